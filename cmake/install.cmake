@@ -1,0 +1,29 @@
+# Install layout as upstream: headers, the three libraries, a CMake package (find_package(ggml) gives
+# ggml::ggml, ggml::ggml-base, ggml::ggml-cpu) and ggml.pc for pkg-config.
+include(CMakePackageConfigHelpers)
+
+set(GGML_PUBLIC_HEADERS
+    include/ggml.h include/ggml-alloc.h include/ggml-backend.h include/ggml-backend-impl.h include/ggml-cpu.h)
+install(FILES ${GGML_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(TARGETS ggml-base ggml-cpu ggml
+    EXPORT ggml-targets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+# switchyard_warnings is a build-only interface target; export it empty so the link interface stays valid.
+install(TARGETS switchyard_warnings EXPORT ggml-targets)
+
+install(EXPORT ggml-targets NAMESPACE ggml:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ggml)
+
+configure_package_config_file(cmake/ggml-config.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/ggml-config.cmake
+    INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ggml)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ggml-version.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ggml-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/ggml-version.cmake
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ggml)
+
+configure_file(cmake/ggml.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ggml.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ggml.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

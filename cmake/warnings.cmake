@@ -1,0 +1,26 @@
+# Warnings every target of ours is built with (g++ 12 and clang 14 must both stay clean).
+add_library(switchyard_warnings INTERFACE)
+target_compile_options(switchyard_warnings INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>
+    $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra>)
+
+# Files whose names end in _avx2 / _avx512 / _avx512bf16 hold ISA-specific code. They are compiled with the
+# matching flags and only ever called after a run-time CPU feature check, so one build runs on any x86-64.
+function(switchyard_isa_flags)
+    foreach (src IN LISTS ARGN)
+        if (src MATCHES "_avx2\\.cpp$")
+            set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+        elseif (src MATCHES "_avx512bf16\\.cpp$")
+            set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+                "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512bf16;-mfma;-mf16c")
+        elseif (src MATCHES "_avx512vnni\\.cpp$")
+            set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+                "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mfma;-mf16c")
+        elseif (src MATCHES "_avx512\\.cpp$")
+            set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+                "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-mf16c")
+        elseif (src MATCHES "_f16c\\.cpp$")
+            set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mf16c;-mavx")
+        endif()
+    endforeach()
+endfunction()

@@ -1,0 +1,1079 @@
+#pragma once
+
+// Switchyard: the core C API of the ggml tensor runtime.
+//
+// A program creates a context (an arena that owns tensor metadata and, unless no_alloc is set, tensor data),
+// creates tensors and views in it, applies op constructors to describe a computation, collects the result into
+// a compute graph, and hands the graph to a backend (see ggml-backend.h) or to the CPU (ggml-cpu.h) to run.
+//
+// Names, signatures, enum values and struct layouts follow upstream ggml's current API so programs written for
+// ggml build against Switchyard unchanged. Error model: op constructors treat impossible shapes as programming
+// errors (logged with the function name, then the abort callback); anything that depends on run-time data or
+// resources returns NULL / false / a ggml_status instead.
+
+#ifdef GGML_SHARED
+#    if defined(_WIN32) && !defined(__MINGW32__)
+#        ifdef GGML_BUILD
+#            define GGML_API __declspec(dllexport) extern
+#        else
+#            define GGML_API __declspec(dllimport) extern
+#        endif
+#    else
+#        define GGML_API __attribute__((visibility("default"))) extern
+#    endif
+#else
+#    define GGML_API extern
+#endif
+
+#ifdef __GNUC__
+#    define GGML_DEPRECATED(func, hint) func __attribute__((deprecated(hint)))
+#elif defined(_MSC_VER)
+#    define GGML_DEPRECATED(func, hint) __declspec(deprecated(hint)) func
+#else
+#    define GGML_DEPRECATED(func, hint) func
+#endif
+
+#ifndef __GNUC__
+#    define GGML_ATTRIBUTE_FORMAT(...)
+#elif defined(__MINGW32__) && !defined(__clang__)
+#    define GGML_ATTRIBUTE_FORMAT(...) __attribute__((format(gnu_printf, __VA_ARGS__)))
+#else
+#    define GGML_ATTRIBUTE_FORMAT(...) __attribute__((format(printf, __VA_ARGS__)))
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GGML_FILE_MAGIC   0x67676d6c // "ggml"
+#define GGML_FILE_VERSION 2
+
+#define GGML_QNT_VERSION        2
+#define GGML_QNT_VERSION_FACTOR 1000
+
+#define GGML_MAX_DIMS           4
+#define GGML_MAX_PARAMS         2048
+#define GGML_MAX_SRC            10
+#define GGML_MAX_N_THREADS      512
+#define GGML_MAX_OP_PARAMS      64
+
+#ifndef GGML_MAX_NAME
+#    define GGML_MAX_NAME 64
+#endif
+
+#define GGML_DEFAULT_N_THREADS  4
+#define GGML_DEFAULT_GRAPH_SIZE 2048
+
+#if UINTPTR_MAX == 0xFFFFFFFF
+#    define GGML_MEM_ALIGN 4
+#else
+#    define GGML_MEM_ALIGN 16
+#endif
+
+#define GGML_EXIT_SUCCESS 0
+#define GGML_EXIT_ABORTED 1
+
+// rope modes (bit flags of the `mode` argument)
+#define GGML_ROPE_TYPE_NORMAL 0
+#define GGML_ROPE_TYPE_NEOX   2
+#define GGML_ROPE_TYPE_MROPE  8
+#define GGML_ROPE_TYPE_VISION 24
+#define GGML_ROPE_TYPE_IMROPE 40
+
+#define GGML_MROPE_SECTIONS 4
+
+#define GGML_UNUSED(x) (void)(x)
+
+#define GGML_PAD(x, n) (((x) + (n) - 1) & ~((n) - 1))
+
+#ifndef NDEBUG
+#    define GGML_UNREACHABLE() do { fprintf(stderr, "statement should be unreachable\n"); abort(); } while (0)
+#elif defined(__GNUC__)
+#    define GGML_UNREACHABLE() __builtin_unreachable()
+#elif defined(_MSC_VER)
+#    define GGML_UNREACHABLE() __assume(0)
+#else
+#    define GGML_UNREACHABLE() ((void) 0)
+#endif
+
+#ifdef __cplusplus
+#    define GGML_NORETURN [[noreturn]]
+#elif defined(_MSC_VER)
+#    define GGML_NORETURN __declspec(noreturn)
+#else
+#    define GGML_NORETURN _Noreturn
+#endif
+
+#define GGML_ABORT(...) ggml_abort(__FILE__, __LINE__, __VA_ARGS__)
+#define GGML_ASSERT(x) if (!(x)) GGML_ABORT("GGML_ASSERT(%s) failed", #x)
+
+// Copy a tensor's ne/nb arrays into named locals (kept for source compatibility with ggml programs and backends).
+#define GGML_TENSOR_LOCALS_1(type, prefix, pointer, array) \
+    const type prefix##0 = (pointer)->array[0];            \
+    GGML_UNUSED(prefix##0);
+#define GGML_TENSOR_LOCALS_2(type, prefix, pointer, array) \
+    GGML_TENSOR_LOCALS_1(type, prefix, pointer, array)     \
+    const type prefix##1 = (pointer)->array[1];            \
+    GGML_UNUSED(prefix##1);
+#define GGML_TENSOR_LOCALS_3(type, prefix, pointer, array) \
+    GGML_TENSOR_LOCALS_2(type, prefix, pointer, array)     \
+    const type prefix##2 = (pointer)->array[2];            \
+    GGML_UNUSED(prefix##2);
+#define GGML_TENSOR_LOCALS(type, prefix, pointer, array) \
+    GGML_TENSOR_LOCALS_3(type, prefix, pointer, array)   \
+    const type prefix##3 = (pointer)->array[3];          \
+    GGML_UNUSED(prefix##3);
+
+#define GGML_TENSOR_UNARY_OP_LOCALS             \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne,  dst,  ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb,  dst,  nb)
+
+#define GGML_TENSOR_BINARY_OP_LOCALS            \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne1, src1, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb1, src1, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne,  dst,  ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb,  dst,  nb)
+
+#define GGML_TENSOR_BINARY_OP_LOCALS01          \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne1, src1, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb1, src1, nb)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+    // Called with the message of a fatal error (a broken invariant or a shape error in an op constructor)
+    // before the process aborts. Returns the previous callback so callers can chain.
+    typedef void (*ggml_abort_callback_t)(const char * error_message);
+    GGML_API ggml_abort_callback_t ggml_set_abort_callback(ggml_abort_callback_t callback);
+
+    GGML_NORETURN GGML_ATTRIBUTE_FORMAT(3, 4)
+    GGML_API void ggml_abort(const char * file, int line, const char * fmt, ...);
+
+    enum ggml_status {
+        GGML_STATUS_ALLOC_FAILED = -2,
+        GGML_STATUS_FAILED       = -1,
+        GGML_STATUS_SUCCESS      =  0,
+        GGML_STATUS_ABORTED      =  1,
+    };
+
+    GGML_API const char * ggml_status_to_string(enum ggml_status status);
+
+    // IEEE 754 binary16, stored as its bit pattern
+    typedef uint16_t ggml_fp16_t;
+    GGML_API float       ggml_fp16_to_fp32(ggml_fp16_t);
+    GGML_API ggml_fp16_t ggml_fp32_to_fp16(float);
+    GGML_API void        ggml_fp16_to_fp32_row(const ggml_fp16_t *, float *, int64_t);
+    GGML_API void        ggml_fp32_to_fp16_row(const float *, ggml_fp16_t *, int64_t);
+
+    // bfloat16: the upper half of an IEEE binary32
+    typedef struct { uint16_t bits; } ggml_bf16_t;
+    GGML_API ggml_bf16_t ggml_fp32_to_bf16(float);
+    GGML_API float       ggml_bf16_to_fp32(ggml_bf16_t);
+    GGML_API void        ggml_bf16_to_fp32_row(const ggml_bf16_t *, float *, int64_t);
+    GGML_API void        ggml_fp32_to_bf16_row_ref(const float *, ggml_bf16_t *, int64_t);
+    GGML_API void        ggml_fp32_to_bf16_row(const float *, ggml_bf16_t *, int64_t);
+
+    struct ggml_object;
+    struct ggml_context;
+    struct ggml_cgraph;
+
+    // Values are persisted in model files: never renumber, never reuse a removed value.
+    enum ggml_type {
+        GGML_TYPE_F32     = 0,
+        GGML_TYPE_F16     = 1,
+        GGML_TYPE_Q4_0    = 2,
+        GGML_TYPE_Q4_1    = 3,
+        // 4, 5: removed formats
+        GGML_TYPE_Q5_0    = 6,
+        GGML_TYPE_Q5_1    = 7,
+        GGML_TYPE_Q8_0    = 8,
+        GGML_TYPE_Q8_1    = 9,
+        GGML_TYPE_Q2_K    = 10,
+        GGML_TYPE_Q3_K    = 11,
+        GGML_TYPE_Q4_K    = 12,
+        GGML_TYPE_Q5_K    = 13,
+        GGML_TYPE_Q6_K    = 14,
+        GGML_TYPE_Q8_K    = 15,
+        GGML_TYPE_IQ2_XXS = 16,
+        GGML_TYPE_IQ2_XS  = 17,
+        GGML_TYPE_IQ3_XXS = 18,
+        GGML_TYPE_IQ1_S   = 19,
+        GGML_TYPE_IQ4_NL  = 20,
+        GGML_TYPE_IQ3_S   = 21,
+        GGML_TYPE_IQ2_S   = 22,
+        GGML_TYPE_IQ4_XS  = 23,
+        GGML_TYPE_I8      = 24,
+        GGML_TYPE_I16     = 25,
+        GGML_TYPE_I32     = 26,
+        GGML_TYPE_I64     = 27,
+        GGML_TYPE_F64     = 28,
+        GGML_TYPE_IQ1_M   = 29,
+        GGML_TYPE_BF16    = 30,
+        // 31-33: removed (now CPU run-time repack formats)
+        GGML_TYPE_TQ1_0   = 34,
+        GGML_TYPE_TQ2_0   = 35,
+        // 36-38: removed
+        GGML_TYPE_MXFP4   = 39,
+        GGML_TYPE_NVFP4   = 40,
+        GGML_TYPE_Q1_0    = 41,
+        GGML_TYPE_Q2_0    = 42,
+        GGML_TYPE_COUNT   = 43,
+    };
+
+    enum ggml_prec {
+        GGML_PREC_DEFAULT =  0, // stored in op_params; 0 by default
+        GGML_PREC_F32     = 10,
+    };
+
+    // legacy model-file types
+    enum ggml_ftype {
+        GGML_FTYPE_UNKNOWN              = -1,
+        GGML_FTYPE_ALL_F32              = 0,
+        GGML_FTYPE_MOSTLY_F16           = 1,
+        GGML_FTYPE_MOSTLY_Q4_0          = 2,
+        GGML_FTYPE_MOSTLY_Q4_1          = 3,
+        GGML_FTYPE_MOSTLY_Q4_1_SOME_F16 = 4,
+        GGML_FTYPE_MOSTLY_Q8_0          = 7,
+        GGML_FTYPE_MOSTLY_Q5_0          = 8,
+        GGML_FTYPE_MOSTLY_Q5_1          = 9,
+        GGML_FTYPE_MOSTLY_Q2_K          = 10,
+        GGML_FTYPE_MOSTLY_Q3_K          = 11,
+        GGML_FTYPE_MOSTLY_Q4_K          = 12,
+        GGML_FTYPE_MOSTLY_Q5_K          = 13,
+        GGML_FTYPE_MOSTLY_Q6_K          = 14,
+        GGML_FTYPE_MOSTLY_IQ2_XXS       = 15,
+        GGML_FTYPE_MOSTLY_IQ2_XS        = 16,
+        GGML_FTYPE_MOSTLY_IQ3_XXS       = 17,
+        GGML_FTYPE_MOSTLY_IQ1_S         = 18,
+        GGML_FTYPE_MOSTLY_IQ4_NL        = 19,
+        GGML_FTYPE_MOSTLY_IQ3_S         = 20,
+        GGML_FTYPE_MOSTLY_IQ2_S         = 21,
+        GGML_FTYPE_MOSTLY_IQ4_XS        = 22,
+        GGML_FTYPE_MOSTLY_IQ1_M         = 23,
+        GGML_FTYPE_MOSTLY_BF16          = 24,
+        GGML_FTYPE_MOSTLY_MXFP4         = 25,
+        GGML_FTYPE_MOSTLY_NVFP4         = 26,
+        GGML_FTYPE_MOSTLY_Q1_0          = 27,
+        GGML_FTYPE_MOSTLY_Q2_0          = 28,
+    };
+
+    // Tensor operations. Numbering matches upstream so separately compiled backends agree on it.
+    enum ggml_op {
+        GGML_OP_NONE = 0,
+
+        GGML_OP_DUP,
+        GGML_OP_ADD,
+        GGML_OP_ADD_ID,
+        GGML_OP_ADD1,
+        GGML_OP_ACC,
+        GGML_OP_SUB,
+        GGML_OP_MUL,
+        GGML_OP_DIV,
+        GGML_OP_SQR,
+        GGML_OP_SQRT,
+        GGML_OP_LOG,
+        GGML_OP_SIN,
+        GGML_OP_COS,
+        GGML_OP_SUM,
+        GGML_OP_SUM_ROWS,
+        GGML_OP_CUMSUM,
+        GGML_OP_MEAN,
+        GGML_OP_ARGMAX,
+        GGML_OP_COUNT_EQUAL,
+        GGML_OP_REPEAT,
+        GGML_OP_REPEAT_BACK,
+        GGML_OP_CONCAT,
+        GGML_OP_SILU_BACK,
+        GGML_OP_NORM,
+        GGML_OP_RMS_NORM,
+        GGML_OP_RMS_NORM_BACK,
+        GGML_OP_GROUP_NORM,
+        GGML_OP_L2_NORM,
+
+        GGML_OP_MUL_MAT,
+        GGML_OP_MUL_MAT_ID,
+        GGML_OP_OUT_PROD,
+
+        GGML_OP_SCALE,
+        GGML_OP_SET,
+        GGML_OP_CPY,
+        GGML_OP_CONT,
+        GGML_OP_RESHAPE,
+        GGML_OP_VIEW,
+        GGML_OP_PERMUTE,
+        GGML_OP_TRANSPOSE,
+        GGML_OP_GET_ROWS,
+        GGML_OP_GET_ROWS_BACK,
+        GGML_OP_SET_ROWS,
+        GGML_OP_DIAG,
+        GGML_OP_DIAG_MASK_INF,
+        GGML_OP_DIAG_MASK_ZERO,
+        GGML_OP_SOFT_MAX,
+        GGML_OP_SOFT_MAX_BACK,
+        GGML_OP_ROPE,
+        GGML_OP_ROPE_BACK,
+        GGML_OP_CLAMP,
+        GGML_OP_CONV_TRANSPOSE_1D,
+        GGML_OP_IM2COL,
+        GGML_OP_IM2COL_BACK,
+        GGML_OP_IM2COL_3D,
+        GGML_OP_COL2IM_1D,
+        GGML_OP_CONV_2D,
+        GGML_OP_CONV_3D,
+        GGML_OP_CONV_2D_DW,
+        GGML_OP_CONV_TRANSPOSE_2D,
+        GGML_OP_POOL_1D,
+        GGML_OP_POOL_2D,
+        GGML_OP_POOL_2D_BACK,
+        GGML_OP_UPSCALE,
+        GGML_OP_PAD,
+        GGML_OP_PAD_REFLECT_1D,
+        GGML_OP_ROLL,
+        GGML_OP_ARANGE,
+        GGML_OP_TIMESTEP_EMBEDDING,
+        GGML_OP_ARGSORT,
+        GGML_OP_TOP_K,
+        GGML_OP_LEAKY_RELU,
+        GGML_OP_TRI,
+        GGML_OP_FILL,
+
+        GGML_OP_FLASH_ATTN_EXT,
+        GGML_OP_FLASH_ATTN_BACK,
+        GGML_OP_SSM_CONV,
+        GGML_OP_SSM_SCAN,
+        GGML_OP_WIN_PART,
+        GGML_OP_WIN_UNPART,
+        GGML_OP_GET_REL_POS,
+        GGML_OP_ADD_REL_POS,
+        GGML_OP_RWKV_WKV6,
+        GGML_OP_GATED_LINEAR_ATTN,
+        GGML_OP_RWKV_WKV7,
+        GGML_OP_SOLVE_TRI,
+        GGML_OP_GATED_DELTA_NET,
+        GGML_OP_LIGHTNING_INDEXER,
+        GGML_OP_DSV4_HC_COMB,
+        GGML_OP_DSV4_HC_PRE,
+        GGML_OP_DSV4_HC_POST,
+
+        GGML_OP_UNARY,
+
+        GGML_OP_MAP_CUSTOM1,
+        GGML_OP_MAP_CUSTOM2,
+        GGML_OP_MAP_CUSTOM3,
+
+        GGML_OP_CUSTOM,
+
+        GGML_OP_CROSS_ENTROPY_LOSS,
+        GGML_OP_CROSS_ENTROPY_LOSS_BACK,
+        GGML_OP_OPT_STEP_ADAMW,
+        GGML_OP_OPT_STEP_SGD,
+
+        GGML_OP_GLU,
+
+        GGML_OP_COUNT,
+    };
+
+    enum ggml_unary_op {
+        GGML_UNARY_OP_ABS,
+        GGML_UNARY_OP_SGN,
+        GGML_UNARY_OP_NEG,
+        GGML_UNARY_OP_STEP,
+        GGML_UNARY_OP_TANH,
+        GGML_UNARY_OP_ELU,
+        GGML_UNARY_OP_RELU,
+        GGML_UNARY_OP_SIGMOID,
+        GGML_UNARY_OP_GELU,
+        GGML_UNARY_OP_GELU_QUICK,
+        GGML_UNARY_OP_SILU,
+        GGML_UNARY_OP_HARDSWISH,
+        GGML_UNARY_OP_HARDSIGMOID,
+        GGML_UNARY_OP_EXP,
+        GGML_UNARY_OP_EXPM1,
+        GGML_UNARY_OP_SOFTPLUS,
+        GGML_UNARY_OP_GELU_ERF,
+        GGML_UNARY_OP_XIELU,
+        GGML_UNARY_OP_FLOOR,
+        GGML_UNARY_OP_CEIL,
+        GGML_UNARY_OP_ROUND,
+        GGML_UNARY_OP_TRUNC,
+
+        GGML_UNARY_OP_COUNT,
+    };
+
+    enum ggml_glu_op {
+        GGML_GLU_OP_REGLU,
+        GGML_GLU_OP_GEGLU,
+        GGML_GLU_OP_SWIGLU,
+        GGML_GLU_OP_SWIGLU_OAI,
+        GGML_GLU_OP_GEGLU_ERF,
+        GGML_GLU_OP_GEGLU_QUICK,
+
+        GGML_GLU_OP_COUNT,
+    };
+
+    enum ggml_object_type {
+        GGML_OBJECT_TYPE_TENSOR,
+        GGML_OBJECT_TYPE_GRAPH,
+        GGML_OBJECT_TYPE_WORK_BUFFER
+    };
+
+    enum ggml_log_level {
+        GGML_LOG_LEVEL_NONE  = 0,
+        GGML_LOG_LEVEL_DEBUG = 1,
+        GGML_LOG_LEVEL_INFO  = 2,
+        GGML_LOG_LEVEL_WARN  = 3,
+        GGML_LOG_LEVEL_ERROR = 4,
+        GGML_LOG_LEVEL_CONT  = 5, // continues the previous message
+    };
+
+    // tensor->flags bits
+    enum ggml_tensor_flag {
+        GGML_TENSOR_FLAG_INPUT   =  1, // an input of the graph: placed first by the allocator, never reused
+        GGML_TENSOR_FLAG_OUTPUT  =  2, // an output of the graph: never freed by the allocator
+        GGML_TENSOR_FLAG_PARAM   =  4, // trainable parameters
+        GGML_TENSOR_FLAG_LOSS    =  8, // defines a loss (several add up)
+        GGML_TENSOR_FLAG_COMPUTE = 16, // set by graph building on every node to execute; executors skip the rest
+    };
+
+    struct ggml_init_params {
+        size_t mem_size;   // bytes of the arena
+        void * mem_buffer; // caller-owned arena, or NULL to let the context allocate (and free) it
+        bool   no_alloc;   // create tensor metadata only; data is placed later (e.g. in a backend buffer)
+    };
+
+    // An n-dimensional tensor. ne[i] counts elements along dimension i (ne[0] is the row), nb[i] is the
+    // stride in bytes: nb[0] = type size, nb[1] = row size (+ padding), nb[i] = nb[i-1]*ne[i-1] when contiguous.
+    struct ggml_tensor {
+        enum ggml_type type;
+
+        struct ggml_backend_buffer * buffer;
+
+        int64_t ne[GGML_MAX_DIMS];
+        size_t  nb[GGML_MAX_DIMS];
+
+        enum ggml_op op;
+
+        // op parameters; int32 granularity for alignment
+        int32_t op_params[GGML_MAX_OP_PARAMS / sizeof(int32_t)];
+
+        int32_t flags;
+
+        struct ggml_tensor * src[GGML_MAX_SRC];
+
+        // for views: the tensor whose memory this one aliases, and the byte offset into it
+        struct ggml_tensor * view_src;
+        size_t               view_offs;
+
+        void * data;
+
+        char name[GGML_MAX_NAME];
+
+        void * extra; // backend-private per-tensor state
+
+        char padding[8];
+    };
+
+    static const size_t GGML_TENSOR_SIZE = sizeof(struct ggml_tensor);
+
+    // Polled between graph nodes; returning true stops the computation (GGML_STATUS_ABORTED).
+    typedef bool (*ggml_abort_callback)(void * data);
+
+    typedef uint8_t ggml_guid[16];
+    typedef ggml_guid * ggml_guid_t;
+
+    GGML_API bool ggml_guid_matches(ggml_guid_t guid_a, ggml_guid_t guid_b);
+
+    // misc
+
+    GGML_API const char * ggml_version(void);
+    GGML_API const char * ggml_commit(void);
+
+    GGML_API void    ggml_time_init(void);
+    GGML_API int64_t ggml_time_ms(void);
+    GGML_API int64_t ggml_time_us(void);
+    GGML_API int64_t ggml_cycles(void);
+    GGML_API int64_t ggml_cycles_per_ms(void);
+
+    GGML_API FILE *  ggml_fopen(const char * fname, const char * mode);
+
+    GGML_API void    ggml_print_object (const struct ggml_object * obj);
+    GGML_API void    ggml_print_objects(const struct ggml_context * ctx);
+
+    GGML_API int64_t ggml_nelements (const struct ggml_tensor * tensor);
+    GGML_API int64_t ggml_nrows     (const struct ggml_tensor * tensor);
+    GGML_API size_t  ggml_nbytes    (const struct ggml_tensor * tensor);
+    GGML_API size_t  ggml_nbytes_pad(const struct ggml_tensor * tensor); // ggml_nbytes rounded up to GGML_MEM_ALIGN
+
+    GGML_API int64_t ggml_blck_size(enum ggml_type type);
+    GGML_API size_t  ggml_type_size(enum ggml_type type);             // bytes of one block
+    GGML_API size_t  ggml_row_size (enum ggml_type type, int64_t ne); // bytes of ne elements
+
+    GGML_DEPRECATED(
+    GGML_API double ggml_type_sizef(enum ggml_type type),
+    "use ggml_row_size() instead");
+
+    GGML_API const char * ggml_type_name(enum ggml_type type);
+    GGML_API const char * ggml_op_name  (enum ggml_op   op);
+    GGML_API const char * ggml_op_symbol(enum ggml_op   op);
+
+    GGML_API const char * ggml_unary_op_name(enum ggml_unary_op op);
+    GGML_API const char * ggml_glu_op_name(enum ggml_glu_op op);
+    GGML_API const char * ggml_op_desc(const struct ggml_tensor * t); // unary/glu sub-op name, else op name
+
+    GGML_API size_t  ggml_element_size(const struct ggml_tensor * tensor);
+
+    GGML_API bool    ggml_is_quantized(enum ggml_type type);
+
+    GGML_API enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype);
+
+    GGML_API bool ggml_is_transposed(const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_permuted  (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_empty     (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_scalar    (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_vector    (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_matrix    (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_3d        (const struct ggml_tensor * tensor);
+    GGML_API int  ggml_n_dims       (const struct ggml_tensor * tensor); // 1 for scalars
+
+    // elements can be walked with one flat index: no gaps, no permutation
+    GGML_API bool ggml_is_contiguous  (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // same as ggml_is_contiguous
+    GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // contiguous for dims >= 1
+    GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // contiguous for dims >= 2
+
+    // the elements fill one block of memory (no gaps), in any order
+    GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
+
+    // stored as CxWxHxN and permuted to WxHxCxN
+    GGML_API bool ggml_is_contiguous_channels(const struct ggml_tensor * tensor);
+
+    // elements of dimension 0 are adjacent (or there is a single block per row)
+    GGML_API bool ggml_is_contiguous_rows(const struct ggml_tensor * tensor);
+
+    GGML_API bool ggml_are_same_shape (const struct ggml_tensor * t0, const struct ggml_tensor * t1);
+    GGML_API bool ggml_are_same_stride(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
+
+    // t0 can be broadcast (repeated a whole number of times in each dimension) to t1's shape
+    GGML_API bool ggml_can_repeat(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
+
+    // bytes a tensor's metadata takes in a context
+    GGML_API size_t ggml_tensor_overhead(void);
+
+    // false (with a logged message naming the block) if data holds NaN/Inf values or block scales
+    GGML_API bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbytes);
+
+    // contexts
+
+    // NULL (with a logged message) if the arena cannot be allocated
+    GGML_API struct ggml_context * ggml_init (struct ggml_init_params params);
+    GGML_API void                  ggml_reset(struct ggml_context * ctx);
+    GGML_API void                  ggml_free (struct ggml_context * ctx);
+
+    GGML_API size_t  ggml_used_mem(const struct ggml_context * ctx);
+
+    GGML_API bool    ggml_get_no_alloc(struct ggml_context * ctx);
+    GGML_API void    ggml_set_no_alloc(struct ggml_context * ctx, bool no_alloc);
+
+    GGML_API void *  ggml_get_mem_buffer     (const struct ggml_context * ctx);
+    GGML_API size_t  ggml_get_mem_size       (const struct ggml_context * ctx);
+    GGML_API size_t  ggml_get_max_tensor_size(const struct ggml_context * ctx);
+
+    // Tensor constructors return NULL (with a logged message giving the sizes) when the context is full.
+    GGML_API struct ggml_tensor * ggml_new_tensor(
+            struct ggml_context * ctx,
+            enum   ggml_type type,
+            int    n_dims,
+            const int64_t *ne);
+
+    GGML_API struct ggml_tensor * ggml_new_tensor_1d(
+            struct ggml_context * ctx, enum ggml_type type, int64_t ne0);
+
+    GGML_API struct ggml_tensor * ggml_new_tensor_2d(
+            struct ggml_context * ctx, enum ggml_type type, int64_t ne0, int64_t ne1);
+
+    GGML_API struct ggml_tensor * ggml_new_tensor_3d(
+            struct ggml_context * ctx, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2);
+
+    GGML_API struct ggml_tensor * ggml_new_tensor_4d(
+            struct ggml_context * ctx, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+
+    GGML_API void * ggml_new_buffer(struct ggml_context * ctx, size_t nbytes);
+
+    GGML_API struct ggml_tensor * ggml_dup_tensor (struct ggml_context * ctx, const struct ggml_tensor * src);
+    GGML_API struct ggml_tensor * ggml_view_tensor(struct ggml_context * ctx, struct ggml_tensor * src);
+
+    // iteration over a context's tensors, and lookup by name
+    GGML_API struct ggml_tensor * ggml_get_first_tensor(const struct ggml_context * ctx);
+    GGML_API struct ggml_tensor * ggml_get_next_tensor (const struct ggml_context * ctx, struct ggml_tensor * tensor);
+    GGML_API struct ggml_tensor * ggml_get_tensor(struct ggml_context * ctx, const char * name);
+
+    // flat element index -> coordinates
+    GGML_API void ggml_unravel_index(const struct ggml_tensor * tensor, int64_t i, int64_t * i0, int64_t * i1, int64_t * i2, int64_t * i3);
+
+    GGML_API enum ggml_unary_op ggml_get_unary_op(const struct ggml_tensor * tensor);
+    GGML_API enum ggml_glu_op   ggml_get_glu_op(const struct ggml_tensor * tensor);
+
+    GGML_API void *  ggml_get_data    (const struct ggml_tensor * tensor);
+    GGML_API float * ggml_get_data_f32(const struct ggml_tensor * tensor);
+
+    GGML_API const char *         ggml_get_name   (const struct ggml_tensor * tensor);
+    GGML_API struct ggml_tensor * ggml_set_name   (      struct ggml_tensor * tensor, const char * name);
+    GGML_ATTRIBUTE_FORMAT(2, 3)
+    GGML_API struct ggml_tensor * ggml_format_name(      struct ggml_tensor * tensor, const char * fmt, ...);
+
+    GGML_API void ggml_set_input (struct ggml_tensor * tensor);
+    GGML_API void ggml_set_output(struct ggml_tensor * tensor);
+    GGML_API void ggml_set_param (struct ggml_tensor * tensor);
+    GGML_API void ggml_set_loss  (struct ggml_tensor * tensor);
+
+    //
+    // op constructors. `_inplace` variants return a view of their first argument and write into its memory.
+    //
+
+    GGML_API struct ggml_tensor * ggml_dup        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_dup_inplace(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // element-wise binary ops; b is broadcast (repeated) to a's shape
+    GGML_API struct ggml_tensor * ggml_add        (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_add_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_add_cast   (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, enum ggml_type type);
+
+    // dst[i0, i1, i2] = a[i0, i1, i2] + b[i0, ids[i1, i2]]
+    GGML_API struct ggml_tensor * ggml_add_id(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * ids);
+
+    // b is a scalar
+    GGML_API struct ggml_tensor * ggml_add1        (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_add1_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+
+    // dst = a; view(dst, nb1, nb2, nb3, offset) += b
+    GGML_API struct ggml_tensor * ggml_acc(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            size_t nb1, size_t nb2, size_t nb3, size_t offset);
+    GGML_API struct ggml_tensor * ggml_acc_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            size_t nb1, size_t nb2, size_t nb3, size_t offset);
+
+    GGML_API struct ggml_tensor * ggml_sub        (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_sub_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_mul        (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_mul_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_div        (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_div_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+
+    GGML_API struct ggml_tensor * ggml_sqr         (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sqr_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sqrt        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sqrt_inplace(struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_log         (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_log_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sin         (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sin_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_cos         (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_cos_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // reductions
+    GGML_API struct ggml_tensor * ggml_sum     (struct ggml_context * ctx, struct ggml_tensor * a); // -> scalar
+    GGML_API struct ggml_tensor * ggml_sum_rows(struct ggml_context * ctx, struct ggml_tensor * a); // [a,b,c,d] -> [1,b,c,d]
+    GGML_API struct ggml_tensor * ggml_mean    (struct ggml_context * ctx, struct ggml_tensor * a); // per row
+    GGML_API struct ggml_tensor * ggml_argmax  (struct ggml_context * ctx, struct ggml_tensor * a); // per row, I32
+
+    // repeat a to b's shape (returns a itself when the shapes already match)
+    GGML_API struct ggml_tensor * ggml_repeat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_repeat_4d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+
+    GGML_API struct ggml_tensor * ggml_concat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int dim);
+
+    // unary activations
+    GGML_API struct ggml_tensor * ggml_abs                (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_abs_inplace        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sgn                (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sgn_inplace        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_neg                (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_neg_inplace        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_step               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_step_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_tanh               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_tanh_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_elu                (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_elu_inplace        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_relu               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_relu_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_leaky_relu(
+            struct ggml_context * ctx, struct ggml_tensor * a, float negative_slope, bool inplace);
+    GGML_API struct ggml_tensor * ggml_sigmoid            (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_sigmoid_inplace    (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_gelu               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_gelu_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_gelu_erf           (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_gelu_erf_inplace   (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_gelu_quick         (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_gelu_quick_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_silu               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_silu_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_hardswish          (struct ggml_context * ctx, struct ggml_tensor * a); // x*relu6(x+3)/6
+    GGML_API struct ggml_tensor * ggml_hardsigmoid        (struct ggml_context * ctx, struct ggml_tensor * a); // relu6(x+3)/6
+    GGML_API struct ggml_tensor * ggml_exp                (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_exp_inplace        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_softplus           (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_softplus_inplace   (struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // gated linear units. Fused form: a holds [x | gate] in each row (gate first when swapped) and the result
+    // has half a row. Split form: a is x, b is the gate, same shapes.
+    GGML_API struct ggml_tensor * ggml_glu(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_glu_op op, bool swapped);
+    GGML_API struct ggml_tensor * ggml_reglu               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_reglu_swapped       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_geglu               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_geglu_swapped       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_swiglu              (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_swiglu_swapped      (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_geglu_erf           (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_geglu_erf_swapped   (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_geglu_quick         (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_geglu_quick_swapped (struct ggml_context * ctx, struct ggml_tensor * a);
+
+    GGML_API struct ggml_tensor * ggml_glu_split(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, enum ggml_glu_op op);
+    GGML_API struct ggml_tensor * ggml_reglu_split      (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_geglu_split      (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_swiglu_split     (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_geglu_erf_split  (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_geglu_quick_split(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_swiglu_oai(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float alpha, float limit);
+
+    // normalisation along rows (eps in op_params[0])
+    GGML_API struct ggml_tensor * ggml_norm            (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+    GGML_API struct ggml_tensor * ggml_norm_inplace    (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+    GGML_API struct ggml_tensor * ggml_rms_norm        (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+    GGML_API struct ggml_tensor * ggml_rms_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+    // normalise over ne0*ne1*(ne2/n_groups) elements
+    GGML_API struct ggml_tensor * ggml_group_norm        (struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps);
+    GGML_API struct ggml_tensor * ggml_group_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps);
+    GGML_API struct ggml_tensor * ggml_l2_norm           (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+    GGML_API struct ggml_tensor * ggml_l2_norm_inplace   (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+
+    // a: [K, N, ne02, ne03], b: [K, M, ne12, ne13] with ne12 % ne02 == 0 and ne13 % ne03 == 0
+    // result: F32 [N, M, ne12, ne13], result[n, m] = dot(a row n, b row m)
+    GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+
+    // as: [K, N, n_expert], b: [K, n_used or 1, n_tokens], ids: I32 [n_used, n_tokens]
+    // result: [N, n_used, n_tokens]
+    GGML_API struct ggml_tensor * ggml_mul_mat_id(
+            struct ggml_context * ctx, struct ggml_tensor * as, struct ggml_tensor * b, struct ggml_tensor * ids);
+
+    // a: [M, K, ...], b: [P, K, ...] -> [M, P, ...]
+    GGML_API struct ggml_tensor * ggml_out_prod(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+
+    GGML_API struct ggml_tensor * ggml_scale        (struct ggml_context * ctx, struct ggml_tensor * a, float s);
+    GGML_API struct ggml_tensor * ggml_scale_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float s);
+    // s*a + b
+    GGML_API struct ggml_tensor * ggml_scale_bias        (struct ggml_context * ctx, struct ggml_tensor * a, float s, float b);
+    GGML_API struct ggml_tensor * ggml_scale_bias_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float s, float b);
+
+    // copy b into view(a, nb1, nb2, nb3, offset); the plain form returns a modified copy of a, inplace a view of a
+    GGML_API struct ggml_tensor * ggml_set(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            size_t nb1, size_t nb2, size_t nb3, size_t offset);
+    GGML_API struct ggml_tensor * ggml_set_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            size_t nb1, size_t nb2, size_t nb3, size_t offset);
+    GGML_API struct ggml_tensor * ggml_set_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, size_t offset);
+    GGML_API struct ggml_tensor * ggml_set_1d_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, size_t offset);
+    GGML_API struct ggml_tensor * ggml_set_2d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, size_t nb1, size_t offset);
+    GGML_API struct ggml_tensor * ggml_set_2d_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, size_t nb1, size_t offset);
+
+    // copy a into b (converting the type), returns a view of b
+    GGML_API struct ggml_tensor * ggml_cpy(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // a converted to `type` (float to integer truncates)
+    GGML_API struct ggml_tensor * ggml_cast(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_type type);
+
+    // contiguous copy, optionally with a new shape of the same element count
+    GGML_API struct ggml_tensor * ggml_cont   (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_cont_1d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0);
+    GGML_API struct ggml_tensor * ggml_cont_2d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1);
+    GGML_API struct ggml_tensor * ggml_cont_3d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2);
+    GGML_API struct ggml_tensor * ggml_cont_4d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+
+    // views of contiguous a with a new shape
+    GGML_API struct ggml_tensor * ggml_reshape   (struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    GGML_API struct ggml_tensor * ggml_reshape_1d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0);
+    GGML_API struct ggml_tensor * ggml_reshape_2d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1);
+    GGML_API struct ggml_tensor * ggml_reshape_3d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2);
+    GGML_API struct ggml_tensor * ggml_reshape_4d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+
+    // strided views; offsets and strides in bytes
+    GGML_API struct ggml_tensor * ggml_view_1d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, size_t offset);
+    GGML_API struct ggml_tensor * ggml_view_2d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, size_t nb1, size_t offset);
+    GGML_API struct ggml_tensor * ggml_view_3d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2,
+            size_t nb1, size_t nb2, size_t offset);
+    GGML_API struct ggml_tensor * ggml_view_4d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+            size_t nb1, size_t nb2, size_t nb3, size_t offset);
+
+    // axis_i is where source dimension i goes
+    GGML_API struct ggml_tensor * ggml_permute(
+            struct ggml_context * ctx, struct ggml_tensor * a, int axis0, int axis1, int axis2, int axis3);
+    // ggml_permute(ctx, a, 1, 0, 2, 3)
+    GGML_API struct ggml_tensor * ggml_transpose(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // a: [n_embd, ne1, ne2, ne3], b: I32 [n_rows, ne2, ne3] -> F32 [n_embd, n_rows, ne2, ne3]
+    GGML_API struct ggml_tensor * ggml_get_rows(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+
+    // a (destination): [n_embd, ne1, ne2, ne3], b (source): [n_embd, n_rows, ne2, ne3], c: I64/I32 [n_rows, ne11, ne12]
+    // with ne2 % ne11 == 0 and ne3 % ne12 == 0; writes row b[i] to a[c[i]]; returns a view of a
+    GGML_API struct ggml_tensor * ggml_set_rows(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c);
+
+    // elements above the diagonal (shifted by n_past) set to -INF
+    GGML_API struct ggml_tensor * ggml_diag_mask_inf        (struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
+    GGML_API struct ggml_tensor * ggml_diag_mask_inf_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
+
+    GGML_API struct ggml_tensor * ggml_soft_max        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_soft_max_inplace(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // soft_max(a*scale + mask*slope) along rows; mask: [ne0, ne11 >= ne01, ne12, ne13] F16/F32 (optional),
+    // broadcast with ne02 % ne12 == 0, ne03 % ne13 == 0; slope from ALiBi when max_bias > 0
+    GGML_API struct ggml_tensor * ggml_soft_max_ext(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * mask, float scale, float max_bias);
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * mask, float scale, float max_bias);
+    // attach per-head sink logits (F32 [ne02]) to a soft_max_ext node
+    GGML_API void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
+
+    // rotary position embedding; b: I32 positions [a->ne[2]]; mode GGML_ROPE_TYPE_NORMAL or _NEOX
+    GGML_API struct ggml_tensor * ggml_rope(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims, int mode);
+    GGML_API struct ggml_tensor * ggml_rope_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims, int mode);
+
+    // c: optional F32 frequency factors [n_dims/2]; YaRN parameters as in the original paper
+    GGML_API struct ggml_tensor * ggml_rope_ext(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+            float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_ext_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+            float attn_factor, float beta_fast, float beta_slow);
+
+    // YaRN correction range of dimensions
+    GGML_API void ggml_rope_yarn_corr_dims(
+            int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
+
+    // clamp to [min, max]
+    GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
+
+    // unfold b (data) into columns so that mul_mat with the kernel a computes a convolution
+    GGML_API struct ggml_tensor * ggml_im2col(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D, enum ggml_type dst_type);
+
+    // a: kernel [K, IC, OC], b: data [L, IC, N]
+    GGML_API struct ggml_tensor * ggml_conv_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int p0, int d0);
+    // padding = half the kernel
+    GGML_API struct ggml_tensor * ggml_conv_1d_ph(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s, int d);
+    // a: kernel [KW, KH, IC, OC], b: data [W, H, IC, N]
+    GGML_API struct ggml_tensor * ggml_conv_2d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int p0, int p1, int d0, int d1);
+
+    enum ggml_op_pool {
+        GGML_OP_POOL_MAX,
+        GGML_OP_POOL_AVG,
+        GGML_OP_POOL_COUNT,
+    };
+
+    GGML_API struct ggml_tensor * ggml_pool_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op, int k0, int s0, int p0);
+    GGML_API struct ggml_tensor * ggml_pool_2d(
+            struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
+            int k0, int k1, int s0, int s1, float p0, float p1);
+
+    // zero padding at the end of each dimension
+    GGML_API struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);
+    // zero padding at both ends: lpX before, rpX after
+    GGML_API struct ggml_tensor * ggml_pad_ext(
+            struct ggml_context * ctx, struct ggml_tensor * a,
+            int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
+
+    // timesteps: [N] -> [PAD(dim, 2), N]
+    GGML_API struct ggml_tensor * ggml_timestep_embedding(
+            struct ggml_context * ctx, struct ggml_tensor * timesteps, int dim, int max_period);
+
+    enum ggml_sort_order {
+        GGML_SORT_ORDER_ASC,
+        GGML_SORT_ORDER_DESC,
+    };
+
+    // per-row indices (I32) that sort the row
+    GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
+
+    // F32 [ceil((stop - start)/step)]
+    GGML_API struct ggml_tensor * ggml_arange(struct ggml_context * ctx, float start, float stop, float step);
+
+    // per-row indices (I32) of the k largest elements, in no particular order
+    GGML_API struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
+
+#define GGML_KQ_MASK_PAD 64
+
+    // q: [n_embd_k, n_batch, n_head, ne3], k: [n_embd_k, n_kv, n_head_kv, ne3], v: [n_embd_v, n_kv, n_head_kv, ne3]
+    // mask: [n_kv, n_batch, ne32, ne33] (optional, F16); result: F32 [n_embd_v, n_head, n_batch, ne3] (permuted)
+    // broadcast: n_head % n_head_kv == 0, n_head % ne32 == 0, ne3 % ne33 == 0
+    GGML_API struct ggml_tensor * ggml_flash_attn_ext(
+            struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
+            struct ggml_tensor * mask, float scale, float max_bias, float logit_softcap);
+    GGML_API void           ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+    GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(const struct ggml_tensor * a);
+    GGML_API void           ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
+
+    GGML_API struct ggml_tensor * ggml_unary        (struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
+    GGML_API struct ggml_tensor * ggml_unary_inplace(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
+
+    //
+    // graphs
+    //
+
+    // add tensor and everything it depends on (not yet in the graph) in topological order
+    GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+    GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx); // size GGML_DEFAULT_GRAPH_SIZE, no grads
+    GGML_API struct ggml_cgraph * ggml_new_graph_custom(struct ggml_context * ctx, size_t size, bool grads);
+    GGML_API struct ggml_cgraph * ggml_graph_dup       (struct ggml_context * ctx, struct ggml_cgraph * cgraph, bool force_grads);
+    GGML_API void                 ggml_graph_cpy       (struct ggml_cgraph * src, struct ggml_cgraph * dst);
+    GGML_API void                 ggml_graph_reset     (struct ggml_cgraph * cgraph); // zero gradients, loss gradient 1
+    GGML_API void                 ggml_graph_clear     (struct ggml_cgraph * cgraph); // forget all nodes and leafs
+
+    GGML_API int                   ggml_graph_size   (struct ggml_cgraph * cgraph);
+    GGML_API struct ggml_tensor *  ggml_graph_node   (struct ggml_cgraph * cgraph, int i); // i < 0 counts from the end
+    GGML_API struct ggml_tensor ** ggml_graph_nodes  (struct ggml_cgraph * cgraph);
+    GGML_API int                   ggml_graph_n_nodes(struct ggml_cgraph * cgraph);
+
+    // append a node as is (no dependency walk, COMPUTE flag untouched)
+    GGML_API void   ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+    GGML_API size_t ggml_graph_overhead(void);
+    GGML_API size_t ggml_graph_overhead_custom(size_t size, bool grads);
+
+    GGML_API struct ggml_tensor * ggml_graph_get_tensor  (const struct ggml_cgraph * cgraph, const char * name);
+    GGML_API struct ggml_tensor * ggml_graph_get_grad    (const struct ggml_cgraph * cgraph, const struct ggml_tensor * node);
+    GGML_API struct ggml_tensor * ggml_graph_get_grad_acc(const struct ggml_cgraph * cgraph, const struct ggml_tensor * node);
+
+    // print the nodes and leafs with their shapes and ops (at INFO level through the log callback)
+    GGML_API void ggml_graph_print(const struct ggml_cgraph * cgraph);
+
+    // write gf (and gb's extra nodes, if given) as a Graphviz dot file
+    GGML_API void ggml_graph_dump_dot(const struct ggml_cgraph * gb, const struct ggml_cgraph * gf, const char * filename);
+
+    typedef void (*ggml_log_callback)(enum ggml_log_level level, const char * text, void * user_data);
+
+    // route all log output to log_callback (NULL restores the default: stderr)
+    GGML_API void ggml_log_set(ggml_log_callback log_callback, void * user_data);
+
+    GGML_API struct ggml_tensor * ggml_set_zero(struct ggml_tensor * tensor);
+
+    //
+    // quantization
+    //
+
+    // thread-safe; ggml_quantize_chunk calls ggml_quantize_init itself
+    GGML_API void ggml_quantize_init(enum ggml_type type);
+    GGML_API void ggml_quantize_free(void);
+
+    // some formats cannot be produced without an importance matrix
+    GGML_API bool ggml_quantize_requires_imatrix(enum ggml_type type);
+
+    // quantize nrows rows of n_per_row floats starting at element `start`; returns bytes written
+    GGML_API size_t ggml_quantize_chunk(
+            enum ggml_type   type,
+               const float * src,
+                      void * dst,
+                   int64_t   start,
+                   int64_t   nrows,
+                   int64_t   n_per_row,
+               const float * imatrix);
+
+#ifdef __cplusplus
+#    if defined(__GNUC__)
+#        define GGML_RESTRICT __restrict__
+#    elif defined(__clang__)
+#        define GGML_RESTRICT __restrict
+#    elif defined(_MSC_VER)
+#        define GGML_RESTRICT __restrict
+#    else
+#        define GGML_RESTRICT
+#    endif
+#else
+#    if defined(_MSC_VER) && (__STDC_VERSION__ < 201112L)
+#        define GGML_RESTRICT __restrict
+#    else
+#        define GGML_RESTRICT restrict
+#    endif
+#endif
+    typedef void (*ggml_to_float_t)  (const void  * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k);
+    typedef void (*ggml_from_float_t)(const float * GGML_RESTRICT x, void  * GGML_RESTRICT y, int64_t k);
+
+    struct ggml_type_traits {
+        const char             * type_name;
+        int64_t                  blck_size;
+        int64_t                  blck_size_interleave;
+        size_t                   type_size;
+        bool                     is_quantized;
+        ggml_to_float_t          to_float;
+        ggml_from_float_t        from_float_ref;
+    };
+
+    GGML_API const struct ggml_type_traits * ggml_get_type_traits(enum ggml_type type);
+
+    //
+    // thread pool parameters (the pool itself belongs to the CPU backend, see ggml-cpu.h)
+    //
+
+    enum ggml_sched_priority {
+        GGML_SCHED_PRIO_LOW = -1,
+        GGML_SCHED_PRIO_NORMAL,
+        GGML_SCHED_PRIO_MEDIUM,
+        GGML_SCHED_PRIO_HIGH,
+        GGML_SCHED_PRIO_REALTIME
+    };
+
+    struct ggml_threadpool_params {
+        bool                     cpumask[GGML_MAX_N_THREADS]; // cores to use (all false: default affinity)
+        int                      n_threads;
+        enum ggml_sched_priority prio;
+        uint32_t                 poll;       // 0: sleep when idle ... 100: spin aggressively
+        bool                     strict_cpu; // pin each thread to one core
+        bool                     paused;     // start paused
+    };
+
+    struct ggml_threadpool;
+    typedef struct ggml_threadpool * ggml_threadpool_t;
+
+    GGML_API struct ggml_threadpool_params ggml_threadpool_params_default(int n_threads);
+    GGML_API void                          ggml_threadpool_params_init   (struct ggml_threadpool_params * p, int n_threads);
+    GGML_API bool                          ggml_threadpool_params_match  (const struct ggml_threadpool_params * p0, const struct ggml_threadpool_params * p1);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,1 @@
+// The registry of backends and devices (filled in with the backend system).

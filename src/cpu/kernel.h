@@ -1,0 +1,47 @@
+// The contract between the CPU backend's executor (graph plan, thread pool) and its kernels.
+//
+// For each node the executor looks up the op's KernelInfo, asks how many threads (tasks) it can use and how much
+// shared scratch it needs, then calls `compute` on every participating thread with that thread's index. A kernel
+// splits its work by (ith, nth) and may call barrier() to separate phases (e.g. convert src1, then multiply);
+// every thread of the node must reach the same barriers. Kernels honour arbitrary strides, broadcasting and
+// in-place execution (dst may alias src[0]).
+#pragma once
+
+#include "ggml.h"
+
+#include <cstddef>
+
+namespace switchyard::cpu {
+
+class ThreadSync; // owned by the executor
+
+struct ComputeParams {
+    int          ith;   // this thread's index in [0, nth)
+    int          nth;   // threads working on this node
+    void *       wdata; // scratch shared by the node's threads (work_size bytes), nullptr if none
+    size_t       wsize;
+    ThreadSync * sync;
+};
+
+// Waits until all nth threads of the node arrive. Implemented by the executor.
+void barrier(const ComputeParams & params);
+
+using KernelFn   = void (*)(const ComputeParams & params, ggml_tensor * dst);
+using TasksFn    = int (*)(const ggml_tensor * dst, int n_threads);
+using WorkSizeFn = size_t (*)(const ggml_tensor * dst, int n_threads);
+using SupportsFn = bool (*)(const ggml_tensor * dst);
+
+struct KernelInfo {
+    KernelFn   compute   = nullptr; // nullptr: nothing to compute (NONE, views, reshape, permute, transpose)
+    TasksFn    n_tasks   = nullptr; // nullptr: all threads
+    WorkSizeFn work_size = nullptr; // nullptr: no scratch
+    SupportsFn supports  = nullptr; // nullptr: not supported at all; otherwise checks types and layouts
+};
+
+// The dispatch table, one entry per op (src/cpu/dispatch.cpp). A faster kernel replaces an entry there.
+const KernelInfo & kernel_for(ggml_op op);
+
+// true when the CPU can execute this node (op known, types and layout accepted).
+bool supports_node(const ggml_tensor * node);
+
+} // namespace switchyard::cpu

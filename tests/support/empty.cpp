@@ -1,0 +1,1 @@
+// Keeps test_support non-empty while the support folder grows.
