@@ -1,0 +1,22 @@
+// Each kernel family (one file in src/cpu/kernels/) answers for the ops it implements and returns an empty
+// KernelInfo for all others. The dispatch table (src/cpu/dispatch.cpp) asks the families in turn.
+#pragma once
+
+#include "cpu/kernel.h"
+
+namespace switchyard::cpu::kernels {
+
+KernelInfo unary(ggml_op op);     // UNARY, SQR, SQRT, LOG, SIN, COS, LEAKY_RELU, CLAMP, SCALE, GLU
+KernelInfo binary(ggml_op op);    // ADD, SUB, MUL, DIV, ADD1, ADD_ID, ACC
+KernelInfo reduce(ggml_op op);    // SUM, SUM_ROWS, MEAN, ARGMAX
+KernelInfo norm(ggml_op op);      // NORM, RMS_NORM, L2_NORM, GROUP_NORM
+KernelInfo copy(ggml_op op);      // DUP, CPY, CONT, SET, REPEAT, CONCAT, PAD, ARANGE, TIMESTEP_EMBEDDING
+KernelInfo rows(ggml_op op);      // GET_ROWS, SET_ROWS, DIAG_MASK_INF
+KernelInfo matmul(ggml_op op);    // MUL_MAT, MUL_MAT_ID, OUT_PROD
+KernelInfo softmax(ggml_op op);   // SOFT_MAX
+KernelInfo rope(ggml_op op);      // ROPE
+KernelInfo attention(ggml_op op); // FLASH_ATTN_EXT
+KernelInfo conv(ggml_op op);      // IM2COL, POOL_1D, POOL_2D
+KernelInfo sort(ggml_op op);      // ARGSORT, TOP_K
+
+} // namespace switchyard::cpu::kernels
