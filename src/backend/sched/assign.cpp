@@ -1,0 +1,306 @@
+// Backend assignment: which backend runs each node. Five named passes, in order:
+//   assign_from_buffers  pre-allocated tensors run where their buffer is usable; graph inputs go to the CPU;
+//                        ops on weights run where the weights are (or are offloaded when op_offload allows)
+//   expand_*             non-CPU assignments spread down and up to unassigned neighbours, then all of them
+//   upgrade              move to a higher-priority backend sharing the buffer type; unassigned nodes go to the
+//                        backend that can read most of their sources directly
+//   assign_sources       views follow their source, unassigned sources follow their consumer, leftovers go to
+//                        the first backend that supports them -- or are recorded as errors (never an abort)
+#include "backend/sched/sched.h"
+
+#include "base/log.h"
+
+#include <cstring>
+
+namespace switchyard::sched {
+
+int backend_index(const ggml_backend_sched * sched, ggml_backend_t backend) {
+    for (int i = 0; i < sched->n_backends; ++i) {
+        if (sched->backends[i] == backend) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t) {
+    return sched->tensors[t].backend_id;
+}
+
+bool is_view_op(ggml_op op) {
+    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
+}
+
+bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node) {
+    return ggml_backend_supports_op(sched->backends[backend_id], node);
+}
+
+ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t) {
+    const ggml_backend_buffer * buf = t->view_src ? t->view_src->buffer : t->buffer;
+    if (buf) {
+        return buf->buft;
+    }
+    const int id = tensor_backend_id(sched, t->view_src ? t->view_src : t);
+    return id >= 0 ? sched->bufts[id] : nullptr;
+}
+
+namespace {
+
+bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int backend_id) {
+    ggml_backend_buffer_type_t buft = tensor_buft(sched, t);
+    return buft && ggml_backend_supports_buft(sched->backends[backend_id], buft);
+}
+
+// Highest-priority backend that can use the buffer `t` lives in and run `op_node`. -1: t has no buffer;
+// -2: it has one but no backend qualifies.
+int backend_from_buffer(ggml_backend_sched * sched, const ggml_tensor * t, const ggml_tensor * op_node) {
+    const ggml_backend_buffer * buf = t->view_src ? t->view_src->buffer : t->buffer;
+    if (!buf) {
+        return -1;
+    }
+    for (int i = 0; i < sched->n_backends; ++i) {
+        if (ggml_backend_supports_buft(sched->backends[i], buf->buft) && backend_supports_op(sched, i, op_node)) {
+            return i;
+        }
+    }
+    return -2;
+}
+
+// Sources whose placement should not decide where the op runs (too small to matter).
+bool ignore_weight_src(const ggml_tensor * node, int src_index) {
+    return (node->op == GGML_OP_ROPE && src_index == 2) || (node->op == GGML_OP_FLASH_ATTN_EXT && src_index == 4) ||
+           (node->op == GGML_OP_SOFT_MAX && src_index == 2);
+}
+
+int backend_for_weights(ggml_backend_sched * sched, ggml_tensor * node) {
+    for (int j = 0; j < GGML_MAX_SRC; ++j) {
+        const ggml_tensor * src = node->src[j];
+        if (!src || ignore_weight_src(node, j)) {
+            continue;
+        }
+        const ggml_backend_buffer * buf = src->view_src ? src->view_src->buffer : src->buffer;
+        if (!buf || ggml_backend_buffer_get_usage(const_cast<ggml_backend_buffer *>(buf)) != GGML_BACKEND_BUFFER_USAGE_WEIGHTS) {
+            continue;
+        }
+        const int src_id = backend_from_buffer(sched, src, node);
+        if (src_id < 0) {
+            continue;
+        }
+        const int cpu_id = sched->n_backends - 1;
+        if (sched->op_offload && src_id == cpu_id && ggml_backend_buffer_is_host(const_cast<ggml_backend_buffer *>(buf))) {
+            for (int b = 0; b < src_id; ++b) {
+                if (backend_supports_op(sched, b, node) && ggml_backend_offload_op(sched->backends[b], node)) {
+                    return b;
+                }
+            }
+        }
+        return src_id;
+    }
+    return -1;
+}
+
+void record_error(ggml_backend_sched * sched, std::string message) {
+    log_error("[ggml_backend_sched] %s\n", message.c_str());
+    sched->errors.push_back(std::move(message));
+}
+
+std::string backend_list(const ggml_backend_sched * sched) {
+    std::string names;
+    for (int i = 0; i < sched->n_backends; ++i) {
+        names += (i ? ", " : "");
+        names += ggml_backend_name(sched->backends[i]);
+    }
+    return names;
+}
+
+int backend_id_from_cur(ggml_backend_sched * sched, ggml_tensor * t) {
+    const int from_buffer = backend_from_buffer(sched, t, t);
+    if (from_buffer >= 0) {
+        return from_buffer;
+    }
+    if (from_buffer == -2) {
+        const ggml_tensor * owner = t->view_src ? t->view_src : t;
+        record_error(sched, std::string("tensor '") + t->name + "' (" + ggml_op_desc(t) +
+                                ") is pre-allocated in buffer type '" + ggml_backend_buft_name(owner->buffer->buft) +
+                                "' that no backend can run it from; backends tried: " + backend_list(sched));
+        return -1;
+    }
+    if (t->flags & GGML_TENSOR_FLAG_INPUT) {
+        return sched->n_backends - 1;
+    }
+    if (t->op == GGML_OP_NONE) {
+        return -1; // a leaf without buffer: follows its consumer
+    }
+    return backend_for_weights(sched, t);
+}
+
+void assign_from_buffers(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    for (int i = 0; i < graph->n_leafs; ++i) {
+        ggml_tensor * leaf = graph->leafs[i];
+        int &         id   = tensor_backend_id(sched, leaf);
+        if (id == -1) {
+            id = backend_id_from_cur(sched, leaf);
+        }
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_tensor * node = graph->nodes[i];
+        int &         id   = tensor_backend_id(sched, node);
+        if (id == -1) {
+            id = backend_id_from_cur(sched, node);
+        }
+    }
+}
+
+// Spreads assignments to neighbouring unassigned nodes in one direction. With skip_cpu, CPU assignments act
+// as barriers (the CPU only runs what it must).
+void expand(ggml_backend_sched * sched, ggml_cgraph * graph, bool downwards, bool skip_cpu) {
+    const int cpu_id = sched->n_backends - 1;
+    int       cur    = -1;
+    for (int k = 0; k < graph->n_nodes; ++k) {
+        const int     i    = downwards ? k : graph->n_nodes - 1 - k;
+        ggml_tensor * node = graph->nodes[i];
+        if (is_view_op(node->op)) {
+            continue;
+        }
+        int & id = tensor_backend_id(sched, node);
+        if (id != -1) {
+            cur = (skip_cpu && id == cpu_id) ? -1 : id;
+        } else if (cur != -1) {
+            if (backend_supports_op(sched, cur, node)) {
+                id = cur;
+            } else {
+                cur = -1;
+            }
+        }
+    }
+}
+
+bool reads_all_sources(ggml_backend_sched * sched, const ggml_tensor * node, int backend_id) {
+    for (int j = 0; j < GGML_MAX_SRC; ++j) {
+        const ggml_tensor * src = node->src[j];
+        if (src && !buft_readable(sched, src, backend_id)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_tensor * node = graph->nodes[i];
+        if (is_view_op(node->op)) {
+            continue;
+        }
+        int & id = tensor_backend_id(sched, node);
+        if (id != -1) {
+            for (int b = 0; b < id; ++b) {
+                if (sched->bufts[b] == sched->bufts[id] && backend_supports_op(sched, b, node) &&
+                    reads_all_sources(sched, node, b)) {
+                    id = b;
+                    break;
+                }
+            }
+            continue;
+        }
+        int best = -1, best_readable = -1;
+        for (int b = 0; b < sched->n_backends; ++b) {
+            if (!backend_supports_op(sched, b, node)) {
+                continue;
+            }
+            int readable = 0;
+            for (int j = 0; j < GGML_MAX_SRC; ++j) {
+                readable += node->src[j] && buft_readable(sched, node->src[j], b) ? 1 : 0;
+            }
+            if (readable > best_readable) {
+                best          = b;
+                best_readable = readable;
+            }
+        }
+        id = best;
+    }
+}
+
+void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_tensor * node = graph->nodes[i];
+        int &         id   = tensor_backend_id(sched, node);
+        if (node->view_src && id == -1) {
+            id = tensor_backend_id(sched, node->view_src);
+        }
+        if (id == -1) {
+            for (int b = 0; b < sched->n_backends; ++b) {
+                if (backend_supports_op(sched, b, node)) {
+                    id = b;
+                    break;
+                }
+            }
+        }
+        if (id == -1 && !is_view_op(node->op) && node->op != GGML_OP_NONE) {
+            record_error(sched, std::string("no backend supports op ") + ggml_op_desc(node) + " for tensor '" +
+                                    node->name + "' (type " + ggml_type_name(node->type) + "); backends tried: " +
+                                    backend_list(sched));
+        }
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            ggml_tensor * src = node->src[j];
+            if (!src) {
+                continue;
+            }
+            int & src_id = tensor_backend_id(sched, src);
+            if (src_id == -1) {
+                src_id = src->view_src ? tensor_backend_id(sched, src->view_src) : -1;
+                if (src_id == -1) {
+                    src_id = id;
+                }
+            }
+        }
+    }
+    // view ops and keep-alive nodes without a backend: take the first backend (they compute nothing)
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        int & id = tensor_backend_id(sched, graph->nodes[i]);
+        if (id == -1) {
+            id = sched->n_backends - 1;
+        }
+    }
+    for (int i = 0; i < graph->n_leafs; ++i) {
+        int & id = tensor_backend_id(sched, graph->leafs[i]);
+        if (id == -1) {
+            id = sched->n_backends - 1;
+        }
+    }
+}
+
+void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_tensor * node = graph->nodes[i];
+        if (is_view_op(node->op) || node->op == GGML_OP_NONE) {
+            continue;
+        }
+        const int chosen    = tensor_backend_id(sched, node);
+        const int preferred = backend_for_weights(sched, node);
+        if (preferred >= 0 && preferred != chosen) {
+            sched->fallbacks.push_back(Fallback{node, preferred, chosen,
+                                                std::string("backend ") + ggml_backend_name(sched->backends[preferred]) +
+                                                    " holds the weights but cannot run the op"});
+        } else if (chosen == sched->n_backends - 1 && sched->n_backends > 1 && !backend_supports_op(sched, 0, node)) {
+            sched->fallbacks.push_back(Fallback{node, 0, chosen,
+                                                std::string("not supported by ") + ggml_backend_name(sched->backends[0])});
+        }
+    }
+}
+
+} // namespace
+
+void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    sched->errors.clear();
+    sched->fallbacks.clear();
+    assign_from_buffers(sched, graph);
+    expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/true);
+    expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/true);
+    expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/false);
+    expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/false);
+    upgrade(sched, graph);
+    assign_sources(sched, graph);
+    record_fallbacks(sched, graph);
+}
+
+} // namespace switchyard::sched

@@ -1,0 +1,281 @@
+// The ggml_backend_sched_* C API over the scheduler passes (assign.cpp, splits.cpp, execute.cpp).
+#include "backend/sched/sched.h"
+
+#include "base/log.h"
+#include "core/graph.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+using namespace switchyard;
+using namespace switchyard::sched;
+
+namespace {
+
+bool valid_backend_set(ggml_backend_t * backends, int n_backends) {
+    if (n_backends < 1 || n_backends > kMaxBackends) {
+        log_error("[ggml_backend_sched_new] n_backends = %d, must be in 1..%d\n", n_backends, kMaxBackends);
+        return false;
+    }
+    for (int i = 0; i < n_backends; ++i) {
+        if (!backends[i]) {
+            log_error("[ggml_backend_sched_new] backend %d is NULL\n", i);
+            return false;
+        }
+    }
+    ggml_backend_dev_t last = ggml_backend_get_device(backends[n_backends - 1]);
+    if (!last || ggml_backend_dev_type(last) != GGML_BACKEND_DEVICE_TYPE_CPU) {
+        log_error("[ggml_backend_sched_new] the last backend must be a CPU backend (got %s)\n",
+                  ggml_backend_name(backends[n_backends - 1]));
+        return false;
+    }
+    return true;
+}
+
+void write_plan_if_requested(ggml_backend_sched * sched) {
+    if (sched->plan_path.empty()) {
+        return;
+    }
+    std::ofstream out(sched->plan_path);
+    if (!out) {
+        log_error("[ggml_backend_sched] cannot write the plan to '%s'\n", sched->plan_path.c_str());
+        return;
+    }
+    out << plan_json(sched);
+}
+
+bool has_errors(const ggml_backend_sched * sched, const char * caller) {
+    if (sched->errors.empty()) {
+        return false;
+    }
+    log_error("[%s] the graph cannot run: %s\n", caller, sched->errors.front().c_str());
+    return true;
+}
+
+} // namespace
+
+extern "C" {
+
+ggml_backend_sched_t ggml_backend_sched_new(ggml_backend_t * backends, ggml_backend_buffer_type_t * bufts, int n_backends,
+                                            size_t graph_size, bool parallel, bool op_offload) {
+    if (!valid_backend_set(backends, n_backends)) {
+        return nullptr;
+    }
+    auto * sched       = new ggml_backend_sched();
+    sched->n_backends  = n_backends;
+    sched->n_copies    = parallel ? kMaxCopies : 1;
+    sched->op_offload  = op_offload;
+    sched->graph_size  = graph_size;
+    const char * debug = std::getenv("GGML_SCHED_DEBUG");
+    sched->debug       = debug ? std::atoi(debug) : 0;
+    if (const char * plan = std::getenv("GGML_SCHED_PLAN")) {
+        sched->plan_path = plan;
+    }
+    trace_enable(sched, std::getenv("GGML_SCHED_TRACE"));
+    for (int i = 0; i < n_backends; ++i) {
+        sched->backends[i] = backends[i];
+        sched->bufts[i]    = bufts && bufts[i] ? bufts[i] : ggml_backend_get_default_buffer_type(backends[i]);
+        if (!ggml_backend_supports_buft(backends[i], sched->bufts[i])) {
+            log_error("[ggml_backend_sched_new] backend %s cannot use buffer type %s\n", ggml_backend_name(backends[i]),
+                      ggml_backend_buft_name(sched->bufts[i]));
+            delete sched;
+            return nullptr;
+        }
+        if (sched->n_copies > 1) {
+            for (int c = 0; c < sched->n_copies; ++c) {
+                sched->events[i][c] = ggml_backend_event_new(ggml_backend_get_device(backends[i]));
+            }
+        }
+    }
+    sched->galloc = ggml_gallocr_new_n(sched->bufts, n_backends);
+    if (!sched->galloc) {
+        log_error("[ggml_backend_sched_new] failed to create the graph allocator\n");
+        ggml_backend_sched_free(sched);
+        return nullptr;
+    }
+    return sched;
+}
+
+void ggml_backend_sched_free(ggml_backend_sched_t sched) {
+    if (!sched) {
+        return;
+    }
+    for (int i = 0; i < sched->n_backends; ++i) {
+        for (int c = 0; c < kMaxCopies; ++c) {
+            ggml_backend_event_free(sched->events[i][c]);
+        }
+    }
+    ggml_gallocr_free(sched->galloc);
+    ggml_free(sched->ctx);
+    trace_free(sched);
+    delete sched;
+}
+
+void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
+    if (!sched->is_reset) {
+        sched->tensors.clear();
+        sched->is_reset = true;
+    }
+    sched->is_alloc = false;
+}
+
+void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgraph * graph) {
+    sched->is_reset = false;
+    if (!build_splits(sched, graph)) {
+        sched->errors.push_back("failed to split the graph");
+    }
+    if (sched->debug > 0) {
+        debug_print_assignments(sched, graph);
+    }
+    write_plan_if_requested(sched);
+}
+
+static bool sched_reserve_current(ggml_backend_sched_t sched) {
+    if (!ggml_gallocr_reserve_n(sched->galloc, sched->graph, sched->node_backend_ids.data(), sched->leaf_backend_ids.data())) {
+        log_error("[ggml_backend_sched_reserve] failed to allocate the compute buffers\n");
+        return false;
+    }
+    return true;
+}
+
+bool ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph * measure_graph) {
+    ggml_backend_sched_synchronize(sched);
+    ggml_backend_sched_split_graph(sched, measure_graph);
+    if (has_errors(sched, "ggml_backend_sched_reserve")) {
+        return false;
+    }
+    const bool ok = sched_reserve_current(sched);
+    ggml_backend_sched_reset(sched);
+    return ok;
+}
+
+void ggml_backend_sched_reserve_size(ggml_backend_sched_t sched, struct ggml_cgraph * measure_graph, size_t * sizes) {
+    ggml_backend_sched_reset(sched);
+    ggml_backend_sched_synchronize(sched);
+    ggml_backend_sched_split_graph(sched, measure_graph);
+    ggml_gallocr_reserve_n_size(sched->galloc, sched->graph, sched->node_backend_ids.data(),
+                                sched->leaf_backend_ids.data(), sizes);
+    ggml_backend_sched_reset(sched);
+}
+
+bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgraph * graph) {
+    if (sched->is_alloc) {
+        log_error("[ggml_backend_sched_alloc_graph] a graph is already allocated: call ggml_backend_sched_reset first\n");
+        return false;
+    }
+    ggml_backend_sched_split_graph(sched, graph);
+    if (has_errors(sched, "ggml_backend_sched_alloc_graph")) {
+        return false;
+    }
+    const bool changed = sched->prev_node_backend_ids != sched->node_backend_ids ||
+                         sched->prev_leaf_backend_ids != sched->leaf_backend_ids;
+    if (changed || !ggml_gallocr_alloc_graph(sched->galloc, sched->graph)) {
+        // re-plan: wait for everything that may still use the old buffers
+        for (int i = 0; i < sched->n_backends; ++i) {
+            ggml_backend_synchronize(sched->backends[i]);
+        }
+        if (!sched_reserve_current(sched) || !ggml_gallocr_alloc_graph(sched->galloc, sched->graph)) {
+            log_error("[ggml_backend_sched_alloc_graph] failed to allocate the graph\n");
+            return false;
+        }
+    }
+    sched->prev_node_backend_ids = sched->node_backend_ids;
+    sched->prev_leaf_backend_ids = sched->leaf_backend_ids;
+    sched->cur_copy  = sched->next_copy;
+    sched->next_copy = (sched->next_copy + 1) % sched->n_copies;
+    sched->is_alloc  = true;
+    return true;
+}
+
+enum ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, struct ggml_cgraph * graph) {
+    if (!sched->is_reset && !sched->is_alloc) {
+        ggml_backend_sched_reset(sched);
+    }
+    if (!sched->is_alloc && !ggml_backend_sched_alloc_graph(sched, graph)) {
+        return GGML_STATUS_FAILED;
+    }
+    if (has_errors(sched, "ggml_backend_sched_graph_compute")) {
+        return GGML_STATUS_FAILED;
+    }
+    return compute_splits(sched);
+}
+
+enum ggml_status ggml_backend_sched_graph_compute(ggml_backend_sched_t sched, struct ggml_cgraph * graph) {
+    const ggml_status status = ggml_backend_sched_graph_compute_async(sched, graph);
+    ggml_backend_sched_synchronize(sched);
+    return status;
+}
+
+void ggml_backend_sched_synchronize(ggml_backend_sched_t sched) {
+    for (int i = 0; i < sched->n_backends; ++i) {
+        ggml_backend_synchronize(sched->backends[i]);
+    }
+    if (!sched->is_alloc) {
+        // no graph allocated: token-by-token use starts again from the first slot
+        sched->next_copy = 0;
+    }
+}
+
+void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback callback,
+                                          void * user_data) {
+    sched->callback_eval           = callback;
+    sched->callback_eval_user_data = user_data;
+}
+
+int ggml_backend_sched_get_n_splits(ggml_backend_sched_t sched) { return static_cast<int>(sched->splits.size()); }
+int ggml_backend_sched_get_n_copies(ggml_backend_sched_t sched) { return sched->n_copies; }
+int ggml_backend_sched_get_n_backends(ggml_backend_sched_t sched) { return sched->n_backends; }
+
+ggml_backend_t ggml_backend_sched_get_backend(ggml_backend_sched_t sched, int i) {
+    if (i < 0 || i >= sched->n_backends) {
+        log_error("[ggml_backend_sched_get_backend] index %d out of range (%d backends)\n", i, sched->n_backends);
+        return nullptr;
+    }
+    return sched->backends[i];
+}
+
+ggml_backend_buffer_type_t ggml_backend_sched_get_buffer_type(ggml_backend_sched_t sched, ggml_backend_t backend) {
+    const int i = backend_index(sched, backend);
+    return i >= 0 ? sched->bufts[i] : nullptr;
+}
+
+size_t ggml_backend_sched_get_buffer_size(ggml_backend_sched_t sched, ggml_backend_t backend) {
+    const int i = backend_index(sched, backend);
+    return i >= 0 ? ggml_gallocr_get_buffer_size(sched->galloc, i) : 0;
+}
+
+void ggml_backend_sched_set_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor * node, ggml_backend_t backend) {
+    const int i = backend_index(sched, backend);
+    if (i < 0) {
+        log_error("[ggml_backend_sched_set_tensor_backend] backend %s is not part of this scheduler\n",
+                  ggml_backend_name(backend));
+        return;
+    }
+    tensor_backend_id(sched, node) = i;
+    sched->is_reset = false;
+}
+
+ggml_backend_t ggml_backend_sched_get_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor * node) {
+    auto it = sched->tensors.find(node);
+    if (it == sched->tensors.end() || it->second.backend_id < 0) {
+        return nullptr;
+    }
+    return sched->backends[it->second.backend_id];
+}
+
+size_t ggml_backend_sched_plan_json(ggml_backend_sched_t sched, char * buf, size_t size) {
+    const std::string json = plan_json(sched);
+    if (buf && size > 0) {
+        const size_t n = json.size() < size - 1 ? json.size() : size - 1;
+        std::memcpy(buf, json.data(), n);
+        buf[n] = '\0';
+    }
+    return json.size();
+}
+
+void ggml_backend_sched_set_trace(ggml_backend_sched_t sched, const char * path) {
+    trace_enable(sched, path);
+}
+
+} // extern "C"

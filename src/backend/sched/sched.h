@@ -1,0 +1,127 @@
+// The backend scheduler: runs one graph across several backends.
+//
+// split_graph assigns every node to a backend in named passes (assign.cpp), cuts the node list into splits of
+// consecutive nodes on one backend, creates copies of the inputs each split needs from other backends and
+// builds the graph the allocator plans (splits.cpp); alloc_graph allocates it, compute runs the splits in order
+// with their input copies (execute.cpp). With parallel=true every split input exists in several copies so the
+// host can prepare micro-batch m+1 while a device still works on micro-batch m (pipeline parallelism).
+//
+// Unlike upstream, nothing here aborts on user-visible conditions: an op no backend can run, or a tensor
+// pre-allocated in a buffer no backend can use, is recorded as an error; alloc_graph then returns false and
+// graph_compute GGML_STATUS_FAILED, with a log naming the op, the tensor and the backends tried.
+#pragma once
+
+#include "ggml-alloc.h"
+#include "ggml-backend-impl.h"
+#include "ggml-backend.h"
+
+#include "core/graph.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace switchyard::sched {
+
+inline constexpr int kMaxBackends = 16;
+inline constexpr int kMaxCopies   = 4;
+
+// Per-tensor bookkeeping: the backend it runs on / lives on, and its copies on other backends.
+struct TensorState {
+    int backend_id = -1;
+    std::array<std::array<ggml_tensor *, kMaxCopies>, kMaxBackends> copies{};
+};
+
+struct Split {
+    int                        backend_id = -1;
+    int                        i_start    = 0;
+    int                        i_end      = 0;
+    std::vector<ggml_tensor *> inputs;
+    ggml_cgraph                graph{}; // view of the user's graph, nodes [i_start, i_end)
+};
+
+// Why a node did not run on the backend it would have preferred (for the plan export).
+struct Fallback {
+    const ggml_tensor * node;
+    int                 preferred; // backend id the weights / inputs pointed to
+    int                 chosen;
+    std::string         reason;
+};
+
+struct Trace; // execute.cpp / trace.cpp
+
+} // namespace switchyard::sched
+
+struct ggml_backend_sched {
+    bool is_reset = true;
+    bool is_alloc = false;
+
+    int                        n_backends = 0;
+    ggml_backend_t             backends[switchyard::sched::kMaxBackends]{};
+    ggml_backend_buffer_type_t bufts[switchyard::sched::kMaxBackends]{};
+    ggml_gallocr_t             galloc = nullptr;
+
+    std::unordered_map<const ggml_tensor *, switchyard::sched::TensorState> tensors;
+
+    // backend ids of the allocation graph's nodes/leafs, and those of the previous graph (to detect changes)
+    std::vector<int> node_backend_ids, leaf_backend_ids;
+    std::vector<int> prev_node_backend_ids, prev_leaf_backend_ids;
+
+    std::vector<switchyard::sched::Split>    splits;
+    std::vector<ggml_tensor *>               graph_inputs; // user inputs replicated per copy (parallel only)
+    std::vector<switchyard::sched::Fallback> fallbacks;
+    std::vector<std::string>                 errors; // non-empty: the current graph cannot run
+
+    ggml_cgraph * graph = nullptr; // the allocation graph (in ctx)
+    ggml_context * ctx  = nullptr; // copies, dependency views and the allocation graph
+    size_t         ctx_size = 0;
+    size_t         graph_size = 0;
+
+    int  n_copies  = 1;
+    int  cur_copy  = 0;
+    int  next_copy = 0;
+    bool op_offload = false;
+
+    ggml_backend_event_t events[switchyard::sched::kMaxBackends][switchyard::sched::kMaxCopies]{};
+
+    ggml_backend_sched_eval_callback callback_eval           = nullptr;
+    void *                           callback_eval_user_data = nullptr;
+
+    int         debug = 0;
+    std::string plan_path;  // GGML_SCHED_PLAN: write the plan as JSON after each split
+    std::string trace_path; // GGML_SCHED_TRACE: write a Chrome/Perfetto trace of each compute
+    switchyard::sched::Trace * trace = nullptr;
+};
+
+namespace switchyard::sched {
+
+// assign.cpp
+int  backend_index(const ggml_backend_sched * sched, ggml_backend_t backend); // -1 if not one of sched's
+int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t);
+bool is_view_op(ggml_op op);
+bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node);
+// buffer type a tensor lives in (its buffer's, else the one of the backend it is assigned to); NULL if unknown
+ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t);
+void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph);
+
+// splits.cpp
+bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph);
+
+// execute.cpp
+ggml_status compute_splits(ggml_backend_sched * sched);
+
+// plan.cpp
+std::string plan_json(const ggml_backend_sched * sched);
+void        debug_print_assignments(ggml_backend_sched * sched, ggml_cgraph * graph);
+
+// trace.cpp
+void trace_enable(ggml_backend_sched * sched, const char * path); // NULL/empty disables
+void trace_begin(ggml_backend_sched * sched);
+void trace_slice(ggml_backend_sched * sched, int backend_id, const char * name, const char * category,
+                 int64_t t_start_us, int64_t t_end_us, size_t bytes);
+void trace_end(ggml_backend_sched * sched);
+void trace_free(ggml_backend_sched * sched);
+
+} // namespace switchyard::sched

@@ -1,0 +1,242 @@
+// Splitting: consecutive nodes on one backend form a split; sources a split's backend cannot read get a copy
+// on that backend (one per pipeline slot), and node->src is rewritten to use it. Then the allocation graph is
+// built: for each split, a keep-alive view of each input (so the original lives until it is copied), the input
+// copies, then the split's nodes; the original leafs last.
+#include "backend/sched/sched.h"
+
+#include "base/log.h"
+#include "core/graph.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace switchyard::sched {
+
+namespace {
+
+bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int backend_id) {
+    ggml_backend_buffer_type_t buft = tensor_buft(sched, t);
+    return buft && ggml_backend_supports_buft(sched->backends[backend_id], buft);
+}
+
+// A tensor with t's type, shape and strides in the scheduler's context (no data).
+ggml_tensor * dup_layout(ggml_context * ctx, const ggml_tensor * t) {
+    ggml_tensor * dup = ggml_dup_tensor(ctx, t);
+    if (!dup) {
+        return nullptr;
+    }
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        dup->nb[i] = t->nb[i];
+    }
+    return dup;
+}
+
+// The copies of `src` on backend `backend_id` (created on first use).
+bool ensure_copies(ggml_backend_sched * sched, ggml_tensor * src, int backend_id, bool flag_io) {
+    TensorState & st = sched->tensors[src];
+    if (st.copies[backend_id][0]) {
+        return true;
+    }
+    for (int c = 0; c < sched->n_copies; ++c) {
+        ggml_tensor * copy = dup_layout(sched->ctx, src);
+        if (!copy) {
+            return false;
+        }
+        ggml_format_name(copy, "%s#%s#%d", ggml_backend_name(sched->backends[backend_id]), src->name, c);
+        if (flag_io) {
+            ggml_set_input(copy);
+            ggml_set_output(copy);
+        }
+        st.copies[backend_id][c] = copy;
+    }
+    return true;
+}
+
+bool weights_elsewhere(ggml_backend_sched * sched, const ggml_tensor * node, int backend_id) {
+    for (int j = 0; j < GGML_MAX_SRC; ++j) {
+        const ggml_tensor * src = node->src[j];
+        if (!src) {
+            continue;
+        }
+        const ggml_backend_buffer * buf = src->view_src ? src->view_src->buffer : src->buffer;
+        if (buf && ggml_backend_buffer_get_usage(const_cast<ggml_backend_buffer *>(buf)) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS &&
+            tensor_backend_id(sched, src) != backend_id && !buft_readable(sched, src, backend_id)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool add_split_input(ggml_backend_sched * sched, Split & split, ggml_tensor * node, int j) {
+    ggml_tensor * src    = node->src[j];
+    const int     cur_id = split.backend_id;
+    if (!ensure_copies(sched, src, cur_id, sched->n_copies > 1)) {
+        return false;
+    }
+    if (std::find(split.inputs.begin(), split.inputs.end(), src) == split.inputs.end()) {
+        split.inputs.push_back(src);
+    }
+    node->src[j] = sched->tensors[src].copies[cur_id][sched->cur_copy];
+    return true;
+}
+
+// With pipeline parallelism, user inputs consumed by a split are replicated on their own backend too, so the
+// host can write micro-batch m+1's inputs while m still reads its own.
+bool replicate_graph_input(ggml_backend_sched * sched, ggml_tensor * src) {
+    if (sched->n_copies == 1 || !(src->flags & GGML_TENSOR_FLAG_INPUT)) {
+        return true;
+    }
+    const int id = tensor_backend_id(sched, src);
+    if (sched->tensors[src].copies[id][0]) {
+        return true;
+    }
+    if (!ensure_copies(sched, src, id, true)) {
+        return false;
+    }
+    sched->graph_inputs.push_back(src);
+    return true;
+}
+
+bool cut_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    sched->splits.clear();
+    sched->graph_inputs.clear();
+    int first = 0;
+    while (first < graph->n_nodes && is_view_op(graph->nodes[first]->op)) {
+        ++first;
+    }
+    Split split;
+    split.backend_id = first < graph->n_nodes ? tensor_backend_id(sched, graph->nodes[first]) : sched->n_backends - 1;
+    split.i_start    = 0;
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_tensor * node = graph->nodes[i];
+        if (is_view_op(node->op)) {
+            continue;
+        }
+        const int id = tensor_backend_id(sched, node);
+        if (id != split.backend_id || (!split.inputs.empty() && weights_elsewhere(sched, node, id))) {
+            split.i_end = i;
+            sched->splits.push_back(std::move(split));
+            split            = Split{};
+            split.backend_id = id;
+            split.i_start    = i;
+        }
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            ggml_tensor * src = node->src[j];
+            if (!src) {
+                continue;
+            }
+            if (!replicate_graph_input(sched, src)) {
+                return false;
+            }
+            const int src_id = tensor_backend_id(sched, src);
+            if (src_id != split.backend_id && !buft_readable(sched, src, split.backend_id)) {
+                if (!add_split_input(sched, split, node, j)) {
+                    return false;
+                }
+            }
+        }
+    }
+    split.i_end = graph->n_nodes;
+    sched->splits.push_back(std::move(split));
+    return true;
+}
+
+void append_node(ggml_backend_sched * sched, ggml_tensor * t, int backend_id) {
+    ggml_cgraph * g = sched->graph;
+    sched->node_backend_ids[static_cast<size_t>(g->n_nodes)] = backend_id;
+    g->nodes[g->n_nodes++] = t;
+}
+
+void append_leaf(ggml_backend_sched * sched, ggml_tensor * t, int backend_id) {
+    ggml_cgraph * g = sched->graph;
+    sched->leaf_backend_ids[static_cast<size_t>(g->n_leafs)] = backend_id;
+    g->leafs[g->n_leafs++] = t;
+}
+
+bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    size_t n_inputs = sched->graph_inputs.size() * static_cast<size_t>(sched->n_copies);
+    for (const Split & s : sched->splits) {
+        n_inputs += s.inputs.size() * (2 + static_cast<size_t>(sched->n_copies));
+    }
+    const size_t size = static_cast<size_t>(std::max(graph->n_nodes, graph->n_leafs)) + n_inputs + 16;
+    sched->graph      = ggml_new_graph_custom(sched->ctx, size, false);
+    if (!sched->graph) {
+        return false;
+    }
+    sched->node_backend_ids.assign(size, -1);
+    sched->leaf_backend_ids.assign(size, -1);
+    for (Split & s : sched->splits) {
+        s.graph = graph_view(graph, s.i_start, s.i_end);
+        ggml_backend_t backend = sched->backends[s.backend_id];
+        if (backend->iface.graph_optimize) {
+            backend->iface.graph_optimize(backend, &s.graph);
+        }
+        for (ggml_tensor * input : s.inputs) {
+            ggml_tensor * keep_alive = ggml_view_tensor(sched->ctx, input);
+            if (!keep_alive) {
+                return false;
+            }
+            keep_alive->src[0] = input;
+            append_node(sched, keep_alive, tensor_backend_id(sched, input));
+            TensorState & st = sched->tensors[input];
+            append_node(sched, st.copies[s.backend_id][sched->cur_copy], s.backend_id);
+            for (int c = 0; c < sched->n_copies; ++c) {
+                if (c != sched->cur_copy) {
+                    append_leaf(sched, st.copies[s.backend_id][c], s.backend_id);
+                }
+            }
+        }
+        for (int i = s.i_start; i < s.i_end; ++i) {
+            append_node(sched, graph->nodes[i], tensor_backend_id(sched, graph->nodes[i]));
+        }
+    }
+    for (ggml_tensor * input : sched->graph_inputs) {
+        const int id = tensor_backend_id(sched, input);
+        for (int c = 0; c < sched->n_copies; ++c) {
+            append_leaf(sched, sched->tensors[input].copies[id][c], id);
+        }
+    }
+    for (int i = 0; i < graph->n_leafs; ++i) {
+        append_leaf(sched, graph->leafs[i], tensor_backend_id(sched, graph->leafs[i]));
+    }
+    return true;
+}
+
+bool reset_context(ggml_backend_sched * sched, const ggml_cgraph * graph) {
+    // copies and keep-alive views: at most a few tensors per source of every node
+    const size_t n_tensors = static_cast<size_t>(graph->n_nodes) * (GGML_MAX_SRC * 2 + 2) * static_cast<size_t>(sched->n_copies) +
+                             static_cast<size_t>(graph->n_leafs) + 64;
+    const size_t graph_nodes = static_cast<size_t>(std::max(graph->n_nodes, graph->n_leafs)) * 4 + 64 +
+                               static_cast<size_t>(graph->n_nodes) * GGML_MAX_SRC * static_cast<size_t>(sched->n_copies + 2);
+    const size_t needed = n_tensors * ggml_tensor_overhead() + ggml_graph_overhead_custom(graph_nodes, false);
+    if (sched->ctx) {
+        ggml_free(sched->ctx);
+        sched->ctx = nullptr;
+    }
+    ggml_init_params params{needed, nullptr, true};
+    sched->ctx      = ggml_init(params);
+    sched->ctx_size = needed;
+    return sched->ctx != nullptr;
+}
+
+} // namespace
+
+bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    if (!reset_context(sched, graph)) {
+        log_error("[ggml_backend_sched_split_graph] failed to allocate the scheduler's context\n");
+        return false;
+    }
+    // forget copies of the previous graph (their tensors lived in the old context)
+    for (auto & [tensor, st] : sched->tensors) {
+        st.copies = {};
+    }
+    assign_backends(sched, graph);
+    if (!cut_splits(sched, graph) || !build_alloc_graph(sched, graph)) {
+        log_error("[ggml_backend_sched_split_graph] the scheduler's context is too small\n");
+        return false;
+    }
+    return true;
+}
+
+} // namespace switchyard::sched
