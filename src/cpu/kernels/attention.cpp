@@ -1,8 +1,141 @@
-// Placeholder: the attention kernels are not written yet.
+// FLASH_ATTN_EXT: softmax(q k^T * scale + slope*mask) v per head, with online softmax (one pass over the keys).
+// q: [D, n_q, n_head, ne3] F32; k: [D, n_kv, n_head_kv, ne3]; v: [Dv, n_kv, n_head_kv, ne3] (F32/F16/BF16 or a
+// block format); mask: [n_kv, >= n_q, ne32, ne33] F16/F32 (optional); sinks (src[4]): F32 [n_head] (optional).
+// dst: F32 [Dv, n_head, n_q, ne3]. op_params: scale, max_bias, logit_softcap (f32), prec.
 #include "cpu/kernels/families.h"
+#include "cpu/kernels/matmul_dot.h"
+
+#include "base/fp16.h"
+#include "core/tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
 
 namespace switchyard::cpu::kernels {
 
-KernelInfo attention(ggml_op) { return KernelInfo{}; }
+namespace {
+
+bool row_type_ok(ggml_type t) {
+    if (t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16) {
+        return true;
+    }
+    const ggml_type_traits * tt = ggml_get_type_traits(t);
+    return tt && tt->is_quantized && tt->to_float;
+}
+
+void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
+    switch (type) {
+        case GGML_TYPE_F32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
+        case GGML_TYPE_F16:
+            for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(static_cast<const uint16_t *>(src)[i]);
+            return;
+        case GGML_TYPE_BF16:
+            for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_fp32(static_cast<const uint16_t *>(src)[i]);
+            return;
+        default: ggml_get_type_traits(type)->to_float(src, dst, n); return;
+    }
+}
+
+float load_mask(const ggml_tensor * m, const char * p) {
+    return m->type == GGML_TYPE_F16 ? fp16_to_fp32(*reinterpret_cast<const uint16_t *>(p)) : *reinterpret_cast<const float *>(p);
+}
+
+float alibi_slope(float max_bias, int64_t head, int64_t n_head) {
+    if (max_bias <= 0.0f) {
+        return 1.0f;
+    }
+    const int64_t n_head_log2 = int64_t(1) << static_cast<int>(std::floor(std::log2(static_cast<double>(n_head))));
+    const float   m0          = std::pow(2.0f, -max_bias / static_cast<float>(n_head_log2));
+    const float   m1          = std::pow(2.0f, -(max_bias / 2.0f) / static_cast<float>(n_head_log2));
+    return head < n_head_log2 ? std::pow(m0, static_cast<float>(head + 1))
+                              : std::pow(m1, static_cast<float>(2 * (head - n_head_log2) + 1));
+}
+
+struct Scratch {
+    std::vector<float> q, k, v, acc;
+};
+
+void attend_one(const ggml_tensor * dst, int64_t iq1, int64_t iq2, int64_t iq3, Scratch & s) {
+    const ggml_tensor * q = dst->src[0], *k = dst->src[1], *v = dst->src[2], *mask = dst->src[3], *sinks = dst->src[4];
+    const float scale = get_op_param_f32(dst, 0), max_bias = get_op_param_f32(dst, 1), softcap = get_op_param_f32(dst, 2);
+    const int64_t D = q->ne[0], Dv = v->ne[0], n_kv = k->ne[1];
+    const int64_t ik2 = iq2 / (q->ne[2] / k->ne[2]), ik3 = iq3 / (q->ne[3] / k->ne[3]);
+    const float   slope = alibi_slope(max_bias, iq2, q->ne[2]);
+    row_to_float(q->type, static_cast<const char *>(q->data) + iq1 * q->nb[1] + iq2 * q->nb[2] + iq3 * q->nb[3], s.q.data(), D);
+    std::fill(s.acc.begin(), s.acc.end(), 0.0f);
+    const DotKernels & dk  = dot_kernels();
+    float              M   = -INFINITY;
+    double             sum = 0.0;
+    const char *       mrow = mask ? static_cast<const char *>(mask->data) + iq1 * mask->nb[1] + (iq2 % mask->ne[2]) * mask->nb[2] +
+                                      (iq3 % mask->ne[3]) * mask->nb[3]
+                                   : nullptr;
+    for (int64_t j = 0; j < n_kv; ++j) {
+        const float mv = mrow ? slope * load_mask(mask, mrow + j * mask->nb[0]) : 0.0f;
+        if (mv == -INFINITY) {
+            continue;
+        }
+        row_to_float(k->type, static_cast<const char *>(k->data) + j * k->nb[1] + ik2 * k->nb[2] + ik3 * k->nb[3], s.k.data(), D);
+        float score = dk.dot(s.q.data(), s.k.data(), D) * scale;
+        if (softcap != 0.0f) {
+            score = softcap * std::tanh(score / softcap);
+        }
+        score += mv;
+        const float m_new = std::max(M, score);
+        const float corr  = std::exp(M - m_new); // 0 when M was -inf
+        const float w     = std::exp(score - m_new);
+        row_to_float(v->type, static_cast<const char *>(v->data) + j * v->nb[1] + ik2 * v->nb[2] + ik3 * v->nb[3], s.v.data(), Dv);
+        for (int64_t d = 0; d < Dv; ++d) {
+            s.acc[static_cast<size_t>(d)] = s.acc[static_cast<size_t>(d)] * corr + w * s.v[static_cast<size_t>(d)];
+        }
+        sum = sum * corr + w;
+        M   = m_new;
+    }
+    if (sinks) {
+        const float sink  = *reinterpret_cast<const float *>(static_cast<const char *>(sinks->data) + iq2 * sinks->nb[0]);
+        const float m_new = std::max(M, sink);
+        const float corr  = std::exp(M - m_new);
+        for (float & a : s.acc) a *= corr;
+        sum = sum * corr + std::exp(sink - m_new);
+    }
+    const float inv = sum > 0.0 ? static_cast<float>(1.0 / sum) : 0.0f;
+    char *      out = static_cast<char *>(dst->data) + iq2 * dst->nb[1] + iq1 * dst->nb[2] + iq3 * dst->nb[3];
+    for (int64_t d = 0; d < Dv; ++d) {
+        *reinterpret_cast<float *>(out + d * dst->nb[0]) = s.acc[static_cast<size_t>(d)] * inv;
+    }
+}
+
+void flash_attn_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * q = dst->src[0];
+    const ggml_tensor * v = dst->src[2];
+    Scratch             s;
+    s.q.resize(static_cast<size_t>(q->ne[0]));
+    s.k.resize(static_cast<size_t>(q->ne[0]));
+    s.v.resize(static_cast<size_t>(v->ne[0]));
+    s.acc.resize(static_cast<size_t>(v->ne[0]));
+    const int64_t n_items = q->ne[1] * q->ne[2] * q->ne[3];
+    for (int64_t it = p.ith; it < n_items; it += p.nth) {
+        const int64_t iq1 = it % q->ne[1], iq2 = (it / q->ne[1]) % q->ne[2], iq3 = it / (q->ne[1] * q->ne[2]);
+        attend_one(dst, iq1, iq2, iq3, s);
+    }
+}
+
+bool flash_attn_supports(const ggml_tensor * dst) {
+    const ggml_tensor * q = dst->src[0], *k = dst->src[1], *v = dst->src[2], *mask = dst->src[3], *sinks = dst->src[4];
+    return q && k && v && dst->type == GGML_TYPE_F32 && row_type_ok(q->type) && row_type_ok(k->type) && row_type_ok(v->type) &&
+           k->ne[0] == q->ne[0] && q->ne[2] % k->ne[2] == 0 && q->ne[3] % k->ne[3] == 0 &&
+           (!mask || mask->type == GGML_TYPE_F16 || mask->type == GGML_TYPE_F32) && (!sinks || sinks->type == GGML_TYPE_F32) &&
+           q->nb[0] == ggml_type_size(q->type) && k->nb[0] == ggml_type_size(k->type) && v->nb[0] == ggml_type_size(v->type);
+}
+
+} // namespace
+
+KernelInfo attention(ggml_op op) {
+    if (op == GGML_OP_FLASH_ATTN_EXT) {
+        return KernelInfo{flash_attn_compute, nullptr, nullptr, flash_attn_supports};
+    }
+    return KernelInfo{};
+}
 
 } // namespace switchyard::cpu::kernels

@@ -1,8 +1,237 @@
-// Placeholder: the matmul kernels are not written yet.
+// Matrix kernels: MUL_MAT, MUL_MAT_ID, OUT_PROD.
+//
+// MUL_MAT: dst[n, m] = dot(src0 row n, src1 row m) for every (i2, i3), with src0 broadcast over dims 2 and 3.
+// src0 may be F32, F16, BF16 or any block format with a to_float; src1 is F32 (or F16/BF16, converted first).
+// Threads split the rows of src0; each thread converts a src0 row to floats once and multiplies it with
+// every src1 row (four at a time), so conversion costs O(N*K) and the products O(N*M*K).
 #include "cpu/kernels/families.h"
+#include "cpu/kernels/matmul_dot.h"
+
+#include "base/fp16.h"
+#include "core/type_traits.h"
+
+#include <algorithm>
+#include <cstring>
 
 namespace switchyard::cpu::kernels {
 
-KernelInfo matmul(ggml_op) { return KernelInfo{}; }
+namespace {
+
+constexpr size_t kPad = 64; // bytes between per-thread scratch areas (no false sharing)
+
+bool row_convertible(ggml_type type) {
+    if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16) {
+        return true;
+    }
+    const ggml_type_traits * tt = ggml_get_type_traits(type);
+    return tt && tt->is_quantized && tt->to_float;
+}
+
+// Converts n elements of a row (contiguous in dim 0) to floats.
+void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
+    switch (type) {
+        case GGML_TYPE_F32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
+        case GGML_TYPE_F16: {
+            const auto * h = static_cast<const uint16_t *>(src);
+            for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(h[i]);
+            return;
+        }
+        case GGML_TYPE_BF16: {
+            const auto * b = static_cast<const uint16_t *>(src);
+            for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_fp32(b[i]);
+            return;
+        }
+        default: ggml_get_type_traits(type)->to_float(src, dst, n); return;
+    }
+}
+
+size_t align_up(size_t n) { return (n + kPad - 1) / kPad * kPad; }
+
+// src1 can be used in place when it is F32 with contiguous rows
+bool src1_direct(const ggml_tensor * src1) {
+    return src1->type == GGML_TYPE_F32 && src1->nb[0] == sizeof(float);
+}
+
+size_t src1_converted_bytes(const ggml_tensor * src1) {
+    return src1_direct(src1) ? 0 : align_up(static_cast<size_t>(ggml_nelements(src1)) * sizeof(float));
+}
+
+const float * src1_row(const ggml_tensor * src1, const float * converted, int64_t i1, int64_t i2, int64_t i3) {
+    if (!converted) {
+        return reinterpret_cast<const float *>(static_cast<const char *>(src1->data) + i1 * src1->nb[1] +
+                                               i2 * src1->nb[2] + i3 * src1->nb[3]);
+    }
+    return converted + ((i3 * src1->ne[2] + i2) * src1->ne[1] + i1) * src1->ne[0];
+}
+
+// Phase 1 (all threads): src1 to contiguous F32 in the shared scratch, split by rows.
+const float * convert_src1(const ComputeParams & p, const ggml_tensor * src1) {
+    if (src1_direct(src1)) {
+        return nullptr;
+    }
+    auto *        out   = static_cast<float *>(p.wdata);
+    const int64_t nrows = ggml_nrows(src1);
+    const int64_t ne0   = src1->ne[0];
+    for (int64_t r = p.ith; r < nrows; r += p.nth) {
+        const int64_t i1 = r % src1->ne[1], i2 = (r / src1->ne[1]) % src1->ne[2], i3 = r / (src1->ne[1] * src1->ne[2]);
+        const char *  row = static_cast<const char *>(src1->data) + i1 * src1->nb[1] + i2 * src1->nb[2] + i3 * src1->nb[3];
+        float *       dst = out + r * ne0;
+        for (int64_t i0 = 0; i0 < ne0; ++i0) {
+            const char * e = row + i0 * src1->nb[0];
+            switch (src1->type) {
+                case GGML_TYPE_F32: dst[i0] = *reinterpret_cast<const float *>(e); break;
+                case GGML_TYPE_F16: dst[i0] = fp16_to_fp32(*reinterpret_cast<const uint16_t *>(e)); break;
+                default:            dst[i0] = bf16_to_fp32(*reinterpret_cast<const uint16_t *>(e)); break;
+            }
+        }
+    }
+    barrier(p);
+    return out;
+}
+
+float * thread_scratch(const ComputeParams & p, size_t offset, int64_t k) {
+    auto * base = static_cast<char *>(p.wdata) + offset;
+    return reinterpret_cast<float *>(base + static_cast<size_t>(p.ith) * align_up(static_cast<size_t>(k) * sizeof(float)));
+}
+
+// Multiplies one converted src0 row with all src1 rows of a (i12, i13) slice into dst column n.
+void row_times_src1(const float * a, const ggml_tensor * src1, const float * conv1, ggml_tensor * dst, int64_t n,
+                    int64_t i12, int64_t i13) {
+    const DotKernels & dk = dot_kernels();
+    const int64_t      k  = src1->ne[0];
+    const int64_t      m  = src1->ne[1];
+    char * out = static_cast<char *>(dst->data) + n * dst->nb[0] + i12 * dst->nb[2] + i13 * dst->nb[3];
+    int64_t j  = 0;
+    for (; j + 4 <= m; j += 4) {
+        float r[4];
+        dk.dot4(a, src1_row(src1, conv1, j, i12, i13), src1_row(src1, conv1, j + 1, i12, i13),
+                src1_row(src1, conv1, j + 2, i12, i13), src1_row(src1, conv1, j + 3, i12, i13), k, r);
+        for (int q = 0; q < 4; ++q) {
+            *reinterpret_cast<float *>(out + (j + q) * dst->nb[1]) = r[q];
+        }
+    }
+    for (; j < m; ++j) {
+        *reinterpret_cast<float *>(out + j * dst->nb[1]) = dk.dot(a, src1_row(src1, conv1, j, i12, i13), k);
+    }
+}
+
+void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src0  = dst->src[0];
+    const ggml_tensor * src1  = dst->src[1];
+    const float *       conv1 = convert_src1(p, src1);
+    float *             a     = thread_scratch(p, src1_converted_bytes(src1), src0->ne[0]);
+    const int64_t       n_rows = src0->ne[1];
+    const int64_t       r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
+    // work items: (src0 row, i02, i03); each converts once and serves every broadcast slice
+    const int64_t n_items = n_rows * src0->ne[2] * src0->ne[3];
+    const int64_t per     = (n_items + p.nth - 1) / p.nth;
+    const int64_t begin   = std::min(n_items, per * p.ith), end = std::min(n_items, begin + per);
+    for (int64_t it = begin; it < end; ++it) {
+        const int64_t n = it % n_rows, i02 = (it / n_rows) % src0->ne[2], i03 = it / (n_rows * src0->ne[2]);
+        row_to_float(src0->type, static_cast<const char *>(src0->data) + n * src0->nb[1] + i02 * src0->nb[2] + i03 * src0->nb[3],
+                     a, src0->ne[0]);
+        for (int64_t i13 = i03 * r3; i13 < (i03 + 1) * r3; ++i13) {
+            for (int64_t i12 = i02 * r2; i12 < (i02 + 1) * r2; ++i12) {
+                row_times_src1(a, src1, conv1, dst, n, i12, i13);
+            }
+        }
+    }
+}
+
+size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
+    const ggml_tensor * src0 = dst->src[0];
+    return src1_converted_bytes(dst->src[1]) +
+           static_cast<size_t>(n_threads) * align_up(static_cast<size_t>(src0->ne[0]) * sizeof(float));
+}
+
+bool src1_type_ok(ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16; }
+
+bool mul_mat_supports(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    return src0 && src1 && dst->type == GGML_TYPE_F32 && row_convertible(src0->type) && src1_type_ok(src1->type) &&
+           src0->nb[0] == ggml_type_size(src0->type) && dst->nb[0] == sizeof(float);
+}
+
+// MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens]
+// dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t]
+void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * as   = dst->src[0];
+    const ggml_tensor * b    = dst->src[1];
+    const ggml_tensor * ids  = dst->src[2];
+    const float *       conv = convert_src1(p, b);
+    float *             a    = thread_scratch(p, src1_converted_bytes(b), as->ne[0]);
+    const DotKernels &  dk   = dot_kernels();
+    const int64_t       n_used = ids->ne[0], n_tokens = ids->ne[1];
+    const int64_t       n_items = n_used * n_tokens * as->ne[1];
+    for (int64_t it = p.ith; it < n_items; it += p.nth) {
+        const int64_t n = it % as->ne[1], e = (it / as->ne[1]) % n_used, t = it / (as->ne[1] * n_used);
+        const int32_t expert = *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + e * ids->nb[0] + t * ids->nb[1]);
+        if (expert < 0 || expert >= as->ne[2]) {
+            continue; // out-of-range expert ids leave the output untouched rather than reading out of bounds
+        }
+        row_to_float(as->type, static_cast<const char *>(as->data) + n * as->nb[1] + expert * as->nb[2], a, as->ne[0]);
+        const float * brow = src1_row(b, conv, e % b->ne[1], t, 0);
+        *reinterpret_cast<float *>(static_cast<char *>(dst->data) + n * dst->nb[0] + e * dst->nb[1] + t * dst->nb[2]) =
+            dk.dot(a, brow, as->ne[0]);
+    }
+}
+
+size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
+    return src1_converted_bytes(dst->src[1]) +
+           static_cast<size_t>(n_threads) * align_up(static_cast<size_t>(dst->src[0]->ne[0]) * sizeof(float));
+}
+
+bool mul_mat_id_supports(const ggml_tensor * dst) {
+    const ggml_tensor * ids = dst->src[2];
+    return mul_mat_supports(dst) && ids && ids->type == GGML_TYPE_I32;
+}
+
+// OUT_PROD: a [M, K, ne2, ne3], b [P, K, ne12, ne13] -> dst [M, P, ne12, ne13]; dst[m, p] = sum_k a[m, k] * b[p, k]
+void out_prod_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * a  = dst->src[0];
+    const ggml_tensor * b  = dst->src[1];
+    float *             ar = thread_scratch(p, 0, a->ne[0]);
+    const int64_t       r2 = dst->ne[2] / a->ne[2], r3 = dst->ne[3] / a->ne[3];
+    const int64_t       n_items = dst->ne[1] * dst->ne[2] * dst->ne[3];
+    for (int64_t it = p.ith; it < n_items; it += p.nth) {
+        const int64_t pp = it % dst->ne[1], i2 = (it / dst->ne[1]) % dst->ne[2], i3 = it / (dst->ne[1] * dst->ne[2]);
+        char *        out = static_cast<char *>(dst->data) + pp * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        for (int64_t m = 0; m < dst->ne[0]; ++m) {
+            *reinterpret_cast<float *>(out + m * dst->nb[0]) = 0.0f;
+        }
+        for (int64_t k = 0; k < a->ne[1]; ++k) {
+            row_to_float(a->type, static_cast<const char *>(a->data) + k * a->nb[1] + (i2 / r2) * a->nb[2] + (i3 / r3) * a->nb[3],
+                         ar, a->ne[0]);
+            const char * be = static_cast<const char *>(b->data) + pp * b->nb[0] + k * b->nb[1] + i2 * b->nb[2] + i3 * b->nb[3];
+            const float  bv = *reinterpret_cast<const float *>(be);
+            for (int64_t m = 0; m < dst->ne[0]; ++m) {
+                *reinterpret_cast<float *>(out + m * dst->nb[0]) += ar[m] * bv;
+            }
+        }
+    }
+}
+
+size_t out_prod_work_size(const ggml_tensor * dst, int n_threads) {
+    return static_cast<size_t>(n_threads) * align_up(static_cast<size_t>(dst->src[0]->ne[0]) * sizeof(float));
+}
+
+bool out_prod_supports(const ggml_tensor * dst) {
+    const ggml_tensor * a = dst->src[0];
+    const ggml_tensor * b = dst->src[1];
+    return a && b && dst->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && row_convertible(a->type) &&
+           a->nb[0] == ggml_type_size(a->type);
+}
+
+} // namespace
+
+KernelInfo matmul(ggml_op op) {
+    switch (op) {
+        case GGML_OP_MUL_MAT:    return KernelInfo{mul_mat_compute, nullptr, mul_mat_work_size, mul_mat_supports};
+        case GGML_OP_MUL_MAT_ID: return KernelInfo{mul_mat_id_compute, nullptr, mul_mat_id_work_size, mul_mat_id_supports};
+        case GGML_OP_OUT_PROD:   return KernelInfo{out_prod_compute, nullptr, out_prod_work_size, out_prod_supports};
+        default:                 return KernelInfo{};
+    }
+}
 
 } // namespace switchyard::cpu::kernels

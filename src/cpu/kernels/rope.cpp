@@ -1,8 +1,124 @@
-// Placeholder: the rope kernels are not written yet.
+// ROPE: rotary position embedding, NORMAL (adjacent pairs) and NEOX (pairs n_dims/2 apart) modes, with YaRN
+// scaling and optional frequency factors. op_params (int32 slots): 1 n_dims, 2 mode, 4 n_ctx_orig; floats:
+// 5 freq_base, 6 freq_scale, 7 ext_factor, 8 attn_factor, 9 beta_fast, 10 beta_slow.
+// a: [head_dim, n_head, n_tokens, ne3]; src[1]: I32 positions [n_tokens]; src[2]: F32 freq factors [n_dims/2].
 #include "cpu/kernels/families.h"
+
+#include "base/fp16.h"
+#include "core/tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace switchyard::cpu::kernels {
 
-KernelInfo rope(ggml_op) { return KernelInfo{}; }
+namespace {
+
+struct RopeParams {
+    int   n_dims, mode, n_ctx_orig;
+    float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+    float corr_dims[2];
+};
+
+RopeParams read_params(const ggml_tensor * dst) {
+    RopeParams r{};
+    r.n_dims      = get_op_param_i32(dst, 1);
+    r.mode        = get_op_param_i32(dst, 2);
+    r.n_ctx_orig  = get_op_param_i32(dst, 4);
+    r.freq_base   = get_op_param_f32(dst, 5);
+    r.freq_scale  = get_op_param_f32(dst, 6);
+    r.ext_factor  = get_op_param_f32(dst, 7);
+    r.attn_factor = get_op_param_f32(dst, 8);
+    r.beta_fast   = get_op_param_f32(dst, 9);
+    r.beta_slow   = get_op_param_f32(dst, 10);
+    ggml_rope_yarn_corr_dims(r.n_dims, r.n_ctx_orig, r.freq_base, r.beta_fast, r.beta_slow, r.corr_dims);
+    return r;
+}
+
+// YaRN: blend interpolated and extrapolated angles per dimension and scale the magnitude.
+void yarn_angle(const RopeParams & r, float theta_extrap, int64_t i0, float * cos_out, float * sin_out) {
+    const float theta_interp = r.freq_scale * theta_extrap;
+    float       theta        = theta_interp;
+    float       mscale       = r.attn_factor;
+    if (r.ext_factor != 0.0f) {
+        const float y        = (static_cast<float>(i0) / 2 - r.corr_dims[0]) / std::max(0.001f, r.corr_dims[1] - r.corr_dims[0]);
+        const float ramp_mix = (1.0f - std::min(1.0f, std::max(0.0f, y))) * r.ext_factor;
+        theta                = theta_interp * (1 - ramp_mix) + theta_extrap * ramp_mix;
+        mscale *= 1.0f + 0.1f * std::log(1.0f / r.freq_scale);
+    }
+    *cos_out = std::cos(theta) * mscale;
+    *sin_out = std::sin(theta) * mscale;
+}
+
+float load(ggml_type type, const char * p) {
+    return type == GGML_TYPE_F16 ? fp16_to_fp32(*reinterpret_cast<const uint16_t *>(p)) : *reinterpret_cast<const float *>(p);
+}
+
+void store(ggml_type type, char * p, float v) {
+    if (type == GGML_TYPE_F16) {
+        *reinterpret_cast<uint16_t *>(p) = fp32_to_fp16(v);
+    } else {
+        *reinterpret_cast<float *>(p) = v;
+    }
+}
+
+void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * a     = dst->src[0];
+    const ggml_tensor * pos   = dst->src[1];
+    const ggml_tensor * ff    = dst->src[2];
+    const RopeParams    r     = read_params(dst);
+    const bool          neox  = (r.mode & GGML_ROPE_TYPE_NEOX) != 0;
+    const float         theta_scale = std::pow(r.freq_base, -2.0f / static_cast<float>(r.n_dims));
+    std::vector<float>  cs(static_cast<size_t>(r.n_dims));
+    const int64_t       n_tok_rows = a->ne[2] * a->ne[3];
+    for (int64_t tr = p.ith; tr < n_tok_rows; tr += p.nth) {
+        const int64_t i2 = tr % a->ne[2], i3 = tr / a->ne[2];
+        const float   position = static_cast<float>(*reinterpret_cast<const int32_t *>(static_cast<const char *>(pos->data) + i2 * pos->nb[0]));
+        float         theta    = position;
+        for (int64_t i0 = 0; i0 < r.n_dims; i0 += 2) {
+            const float f = ff ? *reinterpret_cast<const float *>(static_cast<const char *>(ff->data) + (i0 / 2) * ff->nb[0]) : 1.0f;
+            yarn_angle(r, theta / f, i0, &cs[static_cast<size_t>(i0)], &cs[static_cast<size_t>(i0 + 1)]);
+            theta *= theta_scale;
+        }
+        for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
+            const char * src = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
+            char *       out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+            for (int64_t i0 = 0; i0 < r.n_dims; i0 += 2) {
+                const int64_t j0 = neox ? i0 / 2 : i0;
+                const int64_t j1 = neox ? i0 / 2 + r.n_dims / 2 : i0 + 1;
+                const float   c = cs[static_cast<size_t>(i0)], s = cs[static_cast<size_t>(i0 + 1)];
+                const float   x0 = load(a->type, src + j0 * a->nb[0]);
+                const float   x1 = load(a->type, src + j1 * a->nb[0]);
+                store(dst->type, out + j0 * dst->nb[0], x0 * c - x1 * s);
+                store(dst->type, out + j1 * dst->nb[0], x0 * s + x1 * c);
+            }
+            for (int64_t i0 = r.n_dims; i0 < a->ne[0]; ++i0) {
+                store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
+            }
+        }
+    }
+}
+
+bool rope_supports(const ggml_tensor * dst) {
+    const ggml_tensor * a   = dst->src[0];
+    const ggml_tensor * pos = dst->src[1];
+    const ggml_tensor * ff  = dst->src[2];
+    const int           mode = get_op_param_i32(dst, 2);
+    const int           n_dims = get_op_param_i32(dst, 1);
+    const bool plain_mode = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
+    return plain_mode && (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && dst->type == a->type && pos &&
+           pos->type == GGML_TYPE_I32 && (!ff || ff->type == GGML_TYPE_F32) && n_dims > 0 && n_dims % 2 == 0 &&
+           n_dims <= a->ne[0];
+}
+
+} // namespace
+
+KernelInfo rope(ggml_op op) {
+    if (op == GGML_OP_ROPE) {
+        return KernelInfo{rope_compute, nullptr, nullptr, rope_supports};
+    }
+    return KernelInfo{};
+}
 
 } // namespace switchyard::cpu::kernels

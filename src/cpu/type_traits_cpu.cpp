@@ -1,0 +1,100 @@
+// ggml_get_type_traits_cpu: for each type, the type src1 is converted to for dot products (vec_dot_type, as
+// upstream pairs them), the converter (from_float) and the dot product itself (vec_dot). The dot products here
+// are generic (both operands converted to floats); the matrix kernels in kernels/matmul.cpp do not use them.
+#include "ggml-cpu.h"
+
+#include "cpu/kernels/matmul_dot.h"
+
+#include "base/fp16.h"
+
+#include <array>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using switchyard::cpu::kernels::dot_kernels;
+
+void to_floats(ggml_type type, const void * x, float * y, int n) {
+    if (type == GGML_TYPE_F32) {
+        const auto * f = static_cast<const float *>(x);
+        for (int i = 0; i < n; ++i) y[i] = f[i];
+        return;
+    }
+    if (type == GGML_TYPE_F16) {
+        for (int i = 0; i < n; ++i) y[i] = switchyard::fp16_to_fp32(static_cast<const uint16_t *>(x)[i]);
+        return;
+    }
+    if (type == GGML_TYPE_BF16) {
+        for (int i = 0; i < n; ++i) y[i] = switchyard::bf16_to_fp32(static_cast<const uint16_t *>(x)[i]);
+        return;
+    }
+    ggml_get_type_traits(type)->to_float(x, y, n);
+}
+
+ggml_type vec_dot_type_of(ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:   return type;
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_1:   return GGML_TYPE_Q8_1;
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_NVFP4:
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q2_0:   return GGML_TYPE_Q8_0;
+        default:               return GGML_TYPE_Q8_K;
+    }
+}
+
+template <ggml_type X>
+void vec_dot_generic(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) {
+    thread_local std::vector<float> xf, yf;
+    xf.resize(static_cast<size_t>(n));
+    yf.resize(static_cast<size_t>(n));
+    const ggml_type yt = vec_dot_type_of(X);
+    for (int r = 0; r < nrc; ++r) {
+        to_floats(X, static_cast<const char *>(x) + static_cast<size_t>(r) * bx, xf.data(), n);
+        to_floats(yt, static_cast<const char *>(y) + static_cast<size_t>(r) * by, yf.data(), n);
+        s[static_cast<size_t>(r) * bs / sizeof(float)] = dot_kernels().dot(xf.data(), yf.data(), n);
+    }
+}
+
+template <size_t... I>
+constexpr std::array<ggml_vec_dot_t, GGML_TYPE_COUNT> make_dots(std::index_sequence<I...>) {
+    return {vec_dot_generic<static_cast<ggml_type>(I)>...};
+}
+
+void f32_from_float(const float * x, void * y, int64_t k) {
+    auto * out = static_cast<float *>(y);
+    for (int64_t i = 0; i < k; ++i) out[i] = x[i];
+}
+
+} // namespace
+
+extern "C" const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type) {
+    static const auto table = [] {
+        constexpr auto dots = make_dots(std::make_index_sequence<GGML_TYPE_COUNT>{});
+        std::array<ggml_type_traits_cpu, GGML_TYPE_COUNT> t{};
+        for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
+            const auto               type_i = static_cast<ggml_type>(i);
+            const ggml_type_traits * tt     = ggml_get_type_traits(type_i);
+            if (!tt || (!tt->to_float && type_i != GGML_TYPE_F32)) {
+                continue; // no float conversion: no dot product
+            }
+            const ggml_type          vdt = vec_dot_type_of(type_i);
+            const ggml_type_traits * vt  = ggml_get_type_traits(vdt);
+            const ggml_from_float_t  ff  = vdt == GGML_TYPE_F32 ? f32_from_float : (vt ? vt->from_float_ref : nullptr);
+            t[i] = ggml_type_traits_cpu{ff, dots[i], vdt, 1};
+        }
+        return t;
+    }();
+    if (type < 0 || type >= GGML_TYPE_COUNT) {
+        return nullptr;
+    }
+    return &table[type];
+}
