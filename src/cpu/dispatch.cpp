@@ -46,15 +46,25 @@ std::array<KernelInfo, GGML_OP_COUNT> build_table() {
     return table;
 }
 
+std::array<KernelInfo, GGML_OP_COUNT> & table() {
+    static std::array<KernelInfo, GGML_OP_COUNT> t = build_table();
+    return t;
+}
+
 } // namespace
 
 const KernelInfo & kernel_for(ggml_op op) {
-    static const std::array<KernelInfo, GGML_OP_COUNT> table = build_table();
-    static const KernelInfo                            none{};
+    static const KernelInfo none{};
     if (op < 0 || op >= GGML_OP_COUNT) {
         return none;
     }
-    return table[op];
+    return table()[op];
+}
+
+KernelInfo replace_kernel(ggml_op op, const KernelInfo & info) {
+    const KernelInfo previous = table()[op];
+    table()[op]               = info;
+    return previous;
 }
 
 bool supports_node(const ggml_tensor * node) {

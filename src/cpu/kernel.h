@@ -41,6 +41,10 @@ struct KernelInfo {
 // The dispatch table, one entry per op (src/cpu/dispatch.cpp). A faster kernel replaces an entry there.
 const KernelInfo & kernel_for(ggml_op op);
 
+// Replaces the kernel of an op and returns the previous one (tests swap in faulty kernels to check that the
+// conformance suite catches them). Not safe while a graph is being computed.
+KernelInfo replace_kernel(ggml_op op, const KernelInfo & info);
+
 // true when the CPU can execute this node (op known, types and layout accepted).
 bool supports_node(const ggml_tensor * node);
 

@@ -1,0 +1,35 @@
+// Runs one op case on a backend and on the scalar reference, and compares: normalised mean squared error
+// against the case's threshold, plus guard bytes around every tensor to catch out-of-bounds writes.
+#pragma once
+
+#include "support/op_cases.h"
+
+#include "ggml-backend.h"
+
+#include <string>
+
+namespace switchyard::testing {
+
+enum class CaseStatus { Passed, Failed, Unsupported };
+
+struct CaseResult {
+    CaseStatus  status = CaseStatus::Failed;
+    double      nmse   = 0.0;
+    std::string message; // why it failed or is unsupported
+};
+
+// seed: input data (the same seed gives the same inputs on the backend and the reference)
+CaseResult run_case(ggml_backend_t backend, const OpCase & c, uint32_t seed = 1234);
+
+// Builds the case in a no_alloc context on `backend` and allocates it (for benchmarks). Fills inputs with data.
+struct PreparedCase {
+    ggml_context *        ctx    = nullptr;
+    ggml_cgraph *         graph  = nullptr;
+    ggml_tensor *         output = nullptr;
+    ggml_backend_buffer_t buffer = nullptr;
+    bool                  supported = false;
+};
+PreparedCase prepare_case(ggml_backend_t backend, const OpCase & c, uint32_t seed = 1234);
+void         free_prepared_case(PreparedCase & p);
+
+} // namespace switchyard::testing

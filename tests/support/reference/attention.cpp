@@ -1,0 +1,118 @@
+// Reference attention ops: soft_max (mask, ALiBi, sinks), rope (normal/neox, YaRN, frequency factors) and
+// flash_attn_ext (computed the plain two-pass way). Double precision throughout.
+#include "support/reference/util.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace switchyard::testing::reference {
+
+namespace {
+
+void softmax_in_place(std::vector<double> & x, bool has_sink, double sink) {
+    double mx = has_sink ? sink : -INFINITY;
+    for (double v : x) mx = std::max(mx, v);
+    double sum = has_sink ? std::exp(sink - mx) : 0.0;
+    for (double & v : x) {
+        v = std::isinf(v) && v < 0 ? 0.0 : std::exp(v - mx);
+        sum += v;
+    }
+    for (double & v : x) v = sum > 0 ? v / sum : 0.0;
+}
+
+bool soft_max(ggml_tensor * node) {
+    const ggml_tensor * a = node->src[0], *mask = node->src[1], *sinks = node->src[2];
+    const float         scale = param_f32(node, 0), max_bias = param_f32(node, 1);
+    std::vector<double> x(static_cast<size_t>(a->ne[0]));
+    for (int64_t i3 = 0; i3 < a->ne[3]; ++i3)
+        for (int64_t i2 = 0; i2 < a->ne[2]; ++i2)
+            for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
+                const double slope = alibi_slope(max_bias, i2, a->ne[2]);
+                for (int64_t i0 = 0; i0 < a->ne[0]; ++i0) {
+                    double v = static_cast<double>(get(a, i0, i1, i2, i3)) * scale;
+                    if (mask) v += slope * get(mask, i0, i1, i2 % mask->ne[2], i3 % mask->ne[3]);
+                    x[static_cast<size_t>(i0)] = v;
+                }
+                softmax_in_place(x, sinks != nullptr, sinks ? get(sinks, i2, 0, 0, 0) : 0.0);
+                for (int64_t i0 = 0; i0 < a->ne[0]; ++i0) set(node, i0, i1, i2, i3, static_cast<float>(x[static_cast<size_t>(i0)]));
+            }
+    return true;
+}
+
+double corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
+    return n_dims * std::log(n_ctx_orig / (n_rot * 2 * M_PI)) / (2 * std::log(base));
+}
+
+bool rope(ggml_tensor * node) {
+    const ggml_tensor * a = node->src[0], *pos = node->src[1], *ff = node->src[2];
+    const int   n_dims = param_i32(node, 1), mode = param_i32(node, 2), n_ctx_orig = param_i32(node, 4);
+    const float base = param_f32(node, 5), freq_scale = param_f32(node, 6), ext_factor = param_f32(node, 7);
+    const float attn_factor = param_f32(node, 8), beta_fast = param_f32(node, 9), beta_slow = param_f32(node, 10);
+    const bool  neox = (mode & GGML_ROPE_TYPE_NEOX) != 0;
+    const double low  = std::max(0.0, std::floor(corr_dim(n_dims, n_ctx_orig, beta_fast, base)));
+    const double high = std::min(static_cast<double>(n_dims - 1), std::ceil(corr_dim(n_dims, n_ctx_orig, beta_slow, base)));
+    for (int64_t i3 = 0; i3 < a->ne[3]; ++i3)
+        for (int64_t i2 = 0; i2 < a->ne[2]; ++i2) {
+            const double p = get_index(pos, i2, 0, 0, 0);
+            for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
+                for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+                    const double f      = ff ? get(ff, i0 / 2, 0, 0, 0) : 1.0;
+                    const double extrap = p * std::pow(static_cast<double>(base), -static_cast<double>(i0) / n_dims) / f;
+                    const double interp = freq_scale * extrap;
+                    double       theta  = interp, mscale = attn_factor;
+                    if (ext_factor != 0.0f) {
+                        const double y   = (i0 / 2 - low) / std::max(0.001, high - low);
+                        const double mix = (1.0 - std::min(1.0, std::max(0.0, y))) * ext_factor;
+                        theta            = interp * (1 - mix) + extrap * mix;
+                        mscale *= 1.0 + 0.1 * std::log(1.0 / freq_scale);
+                    }
+                    const int64_t j0 = neox ? i0 / 2 : i0, j1 = neox ? i0 / 2 + n_dims / 2 : i0 + 1;
+                    const double  x0 = get(a, j0, i1, i2, i3), x1 = get(a, j1, i1, i2, i3);
+                    set(node, j0, i1, i2, i3, static_cast<float>((x0 * std::cos(theta) - x1 * std::sin(theta)) * mscale));
+                    set(node, j1, i1, i2, i3, static_cast<float>((x0 * std::sin(theta) + x1 * std::cos(theta)) * mscale));
+                }
+                for (int64_t i0 = n_dims; i0 < a->ne[0]; ++i0) set(node, i0, i1, i2, i3, get(a, i0, i1, i2, i3));
+            }
+        }
+    return true;
+}
+
+bool flash_attn(ggml_tensor * node) {
+    const ggml_tensor * q = node->src[0], *k = node->src[1], *v = node->src[2], *mask = node->src[3], *sinks = node->src[4];
+    const float scale = param_f32(node, 0), max_bias = param_f32(node, 1), softcap = param_f32(node, 2);
+    std::vector<double> s(static_cast<size_t>(k->ne[1]));
+    for (int64_t i3 = 0; i3 < q->ne[3]; ++i3)
+        for (int64_t h = 0; h < q->ne[2]; ++h)
+            for (int64_t iq = 0; iq < q->ne[1]; ++iq) {
+                const int64_t hk = h / (q->ne[2] / k->ne[2]), i3k = i3 / (q->ne[3] / k->ne[3]);
+                const double  slope = alibi_slope(max_bias, h, q->ne[2]);
+                for (int64_t j = 0; j < k->ne[1]; ++j) {
+                    double dot = 0;
+                    for (int64_t d = 0; d < q->ne[0]; ++d) dot += static_cast<double>(get(q, d, iq, h, i3)) * get(k, d, j, hk, i3k);
+                    dot *= scale;
+                    if (softcap != 0.0f) dot = softcap * std::tanh(dot / softcap);
+                    if (mask) dot += slope * get(mask, j, iq, h % mask->ne[2], i3 % mask->ne[3]);
+                    s[static_cast<size_t>(j)] = dot;
+                }
+                softmax_in_place(s, sinks != nullptr, sinks ? get(sinks, h, 0, 0, 0) : 0.0);
+                for (int64_t d = 0; d < v->ne[0]; ++d) {
+                    double acc = 0;
+                    for (int64_t j = 0; j < k->ne[1]; ++j) acc += s[static_cast<size_t>(j)] * get(v, d, j, hk, i3k);
+                    set(node, d, h, iq, i3, static_cast<float>(acc));
+                }
+            }
+    return true;
+}
+
+} // namespace
+
+bool attention(ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_SOFT_MAX:       return soft_max(node);
+        case GGML_OP_ROPE:           return rope(node);
+        case GGML_OP_FLASH_ATTN_EXT: return flash_attn(node);
+        default:                     return false;
+    }
+}
+
+} // namespace switchyard::testing::reference

@@ -1,0 +1,47 @@
+#include "support/reference/util.h"
+
+#include <cstdio>
+
+namespace switchyard::testing::reference {
+
+namespace {
+
+bool is_metadata_op(ggml_op op) {
+    return op == GGML_OP_NONE || op == GGML_OP_RESHAPE || op == GGML_OP_VIEW || op == GGML_OP_PERMUTE ||
+           op == GGML_OP_TRANSPOSE;
+}
+
+} // namespace
+
+bool compute_node(ggml_tensor * node) {
+    if (is_metadata_op(node->op)) {
+        return true; // views alias their source's memory
+    }
+    return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node);
+}
+
+bool has_reference(const ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_UNARY: {
+            const auto u = static_cast<ggml_unary_op>(node->op_params[0]);
+            return u != GGML_UNARY_OP_XIELU && u < GGML_UNARY_OP_COUNT;
+        }
+        case GGML_OP_CUMSUM: case GGML_OP_COUNT_EQUAL: case GGML_OP_REPEAT_BACK: case GGML_OP_SILU_BACK:
+        case GGML_OP_RMS_NORM_BACK: case GGML_OP_GET_ROWS_BACK: case GGML_OP_DIAG: case GGML_OP_DIAG_MASK_ZERO:
+        case GGML_OP_SOFT_MAX_BACK: case GGML_OP_ROPE_BACK: return false;
+        default: return node->op < GGML_OP_FLASH_ATTN_BACK || node->op == GGML_OP_GLU;
+    }
+}
+
+bool compute_graph(ggml_cgraph * graph) {
+    for (int i = 0; i < ggml_graph_n_nodes(graph); ++i) {
+        ggml_tensor * node = ggml_graph_node(graph, i);
+        if (!compute_node(node)) {
+            std::fprintf(stderr, "reference: no implementation of %s (%s)\n", ggml_op_desc(node), node->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace switchyard::testing::reference
