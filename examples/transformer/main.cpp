@@ -1,13 +1,17 @@
 // Switchyard demo: a small LLaMA-style decoder (token embedding, RMSNorm, rotary attention with a causal mask,
-// SwiGLU MLP, residuals, output projection) with deterministic synthetic weights, run on the best device the
-// registry offers. Prints the devices, the plan (buffers), the time per step and a checksum of the logits.
+// SwiGLU MLP, residuals, output projection) with deterministic synthetic weights, run through the backend
+// scheduler on the devices the registry offers (the best one holds the weights, the CPU is last). Prints the
+// devices, the plan summary (splits, copies, buffers), the time per step and a checksum of the logits.
 //
-// Usage: switchyard-demo [--layers N] [--tokens N] [--steps N] [--threads N]
+// Usage: switchyard-demo [--layers N] [--tokens N] [--steps N] [--threads N] [--test-device]
+//   --test-device  add the GPU-like test device (non-host memory, asynchronous) and put the weights on it
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
+
+#include "support/test_device.h"
 
 #include <cmath>
 #include <cstdio>
@@ -27,6 +31,7 @@ struct Config {
     int n_tokens = 32;
     int n_steps  = 5;
     int n_thread = 2;
+    bool test_device = false;
 };
 
 struct Layer {
@@ -165,8 +170,9 @@ bool parse_args(int argc, char ** argv, Config & c) {
         else if (a == "--tokens") ok = next(c.n_tokens);
         else if (a == "--steps") ok = next(c.n_steps);
         else if (a == "--threads") ok = next(c.n_thread);
+        else if (a == "--test-device") ok = c.test_device = true;
         else if (a == "--help" || a == "-h") {
-            std::printf("usage: %s [--layers N] [--tokens N] [--steps N] [--threads N]\n", argv[0]);
+            std::printf("usage: %s [--layers N] [--tokens N] [--steps N] [--threads N] [--test-device]\n", argv[0]);
             std::exit(0);
         }
         if (!ok) {
@@ -179,6 +185,16 @@ bool parse_args(int argc, char ** argv, Config & c) {
 
 } // namespace
 
+// Prints the scheduler's plan in a few lines (the full plan is JSON: ggml_backend_sched_plan_json).
+void print_plan(ggml_backend_sched_t sched, ggml_cgraph * gf) {
+    std::printf("plan: %d graph nodes in %d splits, %d input copies per split input\n", ggml_graph_n_nodes(gf),
+                ggml_backend_sched_get_n_splits(sched), ggml_backend_sched_get_n_copies(sched));
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); ++i) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
+        std::printf("  %-6s compute buffer %.2f MiB\n", ggml_backend_name(b), ggml_backend_sched_get_buffer_size(sched, b) / 1048576.0);
+    }
+}
+
 int main(int argc, char ** argv) {
     Model model;
     if (!parse_args(argc, argv, model.cfg)) {
@@ -186,68 +202,90 @@ int main(int argc, char ** argv) {
     }
     const Config & c = model.cfg;
 
+    ggml_backend_dev_t test_dev = nullptr;
+    if (c.test_device) {
+        test_dev = switchyard::testing::test_device_create(switchyard::testing::TestDeviceConfig{});
+        ggml_backend_device_register(test_dev);
+    }
     std::printf("devices:\n");
+    std::vector<ggml_backend_t> backends;
+    ggml_backend_t              cpu = nullptr;
     for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
         ggml_backend_dev_t dev = ggml_backend_dev_get(i);
         std::printf("  %zu: %s (%s)\n", i, ggml_backend_dev_name(dev), ggml_backend_dev_description(dev));
+        ggml_backend_t b = ggml_backend_dev_init(dev, nullptr);
+        if (!b) {
+            continue;
+        }
+        if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU && !cpu) {
+            cpu = b;
+            ggml_backend_cpu_set_n_threads(cpu, c.n_thread);
+        } else {
+            backends.push_back(b);
+        }
     }
-    ggml_backend_t backend = ggml_backend_init_best();
-    if (!backend) {
-        std::fprintf(stderr, "error: no backend could be initialised\n");
+    if (!cpu) {
+        std::fprintf(stderr, "error: no CPU backend\n");
         return 1;
     }
-    if (ggml_backend_is_cpu(backend)) {
-        ggml_backend_cpu_set_n_threads(backend, c.n_thread);
-    }
-    std::printf("running on: %s, %d threads\n", ggml_backend_name(backend), c.n_thread);
+    backends.push_back(cpu); // the scheduler wants the CPU last
+    ggml_backend_t weights_backend = backends.front();
+    std::printf("weights on: %s; CPU threads: %d\n", ggml_backend_name(weights_backend), c.n_thread);
 
     ggml_backend_buffer_t weights = nullptr;
-    if (!create_model(model, backend, &weights)) {
+    if (!create_model(model, weights_backend, &weights)) {
         std::fprintf(stderr, "error: could not create the model\n");
         return 1;
     }
+    ggml_backend_buffer_set_usage(weights, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    std::printf("model: %d layers, n_embd %d, %d heads, n_ff %d, vocab %d; %d tokens per step; weights %.2f MiB\n", c.n_layer,
+                c.n_embd, c.n_head, c.n_ff, c.n_vocab, c.n_tokens, ggml_backend_buffer_get_size(weights) / 1048576.0);
 
-    const size_t     graph_mem = ggml_tensor_overhead() * GGML_DEFAULT_GRAPH_SIZE + ggml_graph_overhead();
-    ggml_init_params gparams{graph_mem, nullptr, true};
-    ggml_context *   gctx = ggml_init(gparams);
-    ggml_tensor *    tokens = nullptr;
-    ggml_tensor *    pos    = nullptr;
-    ggml_cgraph *    gf     = build_graph(model, gctx, &tokens, &pos);
-
-    ggml_gallocr_t galloc = ggml_gallocr_new(ggml_backend_get_default_buffer_type(backend));
-    if (!galloc || !ggml_gallocr_alloc_graph(galloc, gf)) {
-        std::fprintf(stderr, "error: could not allocate the compute graph\n");
+    ggml_backend_sched_t sched = ggml_backend_sched_new(backends.data(), nullptr, static_cast<int>(backends.size()),
+                                                        GGML_DEFAULT_GRAPH_SIZE, false, true);
+    if (!sched) {
+        std::fprintf(stderr, "error: could not create the scheduler\n");
         return 1;
     }
-    std::printf("model: %d layers, n_embd %d, %d heads, n_ff %d, vocab %d; %d tokens per step\n", c.n_layer,
-                c.n_embd, c.n_head, c.n_ff, c.n_vocab, c.n_tokens);
-    std::printf("plan: %d graph nodes; weights %.2f MiB, compute buffer %.2f MiB\n", ggml_graph_n_nodes(gf),
-                ggml_backend_buffer_get_size(weights) / 1048576.0, ggml_gallocr_get_buffer_size(galloc, 0) / 1048576.0);
-
+    const size_t         graph_mem = ggml_tensor_overhead() * GGML_DEFAULT_GRAPH_SIZE + ggml_graph_overhead();
     std::vector<int32_t> tok(static_cast<size_t>(c.n_tokens)), ps(static_cast<size_t>(c.n_tokens));
-    ggml_tensor *        logits = ggml_graph_get_tensor(gf, "logits");
-    std::vector<float>   out(static_cast<size_t>(ggml_nelements(logits)));
     double               checksum = 0.0;
     int64_t              t_total  = 0;
     for (int step = 0; step < c.n_steps; ++step) {
+        ggml_init_params gparams{graph_mem, nullptr, true};
+        ggml_context *   gctx   = ggml_init(gparams);
+        ggml_tensor *    tokens = nullptr;
+        ggml_tensor *    pos    = nullptr;
+        ggml_cgraph *    gf     = build_graph(model, gctx, &tokens, &pos);
+        ggml_backend_sched_reset(sched);
+        if (!ggml_backend_sched_alloc_graph(sched, gf)) {
+            std::fprintf(stderr, "error: could not allocate the compute graph\n");
+            return 1;
+        }
+        if (step == 0) {
+            print_plan(sched, gf);
+        }
         for (int i = 0; i < c.n_tokens; ++i) {
             tok[static_cast<size_t>(i)] = (step * 31 + i * 7) % c.n_vocab;
             ps[static_cast<size_t>(i)]  = i;
         }
         ggml_backend_tensor_set(tokens, tok.data(), 0, tok.size() * sizeof(int32_t));
         ggml_backend_tensor_set(pos, ps.data(), 0, ps.size() * sizeof(int32_t));
-        const int64_t    t0     = ggml_time_us();
-        const ggml_status status = ggml_backend_graph_compute(backend, gf);
-        const int64_t    dt     = ggml_time_us() - t0;
+        const int64_t     t0     = ggml_time_us();
+        const ggml_status status = ggml_backend_sched_graph_compute(sched, gf);
+        const int64_t     dt     = ggml_time_us() - t0;
         if (status != GGML_STATUS_SUCCESS) {
             std::fprintf(stderr, "error: compute failed: %s\n", ggml_status_to_string(status));
             return 1;
         }
         t_total += dt;
+        ggml_tensor *      logits = ggml_graph_get_tensor(gf, "logits");
+        std::vector<float> out(static_cast<size_t>(ggml_nelements(logits)));
         ggml_backend_tensor_get(logits, out.data(), 0, out.size() * sizeof(float));
-        size_t best = 0;
-        for (size_t i = 0; i < static_cast<size_t>(c.n_vocab); ++i) {
-            best = out[out.size() - static_cast<size_t>(c.n_vocab) + i] > out[out.size() - static_cast<size_t>(c.n_vocab) + best] ? i : best;
+        const size_t last = out.size() - static_cast<size_t>(c.n_vocab);
+        size_t       best = 0;
+        for (size_t i = 1; i < static_cast<size_t>(c.n_vocab); ++i) {
+            best = out[last + i] > out[last + best] ? i : best;
         }
         double sum = 0.0;
         for (float v : out) {
@@ -256,13 +294,18 @@ int main(int argc, char ** argv) {
         checksum += sum;
         std::printf("step %d: %.2f ms (%.1f tokens/s), next token of the last position: %zu\n", step, dt / 1000.0,
                     c.n_tokens / (dt / 1e6), best);
+        ggml_free(gctx);
     }
     std::printf("mean time per step: %.2f ms; logits checksum %.6f\n", t_total / 1000.0 / c.n_steps, checksum);
 
-    ggml_gallocr_free(galloc);
-    ggml_free(gctx);
+    ggml_backend_sched_free(sched);
     ggml_backend_buffer_free(weights);
     ggml_free(model.ctx);
-    ggml_backend_free(backend);
+    for (ggml_backend_t b : backends) {
+        ggml_backend_free(b);
+    }
+    if (test_dev) {
+        switchyard::testing::test_device_release(test_dev);
+    }
     return 0;
 }

@@ -8,6 +8,8 @@
 #include "support/op_harness.h"
 #include "support/test_device.h"
 
+#include "core/graph.h"
+
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 
