@@ -25,5 +25,20 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ggml-version.cmake
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ggml-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/ggml-version.cmake
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ggml)
 
-configure_file(cmake/ggml.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ggml.pc @ONLY)
+# ggml.pc names the prefix its files are installed under, and `cmake --install <build> --prefix <dir>` picks that
+# prefix after configuring. So the file is made in two passes: now, everything but the prefix (which stays a
+# placeholder); at install time, the prefix then in effect.
+foreach (dir LIBDIR INCLUDEDIR)
+    if (IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+        set(GGML_PC_${dir} "${CMAKE_INSTALL_${dir}}")
+    else()
+        set(GGML_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+    endif()
+endforeach()
+set(GGML_PC_PREFIX "@GGML_PC_PREFIX@")
+configure_file(cmake/ggml.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ggml.pc.in @ONLY)
+install(CODE "
+    set(GGML_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+    configure_file(\"${CMAKE_CURRENT_BINARY_DIR}/ggml.pc.in\" \"${CMAKE_CURRENT_BINARY_DIR}/ggml.pc\" @ONLY)
+")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ggml.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -983,7 +983,7 @@ extern "C" {
     // print the nodes and leafs with their shapes and ops (at INFO level through the log callback)
     GGML_API void ggml_graph_print(const struct ggml_cgraph * cgraph);
 
-    // write gf (and gb's extra nodes, if given) as a Graphviz dot file
+    // write gb as a Graphviz dot file; nodes of gb that are not in gf (if gf is given) get another colour
     GGML_API void ggml_graph_dump_dot(const struct ggml_cgraph * gb, const struct ggml_cgraph * gf, const char * filename);
 
     typedef void (*ggml_log_callback)(enum ggml_log_level level, const char * text, void * user_data);

@@ -1,101 +1,212 @@
-// Compute graphs: storage in a context, the hash set, forward expansion (topological order), views and copies.
+// Compute graphs: the tensor hash set, graph storage inside a context, building (a depth-first walk that
+// appends every tensor once, sources before consumers), copies, views and accessors. Printing and DOT export
+// live in graph_io.cpp.
+//
+// A graph is one context object (GGML_OBJECT_TYPE_GRAPH): the ggml_cgraph header followed by its arrays,
+// laid out by graph_layout() so that ggml_graph_overhead_custom() and ggml_new_graph_custom() always agree.
 #include "core/graph.h"
+
+#include "ggml-backend.h"
 
 #include "base/abort.h"
 #include "base/log.h"
 #include "core/context.h"
 
+#include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstring>
+#include <vector>
 
 namespace switchyard {
 
 namespace {
 
-std::atomic<uint64_t> g_next_graph_uid{1};
+constexpr size_t kBitsPerWord = 32;
 
-constexpr size_t kPrimes[] = {2,        3,        5,        11,        17,        37,        67,        131,
-                              257,      521,      1031,     2053,      4099,      8209,      16411,     32771,
-                              65537,    131101,   262147,   524309,    1048583,   2097169,   4194319,   8388617,
-                              16777259, 33554467, 67108879, 134217757, 268435459, 536870923, 1073741827, 2147483659};
-
-size_t hash_of(const ggml_tensor * t) {
-    return static_cast<size_t>(reinterpret_cast<uintptr_t>(t) >> 4);
+size_t bitset_words(size_t n) {
+    return (n + kBitsPerWord - 1) / kBitsPerWord;
 }
 
-bool bit_get(const uint32_t * bits, size_t i) { return (bits[i / 32] >> (i % 32)) & 1u; }
-void bit_set(uint32_t * bits, size_t i) { bits[i / 32] |= 1u << (i % 32); }
-size_t bitset_words(size_t n) { return (n + 31) / 32; }
-
-size_t align(size_t n) { return (n + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *); }
-
-// Bytes of a graph object of `size` nodes: header, nodes, leafs, use counts, hash keys, hash bitset, grads.
-size_t graph_nbytes(size_t size, bool grads) {
-    const size_t hsize = hash_size(size * 2);
-    size_t       n     = align(sizeof(ggml_cgraph));
-    n += align(size * sizeof(ggml_tensor *)) * 2;           // nodes, leafs
-    n += align(hsize * sizeof(int32_t));                    // use counts
-    n += align(hsize * sizeof(ggml_tensor *));              // hash keys
-    n += align(bitset_words(hsize) * sizeof(uint32_t));     // hash bitset
-    if (grads) {
-        n += align(hsize * sizeof(ggml_tensor *)) * 2;      // grads, grad accumulators
-    }
-    return n;
+bool bit_get(const uint32_t * bits, size_t i) {
+    return (bits[i / kBitsPerWord] >> (i % kBitsPerWord)) & 1u;
 }
 
-void visit(ggml_cgraph * g, ggml_tensor * node) {
-    if (hash_insert(&g->visited_hash_set, node) == kHashFull) {
-        return; // already in the graph
+void bit_set(uint32_t * bits, size_t i) {
+    bits[i / kBitsPerWord] |= 1u << (i % kBitsPerWord);
+}
+
+bool is_prime(size_t n) {
+    if (n < 2) {
+        return false;
     }
-    for (int k = 0; k < GGML_MAX_SRC; ++k) {
-        const int     j   = g->order == GGML_CGRAPH_EVAL_ORDER_LEFT_TO_RIGHT ? k : GGML_MAX_SRC - 1 - k;
-        ggml_tensor * src = node->src[j];
-        if (src) {
-            visit(g, src);
-            g->use_counts[hash_find(&g->visited_hash_set, src)]++;
+    for (size_t d = 2; d * d <= n; ++d) {
+        if (n % d == 0) {
+            return false;
         }
     }
-    if (node->op == GGML_OP_NONE && !(node->flags & GGML_TENSOR_FLAG_PARAM)) {
-        if (g->n_leafs >= g->size) {
-            fatal("[ggml_build_forward_expand] graph is full: more than %d leafs", g->size);
+    return true;
+}
+
+size_t slot_of(const ggml_hash_set * set, const ggml_tensor * t) {
+    // tensors are at least 16-byte aligned: the low bits carry no information
+    return (reinterpret_cast<uintptr_t>(t) >> 4) % set->size;
+}
+
+size_t align_to(size_t n, size_t a) {
+    return (n + a - 1) / a * a;
+}
+
+// Byte offsets of a graph's arrays from the start of its ggml_cgraph header.
+struct GraphLayout {
+    size_t hash_slots;
+    size_t nodes, leafs, use_counts, keys, grads, grad_accs, used;
+    size_t total;
+};
+
+GraphLayout graph_layout(size_t size, bool grads) {
+    GraphLayout l{};
+    l.hash_slots = hash_size(size);
+    size_t off   = sizeof(ggml_cgraph);
+    auto   take  = [&off](size_t bytes, size_t align) {
+        const size_t at = align_to(off, align);
+        off             = at + bytes;
+        return at;
+    };
+    constexpr size_t kPtr = sizeof(ggml_tensor *);
+    l.nodes      = take(size * kPtr, kPtr);
+    l.leafs      = take(size * kPtr, kPtr);
+    l.use_counts = take(l.hash_slots * sizeof(int32_t), sizeof(int32_t));
+    l.keys       = take(l.hash_slots * kPtr, kPtr);
+    l.grads      = grads ? take(l.hash_slots * kPtr, kPtr) : 0;
+    l.grad_accs  = grads ? take(l.hash_slots * kPtr, kPtr) : 0;
+    l.used       = take(bitset_words(l.hash_slots) * sizeof(uint32_t), sizeof(uint32_t));
+    l.total      = off;
+    return l;
+}
+
+uint64_t next_graph_uid() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// Leafs are constants and inputs: no op, not a trainable parameter. Everything else is a node.
+bool is_leaf(const ggml_tensor * t) {
+    return t->op == GGML_OP_NONE && !(t->flags & GGML_TENSOR_FLAG_PARAM);
+}
+
+// Appends a tensor whose sources are all in the graph already, as a leaf or as a node. Unnamed tensors get the
+// names upstream gives them ("leaf_<i>", "node_<i>").
+void append_visited(ggml_cgraph * g, ggml_tensor * t) {
+    const bool leaf = is_leaf(t);
+    int &      n    = leaf ? g->n_leafs : g->n_nodes;
+    if (n >= g->size) {
+        fatal("[ggml_build_forward_expand] graph is full: adding '%s' needs more than %d %s; "
+              "create the graph with ggml_new_graph_custom and a larger size",
+              t->name, g->size, leaf ? "leafs" : "nodes");
+    }
+    if (t->name[0] == '\0') {
+        ggml_format_name(t, leaf ? "leaf_%d" : "node_%d", n);
+    }
+    (leaf ? g->leafs : g->nodes)[n++] = t;
+}
+
+// Sets the COMPUTE flag on t (if it is a node) and on every node it depends on that lacks it. Used when a
+// tensor already in the graph is reached again after its flag was cleared (the meta backend clears it).
+void mark_compute(ggml_tensor * root) {
+    if (is_leaf(root) || (root->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+        return; // the common case: nothing to do, no allocation
+    }
+    std::vector<ggml_tensor *> stack{root};
+    while (!stack.empty()) {
+        ggml_tensor * t = stack.back();
+        stack.pop_back();
+        if (is_leaf(t) || (t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+            continue;
         }
-        if (std::strlen(node->name) == 0) {
-            ggml_format_name(node, "leaf_%d", g->n_leafs);
+        t->flags |= GGML_TENSOR_FLAG_COMPUTE;
+        for (ggml_tensor * src : t->src) {
+            if (src) {
+                stack.push_back(src);
+            }
         }
-        g->leafs[g->n_leafs++] = node;
-    } else {
-        if (g->n_nodes >= g->size) {
-            fatal("[ggml_build_forward_expand] graph is full: more than %d nodes", g->size);
+    }
+}
+
+struct VisitFrame {
+    ggml_tensor * tensor;
+    int           next_src; // position in the evaluation order of the next source to look at
+};
+
+int src_index(const ggml_cgraph * g, int pos) {
+    return g->order == GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT ? GGML_MAX_SRC - 1 - pos : pos;
+}
+
+// First visit of t: records it in the hash set with no uses yet. Returns its slot.
+size_t enter(ggml_cgraph * g, ggml_tensor * t) {
+    const size_t slot = hash_find_or_insert(&g->visited_hash_set, t);
+    g->use_counts[slot] = 0;
+    if (!is_leaf(t)) {
+        t->flags |= GGML_TENSOR_FLAG_COMPUTE;
+    }
+    return slot;
+}
+
+// Iterative post-order depth-first walk from root (graphs can be deeper than the stack allows recursion).
+// Every source edge of a newly added tensor counts one use of that source.
+void visit(ggml_cgraph * g, ggml_tensor * root) {
+    ggml_hash_set * set = &g->visited_hash_set;
+    if (hash_contains(set, root)) {
+        mark_compute(root);
+        return;
+    }
+    enter(g, root);
+    std::vector<VisitFrame> stack{{root, 0}};
+    while (!stack.empty()) {
+        VisitFrame & top = stack.back();
+        if (top.next_src == GGML_MAX_SRC) {
+            append_visited(g, top.tensor);
+            stack.pop_back();
+            continue;
         }
-        if (std::strlen(node->name) == 0) {
-            ggml_format_name(node, "node_%d", g->n_nodes);
+        ggml_tensor * src = top.tensor->src[src_index(g, top.next_src++)];
+        if (!src) {
+            continue;
         }
-        node->flags |= GGML_TENSOR_FLAG_COMPUTE;
-        g->nodes[g->n_nodes++] = node;
+        const size_t slot = hash_find(set, src);
+        if (slot != kHashFull && bit_get(set->used, slot)) {
+            mark_compute(src);
+            g->use_counts[slot]++;
+            continue;
+        }
+        g->use_counts[enter(g, src)]++;
+        stack.push_back({src, 0}); // invalidates `top`
     }
 }
 
 } // namespace
 
 size_t hash_size(size_t min_size) {
-    for (size_t p : kPrimes) {
-        if (p >= min_size) {
-            return p;
-        }
+    size_t n = min_size * 2;
+    if (n < 2) {
+        return 2;
     }
-    return min_size | 1;
+    while (!is_prime(n)) {
+        ++n;
+    }
+    return n;
 }
 
 size_t hash_find(const ggml_hash_set * set, const ggml_tensor * t) {
-    const size_t h = hash_of(t) % set->size;
-    size_t       i = h;
-    while (bit_get(set->used, i) && set->keys[i] != t) {
-        i = (i + 1) % set->size;
-        if (i == h) {
-            return kHashFull;
+    const size_t start = slot_of(set, t);
+    size_t       i     = start;
+    do {
+        if (!bit_get(set->used, i) || set->keys[i] == t) {
+            return i;
         }
-    }
-    return i;
+        i = (i + 1) % set->size;
+    } while (i != start);
+    return kHashFull;
 }
 
 bool hash_contains(const ggml_hash_set * set, const ggml_tensor * t) {
@@ -106,7 +217,7 @@ bool hash_contains(const ggml_hash_set * set, const ggml_tensor * t) {
 size_t hash_insert(ggml_hash_set * set, ggml_tensor * t) {
     const size_t i = hash_find(set, t);
     if (i == kHashFull) {
-        fatal("hash set is full");
+        fatal("[hash_insert] tensor hash set of %zu slots is full", set->size);
     }
     if (bit_get(set->used, i)) {
         return kHashFull;
@@ -119,7 +230,7 @@ size_t hash_insert(ggml_hash_set * set, ggml_tensor * t) {
 size_t hash_find_or_insert(ggml_hash_set * set, ggml_tensor * t) {
     const size_t i = hash_find(set, t);
     if (i == kHashFull) {
-        fatal("hash set is full");
+        fatal("[hash_find_or_insert] tensor hash set of %zu slots is full", set->size);
     }
     bit_set(set->used, i);
     set->keys[i] = t;
@@ -132,7 +243,7 @@ void hash_reset(ggml_hash_set * set) {
 
 ggml_cgraph graph_view(ggml_cgraph * cgraph, int i0, int i1) {
     ggml_cgraph view{};
-    view.size             = i1 - i0;
+    view.size             = i1 - i0; // full: nothing can be appended to a view
     view.n_nodes          = i1 - i0;
     view.n_leafs          = 0;
     view.nodes            = cgraph->nodes + i0;
@@ -150,42 +261,94 @@ ggml_cgraph graph_view(ggml_cgraph * cgraph, int i0, int i1) {
 
 using namespace switchyard;
 
+namespace {
+
+bool has_slot(const ggml_cgraph * g, const ggml_tensor * t, size_t * slot) {
+    *slot = hash_find(&g->visited_hash_set, t);
+    return *slot != kHashFull && bit_get(g->visited_hash_set.used, *slot);
+}
+
+void copy_grads(const ggml_cgraph * src, ggml_cgraph * dst) {
+    const size_t slots = dst->visited_hash_set.size;
+    if (dst->grads) {
+        std::memset(dst->grads, 0, slots * sizeof(ggml_tensor *));
+        std::memset(dst->grad_accs, 0, slots * sizeof(ggml_tensor *));
+    }
+    if (!src->grads) {
+        return;
+    }
+    if (!dst->grads) {
+        fatal("[ggml_graph_cpy] the source graph has gradients, the destination has no room for them");
+    }
+    for (int i = 0; i < src->n_nodes; ++i) {
+        size_t is = 0;
+        size_t id = 0;
+        if (has_slot(src, src->nodes[i], &is) && has_slot(dst, dst->nodes[i], &id)) {
+            dst->grads[id]     = src->grads[is];
+            dst->grad_accs[id] = src->grad_accs[is];
+        }
+    }
+}
+
+// The gradient of a loss with respect to itself: 1.
+void set_loss_grad(ggml_tensor * acc) {
+    if (acc->type != GGML_TYPE_F32 || !ggml_is_scalar(acc)) {
+        fatal("[ggml_graph_reset] the gradient of loss '%s' must be an f32 scalar", acc->name);
+    }
+    const float one = 1.0f;
+    if (acc->buffer) {
+        ggml_backend_tensor_set(acc, &one, 0, sizeof(one));
+    } else if (acc->data) {
+        std::memcpy(acc->data, &one, sizeof(one));
+    } else {
+        log_error("[ggml_graph_reset] gradient '%s' has no data\n", acc->name);
+    }
+}
+
+} // namespace
+
 extern "C" {
 
 size_t ggml_graph_overhead_custom(size_t size, bool grads) {
-    return GGML_OBJECT_SIZE + GGML_PAD(graph_nbytes(size, grads), GGML_MEM_ALIGN);
+    return GGML_OBJECT_SIZE + GGML_PAD(graph_layout(size, grads).total, GGML_MEM_ALIGN);
 }
 
-size_t ggml_graph_overhead(void) { return ggml_graph_overhead_custom(GGML_DEFAULT_GRAPH_SIZE, false); }
+size_t ggml_graph_overhead(void) {
+    return ggml_graph_overhead_custom(GGML_DEFAULT_GRAPH_SIZE, false);
+}
 
 struct ggml_cgraph * ggml_new_graph_custom(struct ggml_context * ctx, size_t size, bool grads) {
-    const size_t  nbytes = graph_nbytes(size, grads);
-    ggml_object * obj    = context_new_object(ctx, GGML_OBJECT_TYPE_GRAPH, nbytes, "ggml_new_graph_custom");
+    if (!ctx) {
+        log_error("[ggml_new_graph_custom] context is NULL\n");
+        return nullptr;
+    }
+    if (size > static_cast<size_t>(INT_MAX)) {
+        log_error("[ggml_new_graph_custom] graph size %zu is too large (at most %d)\n", size, INT_MAX);
+        return nullptr;
+    }
+    const GraphLayout l   = graph_layout(size, grads);
+    ggml_object *     obj = context_new_object(ctx, GGML_OBJECT_TYPE_GRAPH, l.total, "ggml_new_graph_custom");
     if (!obj) {
         return nullptr;
     }
-    char *       p     = static_cast<char *>(object_payload(ctx, obj));
-    const size_t hsize = hash_size(size * 2);
-    auto *       g     = reinterpret_cast<ggml_cgraph *>(p);
-    p += align(sizeof(ggml_cgraph));
-    auto take = [&p](size_t bytes) {
-        char * q = p;
-        p += align(bytes);
-        return q;
-    };
-    auto ** nodes      = reinterpret_cast<ggml_tensor **>(take(size * sizeof(ggml_tensor *)));
-    auto ** leafs      = reinterpret_cast<ggml_tensor **>(take(size * sizeof(ggml_tensor *)));
-    auto *  use_counts = reinterpret_cast<int32_t *>(take(hsize * sizeof(int32_t)));
-    auto ** keys       = reinterpret_cast<ggml_tensor **>(take(hsize * sizeof(ggml_tensor *)));
-    auto *  used       = reinterpret_cast<uint32_t *>(take(bitset_words(hsize) * sizeof(uint32_t)));
-    ggml_tensor ** grad_arr = grads ? reinterpret_cast<ggml_tensor **>(take(hsize * sizeof(ggml_tensor *))) : nullptr;
-    ggml_tensor ** acc_arr  = grads ? reinterpret_cast<ggml_tensor **>(take(hsize * sizeof(ggml_tensor *))) : nullptr;
-    *g = ggml_cgraph{static_cast<int>(size), 0, 0, nodes, grad_arr, acc_arr, leafs, use_counts,
-                     ggml_hash_set{hsize, used, keys}, GGML_CGRAPH_EVAL_ORDER_LEFT_TO_RIGHT, 0};
+    char * base = static_cast<char *>(object_payload(ctx, obj));
+    auto   at   = [base](size_t off) { return reinterpret_cast<ggml_tensor **>(base + off); };
+    auto * g    = reinterpret_cast<ggml_cgraph *>(base);
+    *g          = ggml_cgraph{};
+
+    g->size             = static_cast<int>(size);
+    g->nodes            = at(l.nodes);
+    g->leafs            = at(l.leafs);
+    g->grads            = grads ? at(l.grads) : nullptr;
+    g->grad_accs        = grads ? at(l.grad_accs) : nullptr;
+    g->use_counts       = reinterpret_cast<int32_t *>(base + l.use_counts);
+    g->visited_hash_set = ggml_hash_set{l.hash_slots, reinterpret_cast<uint32_t *>(base + l.used), at(l.keys)};
+    g->order            = GGML_CGRAPH_EVAL_ORDER_LEFT_TO_RIGHT;
+    g->uid              = 0;
     hash_reset(&g->visited_hash_set);
     if (grads) {
-        std::memset(grad_arr, 0, hsize * sizeof(ggml_tensor *));
-        std::memset(acc_arr, 0, hsize * sizeof(ggml_tensor *));
+        std::memset(g->grads, 0, l.hash_slots * sizeof(ggml_tensor *));
+        std::memset(g->grad_accs, 0, l.hash_slots * sizeof(ggml_tensor *));
     }
     return g;
 }
@@ -195,81 +358,19 @@ struct ggml_cgraph * ggml_new_graph(struct ggml_context * ctx) {
 }
 
 void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
-    if (!tensor) {
-        log_error("[ggml_build_forward_expand] tensor is NULL\n");
+    if (!cgraph || !tensor) {
+        log_error("[ggml_build_forward_expand] %s is NULL\n", cgraph ? "tensor" : "graph");
         return;
     }
-    const int n_before = cgraph->n_nodes;
+    const int n_nodes = cgraph->n_nodes;
+    const int n_leafs = cgraph->n_leafs;
     visit(cgraph, tensor);
-    if (cgraph->n_nodes > n_before) {
-        cgraph->uid = g_next_graph_uid.fetch_add(1);
+    if (cgraph->n_nodes > n_nodes && cgraph->nodes[cgraph->n_nodes - 1] != tensor) {
+        fatal("[ggml_build_forward_expand] internal error: '%s' is not the last node added", tensor->name);
     }
-}
-
-void ggml_graph_cpy(struct ggml_cgraph * src, struct ggml_cgraph * dst) {
-    if (dst->size < src->n_nodes || dst->size < src->n_leafs || dst->visited_hash_set.size < src->visited_hash_set.size) {
-        fatal("[ggml_graph_cpy] destination graph (size %d) is smaller than the source (%d nodes, %d leafs)", dst->size,
-              src->n_nodes, src->n_leafs);
+    if (cgraph->n_nodes != n_nodes || cgraph->n_leafs != n_leafs) {
+        cgraph->uid = next_graph_uid(); // a changed graph: state cached under the old uid is stale
     }
-    dst->n_nodes = src->n_nodes;
-    dst->n_leafs = src->n_leafs;
-    dst->order   = src->order;
-    dst->uid     = 0;
-    std::memcpy(dst->nodes, src->nodes, static_cast<size_t>(src->n_nodes) * sizeof(ggml_tensor *));
-    std::memcpy(dst->leafs, src->leafs, static_cast<size_t>(src->n_leafs) * sizeof(ggml_tensor *));
-    hash_reset(&dst->visited_hash_set);
-    for (size_t i = 0; i < src->visited_hash_set.size; ++i) {
-        if (bit_get(src->visited_hash_set.used, i)) {
-            const size_t j = hash_find_or_insert(&dst->visited_hash_set, src->visited_hash_set.keys[i]);
-            dst->use_counts[j] = src->use_counts[i];
-            if (src->grads && dst->grads) {
-                dst->grads[j]     = src->grads[i];
-                dst->grad_accs[j] = src->grad_accs[i];
-            }
-        }
-    }
-}
-
-struct ggml_cgraph * ggml_graph_dup(struct ggml_context * ctx, struct ggml_cgraph * cgraph, bool force_grads) {
-    ggml_cgraph * g = ggml_new_graph_custom(ctx, static_cast<size_t>(cgraph->size), cgraph->grads || force_grads);
-    if (g) {
-        ggml_graph_cpy(cgraph, g);
-    }
-    return g;
-}
-
-void ggml_graph_reset(struct ggml_cgraph * cgraph) {
-    if (!cgraph || !cgraph->grads) {
-        return;
-    }
-    for (int i = 0; i < cgraph->n_nodes; ++i) {
-        const size_t  slot = hash_find(&cgraph->visited_hash_set, cgraph->nodes[i]);
-        ggml_tensor * grad = slot == kHashFull ? nullptr : cgraph->grads[slot];
-        if (grad && grad->data && !grad->buffer) {
-            std::memset(grad->data, 0, ggml_nbytes(grad));
-        }
-    }
-}
-
-void ggml_graph_clear(struct ggml_cgraph * cgraph) {
-    cgraph->n_leafs = 0;
-    cgraph->n_nodes = 0;
-    hash_reset(&cgraph->visited_hash_set);
-}
-
-int ggml_graph_size(struct ggml_cgraph * cgraph) { return cgraph->size; }
-int ggml_graph_n_nodes(struct ggml_cgraph * cgraph) { return cgraph->n_nodes; }
-struct ggml_tensor ** ggml_graph_nodes(struct ggml_cgraph * cgraph) { return cgraph->nodes; }
-
-struct ggml_tensor * ggml_graph_node(struct ggml_cgraph * cgraph, int i) {
-    if (i < 0) {
-        i += cgraph->n_nodes;
-    }
-    if (i < 0 || i >= cgraph->n_nodes) {
-        log_error("[ggml_graph_node] index %d out of range (%d nodes)\n", i, cgraph->n_nodes);
-        return nullptr;
-    }
-    return cgraph->nodes[i];
 }
 
 void ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
@@ -277,6 +378,94 @@ void ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tenso
         fatal("[ggml_graph_add_node] graph is full (%d nodes)", cgraph->size);
     }
     cgraph->nodes[cgraph->n_nodes++] = tensor;
+    cgraph->uid                      = next_graph_uid();
+}
+
+void ggml_graph_cpy(struct ggml_cgraph * src, struct ggml_cgraph * dst) {
+    if (src == dst) {
+        return;
+    }
+    if (dst->size < src->n_nodes || dst->size < src->n_leafs ||
+        dst->visited_hash_set.size < src->visited_hash_set.size) {
+        fatal("[ggml_graph_cpy] destination graph (size %d, %zu hash slots) is smaller than the source "
+              "(%d nodes, %d leafs, %zu hash slots)",
+              dst->size, dst->visited_hash_set.size, src->n_nodes, src->n_leafs, src->visited_hash_set.size);
+    }
+    dst->n_nodes = src->n_nodes;
+    dst->n_leafs = src->n_leafs;
+    dst->order   = src->order;
+    dst->uid     = 0;
+    for (int i = 0; i < src->n_nodes; ++i) {
+        dst->nodes[i] = src->nodes[i];
+    }
+    for (int i = 0; i < src->n_leafs; ++i) {
+        dst->leafs[i] = src->leafs[i];
+    }
+    hash_reset(&dst->visited_hash_set);
+    const ggml_hash_set & sset = src->visited_hash_set;
+    for (size_t i = 0; i < sset.size; ++i) {
+        if (bit_get(sset.used, i)) {
+            dst->use_counts[hash_find_or_insert(&dst->visited_hash_set, sset.keys[i])] = src->use_counts[i];
+        }
+    }
+    copy_grads(src, dst);
+}
+
+struct ggml_cgraph * ggml_graph_dup(struct ggml_context * ctx, struct ggml_cgraph * cgraph, bool force_grads) {
+    // a view has the size of its node range but its parent's hash set: the copy needs room for both
+    size_t size = static_cast<size_t>(cgraph->size);
+    size        = std::max(size, static_cast<size_t>(std::max(cgraph->n_nodes, cgraph->n_leafs)));
+    if (hash_size(size) < cgraph->visited_hash_set.size) {
+        size = (cgraph->visited_hash_set.size + 1) / 2;
+    }
+    ggml_cgraph * result = ggml_new_graph_custom(ctx, size, cgraph->grads != nullptr || force_grads);
+    if (!result) {
+        return nullptr;
+    }
+    ggml_graph_cpy(cgraph, result);
+    return result;
+}
+
+void ggml_graph_reset(struct ggml_cgraph * cgraph) {
+    if (!cgraph || !cgraph->grads) {
+        return; // a graph without gradients has nothing to reset
+    }
+    for (int i = 0; i < cgraph->n_nodes; ++i) {
+        ggml_tensor * node = cgraph->nodes[i];
+        if (node->op == GGML_OP_OPT_STEP_ADAMW) {
+            ggml_set_zero(node->src[2]); // first and second moments
+            ggml_set_zero(node->src[3]);
+        }
+        ggml_tensor * acc = ggml_graph_get_grad_acc(cgraph, node);
+        if (!acc) {
+            continue;
+        }
+        if (node->flags & GGML_TENSOR_FLAG_LOSS) {
+            set_loss_grad(acc);
+        } else {
+            ggml_set_zero(acc);
+        }
+    }
+}
+
+void ggml_graph_clear(struct ggml_cgraph * cgraph) {
+    cgraph->n_nodes = 0;
+    cgraph->n_leafs = 0;
+    cgraph->uid     = 0;
+    hash_reset(&cgraph->visited_hash_set);
+}
+
+int ggml_graph_size(struct ggml_cgraph * cgraph) { return cgraph->size; }
+struct ggml_tensor ** ggml_graph_nodes(struct ggml_cgraph * cgraph) { return cgraph->nodes; }
+int ggml_graph_n_nodes(struct ggml_cgraph * cgraph) { return cgraph->n_nodes; }
+
+struct ggml_tensor * ggml_graph_node(struct ggml_cgraph * cgraph, int i) {
+    const int j = i < 0 ? cgraph->n_nodes + i : i;
+    if (j < 0 || j >= cgraph->n_nodes) {
+        log_error("[ggml_graph_node] index %d out of range for a graph of %d nodes\n", i, cgraph->n_nodes);
+        return nullptr;
+    }
+    return cgraph->nodes[j];
 }
 
 struct ggml_tensor * ggml_graph_get_tensor(const struct ggml_cgraph * cgraph, const char * name) {
@@ -294,13 +483,13 @@ struct ggml_tensor * ggml_graph_get_tensor(const struct ggml_cgraph * cgraph, co
 }
 
 struct ggml_tensor * ggml_graph_get_grad(const struct ggml_cgraph * cgraph, const struct ggml_tensor * node) {
-    const size_t i = hash_find(&cgraph->visited_hash_set, node);
-    return (i != kHashFull && cgraph->grads && bit_get(cgraph->visited_hash_set.used, i)) ? cgraph->grads[i] : nullptr;
+    size_t slot = 0;
+    return cgraph->grads && has_slot(cgraph, node, &slot) ? cgraph->grads[slot] : nullptr;
 }
 
 struct ggml_tensor * ggml_graph_get_grad_acc(const struct ggml_cgraph * cgraph, const struct ggml_tensor * node) {
-    const size_t i = hash_find(&cgraph->visited_hash_set, node);
-    return (i != kHashFull && cgraph->grad_accs && bit_get(cgraph->visited_hash_set.used, i)) ? cgraph->grad_accs[i] : nullptr;
+    size_t slot = 0;
+    return cgraph->grad_accs && has_slot(cgraph, node, &slot) ? cgraph->grad_accs[slot] : nullptr;
 }
 
 } // extern "C"
