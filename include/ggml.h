@@ -687,7 +687,7 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_mean    (struct ggml_context * ctx, struct ggml_tensor * a); // per row
     GGML_API struct ggml_tensor * ggml_argmax  (struct ggml_context * ctx, struct ggml_tensor * a); // per row, I32
 
-    // repeat a to b's shape (returns a itself when the shapes already match)
+    // repeat a to b's shape (b only gives the shape)
     GGML_API struct ggml_tensor * ggml_repeat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_repeat_4d(
             struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
@@ -918,7 +918,7 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a,
             int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
 
-    // timesteps: [N] -> [PAD(dim, 2), N]
+    // timesteps: [N] -> [dim, N] (cos in the first half of each row, sin in the second)
     GGML_API struct ggml_tensor * ggml_timestep_embedding(
             struct ggml_context * ctx, struct ggml_tensor * timesteps, int dim, int max_period);
 

@@ -94,8 +94,8 @@ void add_unary(std::vector<OpCase> & cases) {
                              return ggml_unary(b.ctx(), ggml_scale(b.ctx(), x, 3.0f), op);
                          }, 1e-6});
     }
-    cases.push_back({"UNARY(SILU,type=f32,transposed)", GGML_OP_UNARY, [](B & b) {
-                         return ggml_silu(b.ctx(), ggml_transpose(b.ctx(), b.input(GGML_TYPE_F32, 5, 32)));
+    cases.push_back({"UNARY(SILU,type=f32,permuted)", GGML_OP_UNARY, [](B & b) {
+                         return ggml_silu(b.ctx(), ggml_permute(b.ctx(), b.input(GGML_TYPE_F32, 32, 2, 5), 0, 2, 1, 3));
                      }, 1e-6});
     cases.push_back({"UNARY(GELU,type=f16,ne=[32,5,2,1])", GGML_OP_UNARY, [](B & b) {
                          return ggml_gelu(b.ctx(), b.input(GGML_TYPE_F16, 32, 5, 2));

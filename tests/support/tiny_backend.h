@@ -15,9 +15,10 @@ namespace switchyard::testing {
 
 struct TinyBackendConfig {
     const char *               name        = "TINY";
-    ggml_backend_dev_type      type        = GGML_BACKEND_DEVICE_TYPE_GPU;
+    enum ggml_backend_dev_type type        = GGML_BACKEND_DEVICE_TYPE_GPU;
     int                        api_version = -1;              // -1: the library's GGML_BACKEND_API_VERSION
     size_t                     memory_size = size_t(1) << 28; // allocations beyond it fail
+    bool                       cpy_tensor  = true;            // copy from other TINY buffers (false: refuse)
 };
 
 // Creates a new reg with one device. It lives until the end of the process and is not registered.
@@ -27,12 +28,12 @@ ggml_backend_reg_t tiny_backend_new_reg(const TinyBackendConfig & config);
 ggml_backend_reg_t tiny_backend_reg();
 
 struct TinyStats {
-    size_t bytes_allocated  = 0; // in live buffers
-    size_t set_calls        = 0; // buffer set_tensor calls
-    size_t get_calls        = 0; // buffer get_tensor calls
-    size_t device_copies    = 0; // cpy_tensor between two TINY buffers
-    size_t graphs_computed  = 0;
-    size_t nodes_computed   = 0; // ADD nodes executed
+    size_t bytes_allocated = 0; // in live buffers
+    size_t set_calls       = 0; // buffer set_tensor calls
+    size_t get_calls       = 0; // buffer get_tensor calls
+    size_t device_copies   = 0; // cpy_tensor between two TINY buffers
+    size_t graphs_computed = 0;
+    size_t nodes_computed  = 0; // ADD nodes executed
 };
 
 // Counters of a TINY device (zero for any other device).

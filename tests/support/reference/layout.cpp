@@ -87,7 +87,8 @@ bool get_rows(ggml_tensor * node) {
 }
 
 bool set_rows(ggml_tensor * node) {
-    const ggml_tensor * b = node->src[1], *idx = node->src[2];
+    // the result is a view of the destination; src[0] holds the rows, src[1] the row indices
+    const ggml_tensor * b = node->src[0], *idx = node->src[1];
     std::vector<float>  row(static_cast<size_t>(b->ne[0]));
     for (int64_t i3 = 0; i3 < b->ne[3]; ++i3)
         for (int64_t i2 = 0; i2 < b->ne[2]; ++i2)

@@ -1,0 +1,104 @@
+#include "core/ops/op_common.h"
+
+#include "base/abort.h"
+#include "base/log.h"
+#include "core/type_traits.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace switchyard::ops {
+
+ShapeText shape(const ggml_tensor * t) {
+    ShapeText s{};
+    if (!t) {
+        std::snprintf(s.text, sizeof(s.text), "(null)");
+        return s;
+    }
+    const char * type_name = is_valid_type(t->type) ? type_info(t->type).name : "?";
+    std::snprintf(s.text, sizeof(s.text), "%s [%lld, %lld, %lld, %lld]", type_name, static_cast<long long>(t->ne[0]),
+                  static_cast<long long>(t->ne[1]), static_cast<long long>(t->ne[2]),
+                  static_cast<long long>(t->ne[3]));
+    return s;
+}
+
+bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> inputs) {
+    int i = 0;
+    for (const ggml_tensor * t : inputs) {
+        if (!t) {
+            log_error("[%s] input %d is NULL (an earlier constructor failed); returning NULL\n", op, i);
+            return false;
+        }
+        ++i;
+    }
+    return true;
+}
+
+void shape_check(bool cond, const char * op, const char * fmt, ...) {
+    if (cond) {
+        return;
+    }
+    char    message[1024];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(message, sizeof(message), fmt, args);
+    va_end(args);
+    fatal("[%s] %s", op, message);
+}
+
+ggml_tensor * new_result(ggml_context * ctx, ggml_type type, const Ne & ne, const char * op) {
+    return new_tensor_impl(ctx, type, GGML_MAX_DIMS, ne.data(), nullptr, 0, op);
+}
+
+ggml_tensor * like(ggml_context * ctx, ggml_tensor * a, bool inplace, const char * op) {
+    if (inplace) {
+        return view_of(ctx, a, op);
+    }
+    return new_tensor_impl(ctx, a->type, GGML_MAX_DIMS, a->ne, nullptr, 0, op);
+}
+
+ggml_tensor * set_op(ggml_tensor * t, ggml_op op, std::initializer_list<ggml_tensor *> srcs) {
+    if (!t) {
+        return nullptr;
+    }
+    t->op = op;
+    int i = 0;
+    for (ggml_tensor * s : srcs) {
+        t->src[i++] = s;
+    }
+    return t;
+}
+
+ggml_tensor * with_i32(ggml_tensor * t, std::initializer_list<int32_t> values) {
+    if (!t) {
+        return nullptr;
+    }
+    int i = 0;
+    for (int32_t v : values) {
+        set_op_param_i32(t, i++, v);
+    }
+    return t;
+}
+
+ggml_tensor * with_f32(ggml_tensor * t, std::initializer_list<float> values) {
+    if (!t) {
+        return nullptr;
+    }
+    int i = 0;
+    for (float v : values) {
+        set_op_param_f32(t, i++, v);
+    }
+    return t;
+}
+
+bool is_padded_1d(const ggml_tensor * t) {
+    return t->nb[0] == ggml_type_size(t->type) && t->nb[2] == t->nb[1] * static_cast<size_t>(t->ne[1]) &&
+           t->nb[3] == t->nb[2] * static_cast<size_t>(t->ne[2]);
+}
+
+bool can_repeat_rows(const ggml_tensor * t0, const ggml_tensor * t1) {
+    return t0->ne[0] == t1->ne[0] && ggml_can_repeat(t0, t1);
+}
+
+} // namespace switchyard::ops

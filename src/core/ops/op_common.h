@@ -1,0 +1,68 @@
+// Helpers shared by the op constructors (src/core/ops/<family>.cpp).
+//
+// Every constructor follows the same steps:
+//   1. inputs_ok: a NULL input means an earlier constructor failed (context full). Log and return NULL, so a
+//      failure travels down the expression instead of crashing it.
+//   2. shape_check: impossible shapes and types are programming errors. They are logged as
+//      "[ggml_xxx] <what> <shapes>" and end in switchyard::fatal (the abort callback, then abort), as upstream.
+//   3. Create the result (new_result / like), which returns NULL when the context is full: pass it on.
+//   4. set_op (null-safe) records the op and the sources; op parameters go into op_params with the exact
+//      layout upstream backends read.
+// Constructors never touch tensor data.
+#pragma once
+
+#include "ggml.h"
+
+#include "core/tensor.h"
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+
+namespace switchyard::ops {
+
+using Ne = std::array<int64_t, GGML_MAX_DIMS>;
+
+// "f32 [4, 3, 2, 1]" in a buffer that lives until the end of the full expression that created it, so
+// shape_check(..., "%s", shape(a).text) is safe.
+struct ShapeText {
+    char text[96];
+};
+ShapeText shape(const ggml_tensor * t);
+
+// false (with a log line naming `op`) when one of `inputs` is NULL. Optional inputs are not listed.
+bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> inputs);
+
+// When cond is false: logs "[op] <formatted message>" and calls fatal (does not return).
+void shape_check(bool cond, const char * op, const char * fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// A fresh contiguous tensor of `type` with 4-d extents ne (NULL when the context is full).
+ggml_tensor * new_result(ggml_context * ctx, ggml_type type, const Ne & ne, const char * op);
+
+// A fresh tensor shaped like a (inplace = false) or a view of a (inplace = true).
+ggml_tensor * like(ggml_context * ctx, ggml_tensor * a, bool inplace, const char * op);
+
+// Records op and sources src[0..] on t; returns t. NULL in, NULL out. Sources may be NULL (optional ones).
+ggml_tensor * set_op(ggml_tensor * t, ggml_op op, std::initializer_list<ggml_tensor *> srcs);
+
+// Writes int32 / float op parameters into slots 0.. of t; returns t. NULL in, NULL out.
+ggml_tensor * with_i32(ggml_tensor * t, std::initializer_list<int32_t> values);
+ggml_tensor * with_f32(ggml_tensor * t, std::initializer_list<float> values);
+
+// Elements of each row are adjacent and rows, planes and volumes are packed (row padding allowed).
+bool is_padded_1d(const ggml_tensor * t);
+
+// t0 repeats into t1 and their rows have the same length.
+bool can_repeat_rows(const ggml_tensor * t0, const ggml_tensor * t1);
+
+// n is a whole multiple of d (0 only divides 0); avoids the division by zero of n % d for empty tensors.
+inline bool divisible(int64_t n, int64_t d) {
+    return d != 0 ? n % d == 0 : n == 0;
+}
+
+// Shorthands for a tensor's extents as an Ne.
+inline Ne ne_of(const ggml_tensor * t) {
+    return {t->ne[0], t->ne[1], t->ne[2], t->ne[3]};
+}
+
+} // namespace switchyard::ops

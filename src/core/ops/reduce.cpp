@@ -1,0 +1,46 @@
+// Reductions: SUM (everything -> one element of a's type), SUM_ROWS (each row -> one element, a's type),
+// MEAN (each row -> one F32 element), ARGMAX (each row of a matrix -> I32 index). No op parameters.
+#include "core/ops/op_common.h"
+
+#include <cstdint>
+
+using namespace switchyard;
+using namespace switchyard::ops;
+
+extern "C" {
+
+struct ggml_tensor * ggml_sum(struct ggml_context * ctx, struct ggml_tensor * a) {
+    const char * name = "ggml_sum";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    return set_op(new_result(ctx, a->type, {1, 1, 1, 1}, name), GGML_OP_SUM, {a});
+}
+
+struct ggml_tensor * ggml_sum_rows(struct ggml_context * ctx, struct ggml_tensor * a) {
+    const char * name = "ggml_sum_rows";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    return set_op(new_result(ctx, a->type, {1, a->ne[1], a->ne[2], a->ne[3]}, name), GGML_OP_SUM_ROWS, {a});
+}
+
+struct ggml_tensor * ggml_mean(struct ggml_context * ctx, struct ggml_tensor * a) {
+    const char * name = "ggml_mean";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    return set_op(new_result(ctx, GGML_TYPE_F32, {1, a->ne[1], a->ne[2], a->ne[3]}, name), GGML_OP_MEAN, {a});
+}
+
+struct ggml_tensor * ggml_argmax(struct ggml_context * ctx, struct ggml_tensor * a) {
+    const char * name = "ggml_argmax";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    shape_check(ggml_is_matrix(a), name, "a %s must be a matrix (ne[2] = ne[3] = 1)", shape(a).text);
+    shape_check(a->ne[0] <= INT32_MAX, name, "rows of a %s are too long for i32 indices", shape(a).text);
+    return set_op(new_result(ctx, GGML_TYPE_I32, {a->ne[1], 1, 1, 1}, name), GGML_OP_ARGMAX, {a});
+}
+
+} // extern "C"

@@ -1,0 +1,124 @@
+// ROPE: rotary position embedding of the first n_dims elements of each row.
+//
+// a [head_dim, n_head, n_tokens, ne3]; b I32 positions [n_tokens] (4*n_tokens for the MROPE modes); c optional
+// F32 frequency factors [>= n_dims/2]. src = {a, b, c}; the result is like a, `_inplace` a view of a.
+// op_params, 15 int32 slots (upstream's layout, read by every backend):
+//   [0] n_past = 0   [1] n_dims   [2] mode   [3] n_ctx = 0   [4] n_ctx_orig
+//   [5] freq_base  [6] freq_scale  [7] ext_factor  [8] attn_factor  [9] beta_fast  [10] beta_slow   (f32)
+//   [11..14] multi-rope sections (zero unless a MROPE mode is given sections; ggml.h exposes none)
+// mode bit 0 (the removed "past" mode) is rejected.
+#include "core/ops/op_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace switchyard::ops {
+
+namespace {
+
+struct RopeParams {
+    int   n_dims;
+    int   mode;
+    int   n_ctx_orig;
+    float freq_base;
+    float freq_scale;
+    float ext_factor;
+    float attn_factor;
+    float beta_fast;
+    float beta_slow;
+};
+
+// The defaults of ggml_rope: no context extension, base 10000.
+constexpr RopeParams plain_rope(int n_dims, int mode) {
+    return RopeParams{n_dims, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f};
+}
+
+void check_rope(const ggml_tensor * a, const ggml_tensor * b, const ggml_tensor * c, const RopeParams & p,
+                const char * name) {
+    shape_check((p.mode & 1) == 0, name, "mode %d: bit 0 is no longer supported", p.mode);
+    shape_check(ggml_is_vector(b) && b->type == GGML_TYPE_I32, name, "positions b %s must be an i32 vector",
+                shape(b).text);
+    const bool    mrope    = (p.mode & GGML_ROPE_TYPE_MROPE) != 0;
+    const int64_t expected = mrope ? a->ne[2] * 4 : a->ne[2];
+    shape_check(b->ne[0] == expected, name, "positions b %s must have %lld entries for a %s", shape(b).text,
+                static_cast<long long>(expected), shape(a).text);
+    if (c) {
+        shape_check(c->type == GGML_TYPE_F32 && c->ne[0] >= p.n_dims / 2, name,
+                    "frequency factors c %s must be f32 with >= n_dims/2 = %d entries", shape(c).text, p.n_dims / 2);
+    }
+}
+
+ggml_tensor * rope_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, ggml_tensor * c, const RopeParams & p,
+                        bool inplace, const char * name) {
+    if (!inputs_ok(name, {a, b})) {
+        return nullptr;
+    }
+    check_rope(a, b, c, p, name);
+    ggml_tensor * t = set_op(like(ctx, a, inplace, name), GGML_OP_ROPE, {a, b, c});
+    if (!t) {
+        return nullptr;
+    }
+    with_i32(t, {0, p.n_dims, p.mode, 0, p.n_ctx_orig});
+    const float floats[] = {p.freq_base, p.freq_scale, p.ext_factor, p.attn_factor, p.beta_fast, p.beta_slow};
+    for (int i = 0; i < 6; ++i) {
+        set_op_param_f32(t, 5 + i, floats[i]);
+    }
+    for (int i = 11; i < 11 + GGML_MROPE_SECTIONS; ++i) {
+        set_op_param_i32(t, i, 0);
+    }
+    return t;
+}
+
+// The dimension whose rotation completes n_rot turns over n_ctx_orig positions.
+float yarn_corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base) {
+    const float two_pi = 2.0f * std::numbers::pi_v<float>;
+    return static_cast<float>(n_dims) * std::log(static_cast<float>(n_ctx_orig) / (n_rot * two_pi)) /
+           (2.0f * std::log(base));
+}
+
+} // namespace
+
+} // namespace switchyard::ops
+
+using namespace switchyard;
+using namespace switchyard::ops;
+
+extern "C" {
+
+struct ggml_tensor * ggml_rope(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims,
+                               int mode) {
+    return rope_impl(ctx, a, b, nullptr, plain_rope(n_dims, mode), false, "ggml_rope");
+}
+
+struct ggml_tensor * ggml_rope_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                       int n_dims, int mode) {
+    return rope_impl(ctx, a, b, nullptr, plain_rope(n_dims, mode), true, "ggml_rope_inplace");
+}
+
+struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                   struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig, float freq_base,
+                                   float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+                                   float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_impl(ctx, a, b, c, p, false, "ggml_rope_ext");
+}
+
+struct ggml_tensor * ggml_rope_ext_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                           struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
+                                           float freq_base, float freq_scale, float ext_factor, float attn_factor,
+                                           float beta_fast, float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_impl(ctx, a, b, c, p, true, "ggml_rope_ext_inplace");
+}
+
+// dims[0] = first dimension to correct (floor, >= 0), dims[1] = last (ceil, <= n_dims - 1).
+void ggml_rope_yarn_corr_dims(int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow,
+                              float dims[2]) {
+    const float start = std::floor(yarn_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base));
+    const float end   = std::ceil(yarn_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base));
+    dims[0]           = std::max(0.0f, start);
+    dims[1]           = std::min(static_cast<float>(n_dims - 1), end);
+}
+
+} // extern "C"

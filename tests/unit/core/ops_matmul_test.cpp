@@ -1,0 +1,153 @@
+// Matrix products: MUL_MAT (broadcast over dims 2 and 3, quantized a, precision slot), MUL_MAT_ID and OUT_PROD,
+// with the shapes each rejects.
+#include "ggml.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+struct FatalError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class MatmulOps : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ctx_ = ggml_init(ggml_init_params{4 << 20, nullptr, false});
+        ASSERT_NE(ctx_, nullptr);
+        previous_ = ggml_set_abort_callback(&MatmulOps::throw_fatal);
+    }
+    void TearDown() override {
+        ggml_set_abort_callback(previous_);
+        ggml_free(ctx_);
+    }
+
+    ggml_tensor * t(ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1, int64_t ne3 = 1) {
+        return ggml_new_tensor_4d(ctx_, type, ne0, ne1, ne2, ne3);
+    }
+
+    static std::string fatal_message(const std::function<void()> & f) {
+        try {
+            f();
+        } catch (const FatalError & e) {
+            return e.what();
+        }
+        ADD_FAILURE() << "expected a fatal error";
+        return {};
+    }
+
+    static void throw_fatal(const char * message) { throw FatalError(message); }
+
+    ggml_context *        ctx_      = nullptr;
+    ggml_abort_callback_t previous_ = nullptr;
+};
+
+[[maybe_unused]] void expect_layout(const ggml_tensor * r, ggml_type type, std::array<int64_t, 4> ne, std::array<size_t, 4> nb) {
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->type, type);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(r->ne[i], ne[i]) << "ne[" << i << "]";
+        EXPECT_EQ(r->nb[i], nb[i]) << "nb[" << i << "]";
+    }
+}
+
+[[maybe_unused]] float param_f32(const ggml_tensor * t, int i) {
+    float v;
+    std::memcpy(&v, &t->op_params[i], sizeof(v));
+    return v;
+}
+
+TEST_F(MatmulOps, MulMatIsF32NByMBroadcastOverOuterDims) {
+    ggml_tensor * a = t(GGML_TYPE_F16, 64, 10, 2, 3);
+    ggml_tensor * b = t(GGML_TYPE_F32, 64, 7, 4, 3);
+    ggml_tensor * r = ggml_mul_mat(ctx_, a, b);
+    expect_layout(r, GGML_TYPE_F32, {10, 7, 4, 3}, {4, 40, 280, 1120});
+    EXPECT_EQ(r->op, GGML_OP_MUL_MAT);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->src[1], b);
+    EXPECT_EQ(r->src[2], nullptr);
+    EXPECT_EQ(r->op_params[0], 0);
+    EXPECT_EQ(r->view_src, nullptr);
+}
+
+TEST_F(MatmulOps, MulMatTakesQuantizedWeights) {
+    ggml_tensor * a = t(GGML_TYPE_Q4_0, 64, 10);
+    ggml_tensor * b = t(GGML_TYPE_F32, 64, 5);
+    expect_layout(ggml_mul_mat(ctx_, a, b), GGML_TYPE_F32, {10, 5, 1, 1}, {4, 40, 200, 200});
+}
+
+TEST_F(MatmulOps, MulMatRejectsMismatchedOrTransposedA) {
+    ggml_tensor *     a   = t(GGML_TYPE_F32, 64, 10, 2);
+    const std::string msg = fatal_message([&] { ggml_mul_mat(ctx_, a, t(GGML_TYPE_F32, 32, 7, 2)); });
+    EXPECT_EQ(msg.rfind("[ggml_mul_mat]", 0), 0u) << msg;
+    EXPECT_NE(msg.find("f32 [64, 10, 2, 1]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("f32 [32, 7, 2, 1]"), std::string::npos) << msg;
+    fatal_message([&] { ggml_mul_mat(ctx_, a, t(GGML_TYPE_F32, 64, 7, 3)); });    // 3 % 2 != 0
+    fatal_message([&] { ggml_mul_mat(ctx_, t(GGML_TYPE_F32, 64, 10, 1, 2), t(GGML_TYPE_F32, 64, 7, 1, 3)); });
+    ggml_tensor * at = ggml_transpose(ctx_, t(GGML_TYPE_F32, 10, 64));
+    fatal_message([&] { ggml_mul_mat(ctx_, at, t(GGML_TYPE_F32, 64, 7)); });
+    // a transposed b is fine
+    ggml_tensor * bt = ggml_transpose(ctx_, t(GGML_TYPE_F32, 7, 64));
+    expect_layout(ggml_mul_mat(ctx_, t(GGML_TYPE_F32, 64, 10), bt), GGML_TYPE_F32, {10, 7, 1, 1}, {4, 40, 280, 280});
+}
+
+TEST_F(MatmulOps, SetPrecWritesSlotZeroOfMulMatNodesOnly) {
+    ggml_tensor * r = ggml_mul_mat(ctx_, t(GGML_TYPE_F16, 8, 2), t(GGML_TYPE_F32, 8, 3));
+    ggml_mul_mat_set_prec(r, GGML_PREC_F32);
+    EXPECT_EQ(r->op_params[0], 10);
+    ggml_mul_mat_set_prec(r, GGML_PREC_DEFAULT);
+    EXPECT_EQ(r->op_params[0], 0);
+    ggml_mul_mat_set_prec(nullptr, GGML_PREC_F32); // logged, no crash
+    const std::string msg = fatal_message([&] { ggml_mul_mat_set_prec(t(GGML_TYPE_F32, 4), GGML_PREC_F32); });
+    EXPECT_EQ(msg.rfind("[ggml_mul_mat_set_prec]", 0), 0u) << msg;
+}
+
+TEST_F(MatmulOps, MulMatIdGivesOneRowPerUsedExpert) {
+    ggml_tensor * as  = t(GGML_TYPE_F16, 64, 10, 8);
+    ggml_tensor * b   = t(GGML_TYPE_F32, 64, 2, 5);
+    ggml_tensor * ids = t(GGML_TYPE_I32, 4, 5);
+    ggml_tensor * r   = ggml_mul_mat_id(ctx_, as, b, ids);
+    expect_layout(r, GGML_TYPE_F32, {10, 4, 5, 1}, {4, 40, 160, 800});
+    EXPECT_EQ(r->op, GGML_OP_MUL_MAT_ID);
+    EXPECT_EQ(r->src[0], as);
+    EXPECT_EQ(r->src[1], b);
+    EXPECT_EQ(r->src[2], ids);
+    // b with one row per token is broadcast to every used expert
+    expect_layout(ggml_mul_mat_id(ctx_, as, t(GGML_TYPE_F32, 64, 1, 5), ids), GGML_TYPE_F32, {10, 4, 5, 1},
+                  {4, 40, 160, 800});
+}
+
+TEST_F(MatmulOps, MulMatIdRejects) {
+    ggml_tensor *     as  = t(GGML_TYPE_F16, 64, 10, 8);
+    ggml_tensor *     b   = t(GGML_TYPE_F32, 64, 2, 5);
+    const std::string msg = fatal_message([&] { ggml_mul_mat_id(ctx_, as, b, t(GGML_TYPE_F32, 4, 5)); });
+    EXPECT_EQ(msg.rfind("[ggml_mul_mat_id]", 0), 0u) << msg;
+    fatal_message([&] { ggml_mul_mat_id(ctx_, as, b, t(GGML_TYPE_I32, 3, 5)); });    // 3 % 2 != 0
+    fatal_message([&] { ggml_mul_mat_id(ctx_, as, b, t(GGML_TYPE_I32, 4, 6)); });    // tokens differ
+    fatal_message([&] { ggml_mul_mat_id(ctx_, as, b, t(GGML_TYPE_I32, 4, 5, 2)); }); // ids not 2-d
+    fatal_message([&] { ggml_mul_mat_id(ctx_, t(GGML_TYPE_F16, 64, 10, 8, 2), b, t(GGML_TYPE_I32, 4, 5)); });
+    fatal_message([&] { ggml_mul_mat_id(ctx_, as, t(GGML_TYPE_F32, 32, 2, 5), t(GGML_TYPE_I32, 4, 5)); });
+    EXPECT_EQ(ggml_mul_mat_id(ctx_, as, b, nullptr), nullptr);
+}
+
+TEST_F(MatmulOps, OutProdIsF32MByP) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 5, 7, 2);
+    ggml_tensor * b = t(GGML_TYPE_F32, 3, 7, 4);
+    ggml_tensor * r = ggml_out_prod(ctx_, a, b);
+    expect_layout(r, GGML_TYPE_F32, {5, 3, 4, 1}, {4, 20, 60, 240});
+    EXPECT_EQ(r->op, GGML_OP_OUT_PROD);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->src[1], b);
+    const std::string msg = fatal_message([&] { ggml_out_prod(ctx_, a, t(GGML_TYPE_F32, 3, 6, 4)); });
+    EXPECT_EQ(msg.rfind("[ggml_out_prod]", 0), 0u) << msg;
+    fatal_message([&] { ggml_out_prod(ctx_, a, t(GGML_TYPE_F32, 3, 7, 3)); });
+    EXPECT_EQ(ggml_out_prod(ctx_, nullptr, b), nullptr);
+}
+
+} // namespace

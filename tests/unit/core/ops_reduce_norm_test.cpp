@@ -1,0 +1,156 @@
+// Reductions (SUM, SUM_ROWS, MEAN, ARGMAX) and normalisation (NORM, RMS_NORM, L2_NORM, GROUP_NORM): result
+// shapes and types, eps / n_groups in op_params, `_inplace` views, rejected shapes.
+#include "ggml.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+struct FatalError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class ReduceNormOps : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ctx_ = ggml_init(ggml_init_params{4 << 20, nullptr, false});
+        ASSERT_NE(ctx_, nullptr);
+        previous_ = ggml_set_abort_callback(&ReduceNormOps::throw_fatal);
+    }
+    void TearDown() override {
+        ggml_set_abort_callback(previous_);
+        ggml_free(ctx_);
+    }
+
+    ggml_tensor * t(ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1, int64_t ne3 = 1) {
+        return ggml_new_tensor_4d(ctx_, type, ne0, ne1, ne2, ne3);
+    }
+
+    static std::string fatal_message(const std::function<void()> & f) {
+        try {
+            f();
+        } catch (const FatalError & e) {
+            return e.what();
+        }
+        ADD_FAILURE() << "expected a fatal error";
+        return {};
+    }
+
+    static void throw_fatal(const char * message) { throw FatalError(message); }
+
+    ggml_context *        ctx_      = nullptr;
+    ggml_abort_callback_t previous_ = nullptr;
+};
+
+[[maybe_unused]] void expect_layout(const ggml_tensor * r, ggml_type type, std::array<int64_t, 4> ne, std::array<size_t, 4> nb) {
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->type, type);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(r->ne[i], ne[i]) << "ne[" << i << "]";
+        EXPECT_EQ(r->nb[i], nb[i]) << "nb[" << i << "]";
+    }
+}
+
+[[maybe_unused]] float param_f32(const ggml_tensor * t, int i) {
+    float v;
+    std::memcpy(&v, &t->op_params[i], sizeof(v));
+    return v;
+}
+
+TEST_F(ReduceNormOps, SumGivesOneElementOfAsType) {
+    ggml_tensor * a = t(GGML_TYPE_F16, 4, 3, 2);
+    ggml_tensor * r = ggml_sum(ctx_, a);
+    expect_layout(r, GGML_TYPE_F16, {1, 1, 1, 1}, {2, 2, 2, 2});
+    EXPECT_EQ(r->op, GGML_OP_SUM);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->src[1], nullptr);
+}
+
+TEST_F(ReduceNormOps, SumRowsKeepsTheOuterDims) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 5, 3, 2, 2);
+    ggml_tensor * r = ggml_sum_rows(ctx_, a);
+    expect_layout(r, GGML_TYPE_F32, {1, 3, 2, 2}, {4, 4, 12, 24});
+    EXPECT_EQ(r->op, GGML_OP_SUM_ROWS);
+    EXPECT_EQ(r->src[0], a);
+}
+
+TEST_F(ReduceNormOps, MeanIsF32PerRow) {
+    ggml_tensor * a = t(GGML_TYPE_F16, 5, 3);
+    ggml_tensor * r = ggml_mean(ctx_, a);
+    expect_layout(r, GGML_TYPE_F32, {1, 3, 1, 1}, {4, 4, 12, 12});
+    EXPECT_EQ(r->op, GGML_OP_MEAN);
+    EXPECT_EQ(r->src[0], a);
+}
+
+TEST_F(ReduceNormOps, ArgmaxGivesOneI32PerRowOfAMatrix) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 7, 3);
+    ggml_tensor * r = ggml_argmax(ctx_, a);
+    expect_layout(r, GGML_TYPE_I32, {3, 1, 1, 1}, {4, 12, 12, 12});
+    EXPECT_EQ(r->op, GGML_OP_ARGMAX);
+    EXPECT_EQ(r->src[0], a);
+    const std::string msg = fatal_message([&] { ggml_argmax(ctx_, t(GGML_TYPE_F32, 7, 3, 2)); });
+    EXPECT_EQ(msg.rfind("[ggml_argmax]", 0), 0u) << msg;
+    EXPECT_NE(msg.find("f32 [7, 3, 2, 1]"), std::string::npos) << msg;
+    fatal_message([&] { ggml_argmax(ctx_, t(GGML_TYPE_F32, 7, 1, 1, 2)); });
+}
+
+TEST_F(ReduceNormOps, ReductionsPassNullOn) {
+    EXPECT_EQ(ggml_sum(ctx_, nullptr), nullptr);
+    EXPECT_EQ(ggml_sum_rows(ctx_, nullptr), nullptr);
+    EXPECT_EQ(ggml_mean(ctx_, nullptr), nullptr);
+    EXPECT_EQ(ggml_argmax(ctx_, nullptr), nullptr);
+}
+
+TEST_F(ReduceNormOps, EpsNormsStoreEpsInSlotZero) {
+    using Norm = ggml_tensor * (*) (ggml_context *, ggml_tensor *, float);
+    struct Case {
+        Norm    plain;
+        Norm    inplace;
+        ggml_op op;
+    };
+    const Case cases[] = {
+        {ggml_norm, ggml_norm_inplace, GGML_OP_NORM},
+        {ggml_rms_norm, ggml_rms_norm_inplace, GGML_OP_RMS_NORM},
+        {ggml_l2_norm, ggml_l2_norm_inplace, GGML_OP_L2_NORM},
+    };
+    ggml_tensor * a = t(GGML_TYPE_F32, 8, 3, 2);
+    for (const auto & c : cases) {
+        SCOPED_TRACE(ggml_op_name(c.op));
+        ggml_tensor * r = c.plain(ctx_, a, 1e-5f);
+        expect_layout(r, GGML_TYPE_F32, {8, 3, 2, 1}, {4, 32, 96, 192});
+        EXPECT_EQ(r->op, c.op);
+        EXPECT_EQ(r->src[0], a);
+        EXPECT_EQ(param_f32(r, 0), 1e-5f);
+        EXPECT_EQ(r->op_params[1], 0);
+        EXPECT_EQ(r->view_src, nullptr);
+        ggml_tensor * ri = c.inplace(ctx_, a, 0.25f);
+        EXPECT_EQ(ri->op, c.op);
+        EXPECT_EQ(param_f32(ri, 0), 0.25f);
+        EXPECT_EQ(ri->view_src, a);
+        EXPECT_EQ(ri->data, a->data);
+        EXPECT_EQ(c.plain(ctx_, nullptr, 1.0f), nullptr);
+    }
+}
+
+TEST_F(ReduceNormOps, GroupNormStoresGroupsThenEps) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 4, 4, 8);
+    ggml_tensor * r = ggml_group_norm(ctx_, a, 4, 1e-6f);
+    expect_layout(r, GGML_TYPE_F32, {4, 4, 8, 1}, {4, 16, 64, 512});
+    EXPECT_EQ(r->op, GGML_OP_GROUP_NORM);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->op_params[0], 4);
+    EXPECT_EQ(param_f32(r, 1), 1e-6f);
+    EXPECT_EQ(r->view_src, nullptr);
+    ggml_tensor * ri = ggml_group_norm_inplace(ctx_, a, 2, 0.5f);
+    EXPECT_EQ(ri->op_params[0], 2);
+    EXPECT_EQ(param_f32(ri, 1), 0.5f);
+    EXPECT_EQ(ri->view_src, a);
+}
+
+} // namespace
