@@ -164,6 +164,9 @@ bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgra
         log_error("[ggml_backend_sched_alloc_graph] a graph is already allocated: call ggml_backend_sched_reset first\n");
         return false;
     }
+    // the pipeline slot must be chosen before splitting: split inputs are rewired to this slot's copies
+    sched->cur_copy  = sched->next_copy;
+    sched->next_copy = (sched->next_copy + 1) % sched->n_copies;
     ggml_backend_sched_split_graph(sched, graph);
     if (has_errors(sched, "ggml_backend_sched_alloc_graph")) {
         return false;
@@ -182,9 +185,7 @@ bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgra
     }
     sched->prev_node_backend_ids = sched->node_backend_ids;
     sched->prev_leaf_backend_ids = sched->leaf_backend_ids;
-    sched->cur_copy  = sched->next_copy;
-    sched->next_copy = (sched->next_copy + 1) % sched->n_copies;
-    sched->is_alloc  = true;
+    sched->is_alloc = true;
     return true;
 }
 

@@ -201,8 +201,38 @@ TEST_F(SchedTest, PipelineParallelMatchesSequential) {
         ggml_backend_sched_synchronize(sched);
         expect_close(read_tensor(b.out), cpu_reference(w, input));
     }
-    EXPECT_GT(test_device_async_copies(dev), 0u);
     ggml_backend_sched_free(sched);
+}
+
+TEST_F(SchedTest, ComputedCpuTensorReachesTheDeviceByAsyncCopy) {
+    const Weights            w(18);
+    const std::vector<float> input = make_input(19);
+    PlacedWeights            pw(w, gpu, cpu);
+    ggml_init_params         params{16 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+    ggml_context *           ctx = ggml_init(params);
+    ggml_tensor *            x   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, kEmbd, kTokens);
+    ggml_set_input(x);
+    ggml_tensor * y = ggml_scale(ctx, x, 2.0f); // forced onto the CPU below
+    ggml_tensor * z = ggml_mul(ctx, y, pw.norm); // the weights pull this onto the device
+    ggml_set_output(z);
+    ggml_cgraph * g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, z);
+    ggml_backend_sched_t sched = make_sched(/*parallel=*/true);
+    ggml_backend_sched_set_tensor_backend(sched, y, cpu);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, g));
+    EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, z), gpu);
+    ggml_backend_tensor_set(x, input.data(), 0, input.size() * sizeof(float));
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, g), GGML_STATUS_SUCCESS);
+    EXPECT_GT(test_device_async_copies(dev), 0u);
+    const std::vector<float> got = read_tensor(z);
+    for (int64_t t = 0; t < kTokens; ++t) {
+        for (int64_t i = 0; i < kEmbd; ++i) {
+            const size_t k = static_cast<size_t>(t * kEmbd + i);
+            ASSERT_FLOAT_EQ(got[k], input[k] * 2.0f * w.norm[static_cast<size_t>(i)]);
+        }
+    }
+    ggml_backend_sched_free(sched);
+    ggml_free(ctx);
 }
 
 TEST_F(SchedTest, OpNoBackendSupportsIsAnErrorNotAnAbort) {
@@ -228,7 +258,7 @@ TEST_F(SchedTest, OpNoBackendSupportsIsAnErrorNotAnAbort) {
 
 TEST_F(SchedTest, DeviceAllocationFailureIsAnError) {
     TestDeviceConfig config;
-    config.memory_size = 64 * 1024; // weights fit (~49 KiB with padding), compute buffers do not
+    config.memory_size = 26 * 1024; // the device's weights (~24.3 KiB) fit, its compute buffer (5 KiB) does not
     init(config);
     const Weights w(13);
     ggml_backend_t cpu2 = ggml_backend_cpu_init();
