@@ -1,5 +1,7 @@
 // Scalar fp16 and bf16 conversions, exact: round to nearest even, NaN and Inf kept, subnormals handled.
-// Row converters with F16C / AVX-512 BF16 fast paths live in fp16.cpp.
+// NaNs come out quiet with their payload's top bits kept, as the x86 conversion instructions do it
+// (vcvtph2ps, vcvtps2ph, vcvtneps2bf16), so the scalar code and the fast paths agree bit for bit.
+// Row converters with F16C / AVX-512 BF16 fast paths chosen at run time live in fp16.cpp.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +25,8 @@ inline float fp16_to_fp32(uint16_t h) {
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     const uint32_t exp  = (h >> 10) & 0x1fu;
     uint32_t       mant = h & 0x3ffu;
-    if (exp == 0x1f) { // Inf / NaN
-        return bits_float(sign | 0x7f800000u | (mant << 13));
+    if (exp == 0x1f) { // Inf, or NaN made quiet (payload kept)
+        return bits_float(sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0u));
     }
     if (exp == 0) {
         if (mant == 0) {
@@ -88,5 +90,13 @@ inline uint16_t fp32_to_bf16(float f) {
     }
     return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
+
+// Row converters (n elements). The fp16 ones and fp32_to_bf16_row use F16C / AVX-512 BF16 when the CPU has
+// them; every path gives exactly the scalar conversions above. Thread-safe, no allocation.
+void fp16_to_fp32_row(const uint16_t * x, float * y, int64_t n);
+void fp32_to_fp16_row(const float * x, uint16_t * y, int64_t n);
+void bf16_to_fp32_row(const uint16_t * x, float * y, int64_t n);
+void fp32_to_bf16_row(const float * x, uint16_t * y, int64_t n);
+void fp32_to_bf16_row_scalar(const float * x, uint16_t * y, int64_t n);
 
 } // namespace switchyard

@@ -1,34 +1,45 @@
-// Placeholder until the block formats land: plain float types only.
 #include "quant/formats.h"
 
-#include "base/fp16.h"
+#include <array>
 
 namespace switchyard::quant {
 
 namespace {
 
-void f16_to_float(const void * x, float * y, int64_t k) {
-    const auto * h = static_cast<const uint16_t *>(x);
-    for (int64_t i = 0; i < k; ++i) {
-        y[i] = fp16_to_fp32(h[i]);
-    }
-}
-
-void float_to_f16(const float * x, void * y, int64_t k) {
-    auto * h = static_cast<uint16_t *>(y);
-    for (int64_t i = 0; i < k; ++i) {
-        h[i] = fp32_to_fp16(x[i]);
-    }
+// Built on first use: the Format objects live in other translation units, so their addresses are only
+// constants at link time and the table cannot be a constexpr array.
+const std::array<const Format *, GGML_TYPE_COUNT> & format_table() {
+    static const auto table = [] {
+        std::array<const Format *, GGML_TYPE_COUNT> t{};
+        const Format * all[] = {&kFormatF32,  &kFormatF16,  &kFormatBF16, &kFormatF64,  &kFormatQ4_0,
+                                &kFormatQ4_1, &kFormatQ5_0, &kFormatQ5_1, &kFormatQ8_0, &kFormatQ8_1,
+                                &kFormatQ2_K, &kFormatQ3_K, &kFormatQ4_K, &kFormatQ5_K, &kFormatQ6_K,
+                                &kFormatQ8_K, &kFormatIQ4_NL, &kFormatMXFP4};
+        for (const Format * f : all) {
+            t[f->type] = f;
+        }
+        return t;
+    }();
+    return table;
 }
 
 } // namespace
 
+const Format * find_format(ggml_type type) {
+    if (type < 0 || type >= GGML_TYPE_COUNT) {
+        return nullptr;
+    }
+    return format_table()[type];
+}
+
 ggml_to_float_t to_float_fn(ggml_type type) {
-    return type == GGML_TYPE_F16 ? f16_to_float : nullptr;
+    const Format * f = find_format(type);
+    return f ? f->to_float : nullptr;
 }
 
 ggml_from_float_t from_float_ref_fn(ggml_type type) {
-    return type == GGML_TYPE_F16 ? float_to_f16 : nullptr;
+    const Format * f = find_format(type);
+    return f ? f->from_float_ref : nullptr;
 }
 
 } // namespace switchyard::quant

@@ -1,0 +1,196 @@
+// The block formats as they are stored in model files (GGUF) and tensors: one struct per format, byte for byte
+// the layout upstream ggml defines (ggml-common.h), with sizes and field offsets checked at compile time. All
+// `uint16_t` scale fields are IEEE binary16 ("half"), every multi-byte field is little-endian.
+//
+// Field names follow upstream's (d, dmin, m, s, e, qs, qh, ql, hmask, scales, bsums) because they are the
+// vocabulary of the format; these are plain data, so they do not carry the trailing underscore of class members.
+// The per-format comments say how element i of a block is stored; the dequantize functions in the format files
+// are the executable definition.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace switchyard::quant {
+
+constexpr int kQK32 = 32;  // elements per block of the legacy formats, IQ4_NL and MXFP4
+constexpr int kQK_K = 256; // elements per super-block of the K-quants
+
+// Q4_0: value = (q - 8) * d. qs[j] holds element j in its low nibble and element j + 16 in its high nibble.
+struct BlockQ4_0 {
+    uint16_t d;
+    uint8_t  qs[kQK32 / 2];
+};
+
+// Q4_1: value = q * d + m. qs as Q4_0.
+struct BlockQ4_1 {
+    uint16_t d;
+    uint16_t m;
+    uint8_t  qs[kQK32 / 2];
+};
+
+// Q5_0: value = (q - 16) * d with q = low nibble (qs, as Q4_0) | bit i of the little-endian uint32 qh << 4.
+struct BlockQ5_0 {
+    uint16_t d;
+    uint8_t  qh[4];
+    uint8_t  qs[kQK32 / 2];
+};
+
+// Q5_1: value = q * d + m, q as Q5_0.
+struct BlockQ5_1 {
+    uint16_t d;
+    uint16_t m;
+    uint8_t  qh[4];
+    uint8_t  qs[kQK32 / 2];
+};
+
+// Q8_0: value = qs[i] * d.
+struct BlockQ8_0 {
+    uint16_t d;
+    int8_t   qs[kQK32];
+};
+
+// Q8_1: value = qs[i] * d; s = d * (sum of qs), kept for the dot products against Q4_1 / Q5_1.
+struct BlockQ8_1 {
+    uint16_t d;
+    uint16_t s;
+    int8_t   qs[kQK32];
+};
+
+// Q2_K: 16 sub-blocks of 16. scales[k]: low nibble = scale, high nibble = min of sub-block k;
+// value = d * scale * q - dmin * min, q 2-bit. Element i: byte qs[32 * (i / 128) + i % 32], bits 2 * ((i % 128) / 32).
+struct BlockQ2_K {
+    uint8_t  scales[kQK_K / 16];
+    uint8_t  qs[kQK_K / 4];
+    uint16_t d;
+    uint16_t dmin;
+};
+
+// Q3_K: 16 sub-blocks of 16, 6-bit signed scales (stored + 32) packed in 12 bytes: the low 4 bits of scale k in
+// scales[k % 8] (low nibble for k < 8, high nibble for k >= 8), the high 2 bits in scales[8 + k % 4] at bit
+// 2 * (k / 4). value = d * (scale - 32) * (q - 4 * !hbit); q's low 2 bits are stored as in Q2_K, its high bit
+// in hmask[i % 32] at bit i / 32.
+struct BlockQ3_K {
+    uint8_t  hmask[kQK_K / 8];
+    uint8_t  qs[kQK_K / 4];
+    uint8_t  scales[12];
+    uint16_t d;
+};
+
+// Q4_K: 8 sub-blocks of 32 with 6-bit scale and min each, packed in 12 bytes (see unpack_scale_min_k4);
+// value = d * scale * q - dmin * min. Element i: qs[32 * (i / 64) + i % 32], low nibble if (i % 64) < 32.
+struct BlockQ4_K {
+    uint16_t d;
+    uint16_t dmin;
+    uint8_t  scales[12];
+    uint8_t  qs[kQK_K / 2];
+};
+
+// Q5_K: as Q4_K with a fifth bit: element i's bit 4 is bit i / 32 of qh[i % 32].
+struct BlockQ5_K {
+    uint16_t d;
+    uint16_t dmin;
+    uint8_t  scales[12];
+    uint8_t  qh[kQK_K / 8];
+    uint8_t  qs[kQK_K / 2];
+};
+
+// Q6_K: 16 sub-blocks of 16 with int8 scales; value = d * scale * (q - 32), q 6-bit. For element i with
+// h = i / 128, r = i % 128: low 4 bits in ql[64 * h + r % 64] (low nibble if r < 64), high 2 bits in
+// qh[32 * h + r % 32] at bit 2 * (r / 32).
+struct BlockQ6_K {
+    uint8_t  ql[kQK_K / 2];
+    uint8_t  qh[kQK_K / 4];
+    int8_t   scales[kQK_K / 16];
+    uint16_t d;
+};
+
+// Q8_K: value = qs[i] * d, d a float32; bsums[k] = sum of qs over elements 16k..16k+15. Intermediate format
+// for the dot products of the K-quants, not stored in model files.
+struct BlockQ8_K {
+    float   d;
+    int8_t  qs[kQK_K];
+    int16_t bsums[kQK_K / 16];
+};
+
+// IQ4_NL: value = d * kIq4nlValues[nibble], nibbles placed as in Q4_0.
+struct BlockIQ4_NL {
+    uint16_t d;
+    uint8_t  qs[kQK32 / 2];
+};
+
+// MXFP4: value = kMxfp4Values[nibble] * 2^(e - 128) (the table holds twice the E2M1 values, so this is
+// E2M1 * 2^(e - 127)); nibbles placed as in Q4_0. e is an E8M0 exponent; 0xff is not a valid one.
+struct BlockMXFP4 {
+    uint8_t e;
+    uint8_t qs[kQK32 / 2];
+};
+
+static_assert(sizeof(BlockQ4_0) == 18 && offsetof(BlockQ4_0, qs) == 2);
+static_assert(sizeof(BlockQ4_1) == 20 && offsetof(BlockQ4_1, m) == 2 && offsetof(BlockQ4_1, qs) == 4);
+static_assert(sizeof(BlockQ5_0) == 22 && offsetof(BlockQ5_0, qh) == 2 && offsetof(BlockQ5_0, qs) == 6);
+static_assert(sizeof(BlockQ5_1) == 24 && offsetof(BlockQ5_1, qh) == 4 && offsetof(BlockQ5_1, qs) == 8);
+static_assert(sizeof(BlockQ8_0) == 34 && offsetof(BlockQ8_0, qs) == 2);
+static_assert(sizeof(BlockQ8_1) == 36 && offsetof(BlockQ8_1, s) == 2 && offsetof(BlockQ8_1, qs) == 4);
+static_assert(sizeof(BlockQ2_K) == 84 && offsetof(BlockQ2_K, qs) == 16 && offsetof(BlockQ2_K, d) == 80 &&
+              offsetof(BlockQ2_K, dmin) == 82);
+static_assert(sizeof(BlockQ3_K) == 110 && offsetof(BlockQ3_K, qs) == 32 && offsetof(BlockQ3_K, scales) == 96 &&
+              offsetof(BlockQ3_K, d) == 108);
+static_assert(sizeof(BlockQ4_K) == 144 && offsetof(BlockQ4_K, dmin) == 2 && offsetof(BlockQ4_K, scales) == 4 &&
+              offsetof(BlockQ4_K, qs) == 16);
+static_assert(sizeof(BlockQ5_K) == 176 && offsetof(BlockQ5_K, scales) == 4 && offsetof(BlockQ5_K, qh) == 16 &&
+              offsetof(BlockQ5_K, qs) == 48);
+static_assert(sizeof(BlockQ6_K) == 210 && offsetof(BlockQ6_K, qh) == 128 && offsetof(BlockQ6_K, scales) == 192 &&
+              offsetof(BlockQ6_K, d) == 208);
+static_assert(sizeof(BlockQ8_K) == 292 && offsetof(BlockQ8_K, qs) == 4 && offsetof(BlockQ8_K, bsums) == 260);
+static_assert(sizeof(BlockIQ4_NL) == 18 && offsetof(BlockIQ4_NL, qs) == 2);
+static_assert(sizeof(BlockMXFP4) == 17 && offsetof(BlockMXFP4, qs) == 1);
+
+// The 16 levels of IQ4_NL (non-uniform, denser near zero) and of MXFP4 (E2M1 values times two).
+inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                            1,    13,   25,  38,  53,  69,  89,  113};
+inline constexpr int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// Blocks are read and written through memcpy: tensors and user buffers need not be aligned for the structs.
+template <typename Block>
+Block load_block(const void * base, int64_t index) {
+    Block b;
+    std::memcpy(&b, static_cast<const char *>(base) + index * static_cast<int64_t>(sizeof(Block)), sizeof(Block));
+    return b;
+}
+
+template <typename Block>
+void store_block(void * base, int64_t index, const Block & b) {
+    std::memcpy(static_cast<char *>(base) + index * static_cast<int64_t>(sizeof(Block)), &b, sizeof(Block));
+}
+
+// Q4_K / Q5_K: the 6-bit scale and min of sub-block j (0..7) from the 12 packed bytes. Sub-blocks 0-3 keep
+// scale and min in the low 6 bits of bytes j and j + 4; sub-blocks 4-7 keep their low 4 bits in the nibbles
+// of byte j + 4 and their top 2 bits in the top bits of bytes j - 4 (scale) and j (min).
+inline void unpack_scale_min_k4(int j, const uint8_t * q, uint8_t & scale, uint8_t & min) {
+    if (j < 4) {
+        scale = q[j] & 63;
+        min   = q[j + 4] & 63;
+    } else {
+        scale = static_cast<uint8_t>((q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4));
+        min   = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+// The inverse of unpack_scale_min_k4 for all 8 sub-blocks (scale and min values 0..63).
+inline void pack_scales_mins_k4(const uint8_t * scales, const uint8_t * mins, uint8_t * q) {
+    std::memset(q, 0, 12);
+    for (int j = 0; j < 8; ++j) {
+        if (j < 4) {
+            q[j] |= scales[j];
+            q[j + 4] |= mins[j];
+        } else {
+            q[j + 4] = static_cast<uint8_t>((scales[j] & 0xf) | ((mins[j] & 0xf) << 4));
+            q[j - 4] |= static_cast<uint8_t>((scales[j] >> 4) << 6);
+            q[j] |= static_cast<uint8_t>((mins[j] >> 4) << 6);
+        }
+    }
+}
+
+} // namespace switchyard::quant
