@@ -1,8 +1,161 @@
-// Placeholder: the rows kernels are not written yet.
+// Row-indexed kernels: GET_ROWS, SET_ROWS and DIAG_MASK_INF.
+//
+// GET_ROWS: src0 [ne0, ne01, ne02, ne03], src1 I32 indices [n, ne02, ne03], dst [ne0, n, ne02, ne03]:
+// dst row (i10, i11, i12) = src0 row (src1[i10, i11, i12], i11, i12). dst of src0's type (bytes copied; block
+// formats need adjacent blocks) or F32/F16/BF16 from any src0 that converts (F32/F16/BF16/I32 or a block format
+// with to_float).
+// SET_ROWS: src0 rows [ne0, n, ne2, ne3], src1 indices I64 or I32 [n, ne11, ne12] with ne2 % ne11 == 0 and
+// ne3 % ne12 == 0, dst (a view of the destination) [ne0, ne1, ne2, ne3]: dst row (src1[i, i2 % ne11, i3 % ne12], i2,
+// i3) = src0 row (i, i2, i3). dst of src0's type (bytes) or any writable type (F32/F16/BF16/I32, block formats
+// through from_float_ref).
+// An index outside the indexed dimension is reported with log_error: GET_ROWS writes zeros to that row, SET_ROWS
+// skips it. Threads split the rows.
+// DIAG_MASK_INF: op_params [0] n_past: dst = src with -INF where i0 > n_past + i1 (float types, any strides, in
+// place or not).
+#include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
+
+#include "base/log.h"
+
+#include <cmath>
 
 namespace switchyard::cpu::kernels {
 
-KernelInfo rows(ggml_op) { return KernelInfo{}; }
+namespace {
+
+// Moves one row of ne0 elements from s (a row of src) to d (a row of dst), converting when the types differ.
+void move_row(const ggml_tensor * src, const char * s, const ggml_tensor * dst, char * d, int64_t ne0) {
+    if (src->type == dst->type) {
+        const int64_t bs = ggml_blck_size(dst->type);
+        copy_units(d, dst->nb[0], s, src->nb[0], ne0 / bs, ggml_type_size(dst->type));
+        return;
+    }
+    float buf[kChunk];
+    for (int64_t i = 0; i < ne0; i += kChunk) {
+        const int64_t m = std::min(kChunk, ne0 - i);
+        read_chunk(src, s, i, m, buf);
+        write_chunk(dst, d, i, m, buf);
+    }
+}
+
+// Same type, byte copies: block formats need adjacent blocks on both sides.
+bool same_type_ok(const ggml_tensor * src, const ggml_tensor * dst) {
+    return src->type == dst->type && (!ggml_is_quantized(dst->type) || (has_unit_stride(src) && has_unit_stride(dst)));
+}
+
+int64_t load_index(const ggml_tensor * ids, int64_t i0, int64_t i1, int64_t i2) {
+    const char * p = elem_ptr(ids, i0, i1, i2, 0);
+    if (ids->type == GGML_TYPE_I64) {
+        int64_t v;
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    int32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+// ---- GET_ROWS ----
+
+void get_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    const Range         rows = thread_range(p, ggml_nelements(src1));
+    for (int64_t i = rows.begin; i < rows.end; ++i) {
+        const RowCoords c   = row_coords(dst, i); // dst rows are (i10, i11, i12)
+        const int64_t   idx = load_index(src1, c.i1, c.i2, c.i3);
+        char *          d   = row_ptr(dst, c);
+        if (idx < 0 || idx >= src0->ne[1]) {
+            log_error("[get_rows] index %lld out of range [0, %lld); row zeroed\n", static_cast<long long>(idx),
+                      static_cast<long long>(src0->ne[1]));
+            zero_units(d, dst->nb[0], dst->ne[0] / ggml_blck_size(dst->type), ggml_type_size(dst->type));
+            continue;
+        }
+        move_row(src0, row_ptr(src0, idx, c.i2, c.i3), dst, d, dst->ne[0]);
+    }
+}
+
+bool get_rows_supports(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    if (!src0 || !src1 || src1->type != GGML_TYPE_I32 || src1->ne[3] != 1) {
+        return false;
+    }
+    const bool shapes = dst->ne[0] == src0->ne[0] && dst->ne[1] == src1->ne[0] && dst->ne[2] == src1->ne[1] &&
+                        dst->ne[3] == src1->ne[2] && src0->ne[2] == src1->ne[1] && src0->ne[3] == src1->ne[2];
+    const bool types = same_type_ok(src0, dst) || (can_read_floats(src0) && is_float_type(dst->type));
+    return shapes && types;
+}
+
+// ---- SET_ROWS ----
+
+void set_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    const Range         rows = thread_range(p, ggml_nrows(src0));
+    for (int64_t r = rows.begin; r < rows.end; ++r) {
+        const RowCoords c   = row_coords(src0, r);
+        const int64_t   idx = load_index(src1, c.i1, c.i2 % src1->ne[1], c.i3 % src1->ne[2]);
+        if (idx < 0 || idx >= dst->ne[1]) {
+            log_error("[set_rows] index %lld out of range [0, %lld); row skipped\n", static_cast<long long>(idx),
+                      static_cast<long long>(dst->ne[1]));
+            continue;
+        }
+        move_row(src0, row_ptr(src0, c), dst, row_ptr(dst, idx, c.i2, c.i3), src0->ne[0]);
+    }
+}
+
+bool set_rows_supports(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    if (!src0 || !src1 || (src1->type != GGML_TYPE_I64 && src1->type != GGML_TYPE_I32) || src1->ne[3] != 1) {
+        return false;
+    }
+    if (src1->ne[1] == 0 || src1->ne[2] == 0) {
+        return ggml_nrows(src0) == 0;
+    }
+    const bool shapes = dst->ne[0] == src0->ne[0] && dst->ne[2] == src0->ne[2] && dst->ne[3] == src0->ne[3] &&
+                        src1->ne[0] == src0->ne[1] && src0->ne[2] % src1->ne[1] == 0 && src0->ne[3] % src1->ne[2] == 0;
+    const bool types = same_type_ok(src0, dst) || (can_read_floats(src0) && can_write_floats(dst));
+    return shapes && types;
+}
+
+// ---- DIAG_MASK_INF ----
+
+void diag_mask_inf_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src    = dst->src[0];
+    const int64_t       n_past = op_i32(dst, 0);
+    const Range         rows   = thread_range(p, ggml_nrows(dst));
+    float               buf[kChunk];
+    for (int64_t r = rows.begin; r < rows.end; ++r) {
+        const RowCoords c = row_coords(dst, r);
+        const char *    s = row_ptr(src, c);
+        char *          d = row_ptr(dst, c);
+        for (int64_t i = 0; i < dst->ne[0]; i += kChunk) {
+            const int64_t m = std::min(kChunk, dst->ne[0] - i);
+            load_row(src->type, s + i * static_cast<int64_t>(src->nb[0]), src->nb[0], buf, m);
+            for (int64_t k = std::max<int64_t>(0, n_past + c.i1 + 1 - i); k < m; ++k) {
+                buf[k] = -INFINITY;
+            }
+            store_row(dst->type, buf, d + i * static_cast<int64_t>(dst->nb[0]), dst->nb[0], m);
+        }
+    }
+}
+
+bool diag_mask_inf_supports(const ggml_tensor * dst) {
+    const ggml_tensor * src = dst->src[0];
+    return src && is_float_type(src->type) && is_float_type(dst->type) && ggml_are_same_shape(src, dst);
+}
+
+} // namespace
+
+KernelInfo rows(ggml_op op) {
+    switch (op) {
+        case GGML_OP_GET_ROWS:      return KernelInfo{get_rows_compute, nullptr, nullptr, get_rows_supports};
+        case GGML_OP_SET_ROWS:      return KernelInfo{set_rows_compute, nullptr, nullptr, set_rows_supports};
+        case GGML_OP_DIAG_MASK_INF: return KernelInfo{diag_mask_inf_compute, nullptr, nullptr, diag_mask_inf_supports};
+        default:                    return KernelInfo{};
+    }
+}
 
 } // namespace switchyard::cpu::kernels

@@ -1,0 +1,12 @@
+// The element-wise row functions instantiated for AVX2 + FMA (8 float lanes). Compiled with -mavx2 -mfma; called
+// only through row_kernels(), which checks features() first.
+#include "cpu/kernels/common.h"
+
+namespace switchyard::cpu::kernels {
+
+const RowKernels & row_kernels_avx2() {
+    static const RowKernels k = make_row_kernels<VecAvx2>("avx2");
+    return k;
+}
+
+} // namespace switchyard::cpu::kernels
