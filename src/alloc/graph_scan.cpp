@@ -1,0 +1,296 @@
+// Numbering a graph's tensors, their lifetimes and the in-place decisions of the graph allocator.
+#include "alloc/graph_scan.h"
+
+#include "alloc/inplace_ops.h"
+#include "base/log.h"
+#include "core/graph.h"
+
+#include <algorithm>
+
+namespace switchyard::alloc {
+
+namespace {
+
+constexpr int kMaxViewDepth = 64;
+
+ggml_tensor * root_tensor(ggml_tensor * t) {
+    for (int depth = 0; t->view_src != nullptr && depth < kMaxViewDepth; ++depth) {
+        t = t->view_src;
+    }
+    return t;
+}
+
+bool valid_buffer_id(int id, const ScanConfig & config, const char * caller, const char * what, int i) {
+    if (id >= 0 && id < config.n_buffers) {
+        return true;
+    }
+    log_error("[%s] %s %d has buffer id %d, but the allocator has %d buffer(s)\n", caller, what, i, id,
+              config.n_buffers);
+    return false;
+}
+
+constexpr int32_t kNoReuseFlags = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;
+
+} // namespace
+
+bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
+    if (a->type != b->type) {
+        return false;
+    }
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        if (a->ne[i] != b->ne[i] || a->nb[i] != b->nb[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id) {
+    int32_t found = index_.find(t);
+    if (found >= 0) {
+        return found;
+    }
+    int32_t root = -1;
+    if (t->view_src != nullptr) {
+        // the tensor it views first (it must be initialised before this one), then the root of the chain
+        add_tensor(t->view_src, buffer_id);
+        root = add_tensor(root_tensor(t), buffer_id);
+    }
+    TensorInfo info;
+    info.tensor    = t;
+    info.buffer_id = buffer_id;
+    info.root      = root;
+    if (t->data != nullptr || t->buffer != nullptr) {
+        info.kind = TensorKind::External;
+    } else {
+        info.kind = t->view_src != nullptr ? TensorKind::View : TensorKind::Owned;
+    }
+    int32_t idx = static_cast<int32_t>(tensors.size());
+    index_.insert(t, idx);
+    tensors.push_back(info);
+    return idx;
+}
+
+bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config, const char * caller) {
+    n_nodes_ = graph->n_nodes;
+    n_leafs_ = graph->n_leafs;
+    tensors.clear();
+    blocks.clear();
+    tensors.reserve(static_cast<size_t>(n_nodes_ + n_leafs_) + 16);
+    index_.reset(static_cast<size_t>(n_nodes_ + n_leafs_) * 2);
+    node_srcs.assign(static_cast<size_t>(n_nodes_) * GGML_MAX_SRC, -1);
+    node_table.assign(static_cast<size_t>(n_nodes_), -1);
+
+    for (int i = 0; i < n_leafs_; ++i) {
+        int id = config.leaf_buffer_ids != nullptr ? config.leaf_buffer_ids[i] : 0;
+        if (!valid_buffer_id(id, config, caller, "leaf", i)) {
+            return false;
+        }
+        int32_t idx           = add_tensor(graph->leafs[i], id);
+        tensors[idx].leaf_index = i;
+        tensors[idx].buffer_id  = id;
+    }
+    for (int i = 0; i < n_nodes_; ++i) {
+        int id = config.node_buffer_ids != nullptr ? config.node_buffer_ids[i] : 0;
+        if (!valid_buffer_id(id, config, caller, "node", i)) {
+            return false;
+        }
+        ggml_tensor * node = graph->nodes[i];
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            if (node->src[j] != nullptr) {
+                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], id);
+            }
+        }
+        int32_t idx            = add_tensor(node, id);
+        tensors[idx].node_index = i;
+        tensors[idx].buffer_id  = id;
+        node_table[i]           = idx;
+    }
+    for (TensorInfo & info : tensors) {
+        if (info.kind == TensorKind::Owned) {
+            info.size = ggml_backend_buft_get_alloc_size(config.bufts[info.buffer_id], info.tensor);
+        }
+    }
+    return true;
+}
+
+int32_t GraphScan::owner_of(int32_t idx) const {
+    const TensorInfo & info = tensors[idx];
+    if (info.kind == TensorKind::Owned) {
+        return idx;
+    }
+    if (info.kind == TensorKind::View && tensors[info.root].kind == TensorKind::Owned) {
+        return info.root;
+    }
+    return -1;
+}
+
+void GraphScan::compute_lifetimes() {
+    for (TensorInfo & info : tensors) {
+        if (info.kind != TensorKind::Owned) {
+            continue;
+        }
+        // leafs, inputs and tensors from outside the graph hold data before the first node runs
+        bool from_start = info.node_index < 0 || (info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0;
+        info.start      = from_start ? 0 : info.node_index + 1;
+        info.end        = info.start;
+    }
+    auto use = [this](int32_t idx, int32_t time) {
+        int32_t owner = owner_of(idx);
+        if (owner >= 0) {
+            TensorInfo & info = tensors[owner];
+            info.start        = std::min(info.start, time); // only for graphs that use a node before computing it
+            info.end          = std::max(info.end, time);
+        }
+    };
+    for (int32_t i = 0; i < n_nodes_; ++i) {
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            int32_t src = node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j];
+            if (src >= 0) {
+                use(src, i + 1);
+            }
+        }
+        if (tensors[node_table[i]].kind == TensorKind::View) {
+            use(node_table[i], i + 1); // a view node is a (no-op) use of the memory it views
+        }
+    }
+    mark_survivors();
+}
+
+// Tensors whose memory must outlive the graph: inputs and outputs, and results nobody in the graph consumes (the caller
+// reads them afterwards). For a view, its root survives. Views of op NONE are dependency markers (the scheduler
+// adds them to pin a tensor until a point of the graph) and keep nothing alive by themselves.
+void GraphScan::mark_survivors() {
+    std::vector<uint8_t> consumed(tensors.size(), 0);
+    std::vector<int32_t> n_views(tensors.size(), 0);
+    for (int32_t src : node_srcs) {
+        if (src >= 0) {
+            consumed[src] = 1;
+        }
+    }
+    std::vector<uint8_t> survives(tensors.size(), 0);
+    for (int32_t idx = 0; idx < static_cast<int32_t>(tensors.size()); ++idx) {
+        const TensorInfo & info  = tensors[idx];
+        int32_t            owner = owner_of(idx);
+        if (info.kind != TensorKind::View || owner < 0) {
+            continue;
+        }
+        ++n_views[owner];
+        bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+        if (output || (!consumed[idx] && info.tensor->op != GGML_OP_NONE)) {
+            survives[owner] = 1;
+        }
+    }
+    for (int32_t idx = 0; idx < static_cast<int32_t>(tensors.size()); ++idx) {
+        TensorInfo & info = tensors[idx];
+        if (info.kind != TensorKind::Owned) {
+            continue;
+        }
+        // inputs are never reused: the caller may write them at any time before the compute
+        const bool pinned = (info.tensor->flags & (GGML_TENSOR_FLAG_OUTPUT | GGML_TENSOR_FLAG_INPUT)) != 0;
+        if (survives[idx] || pinned || (!consumed[idx] && n_views[idx] == 0)) {
+            info.end = end_time();
+        }
+    }
+}
+
+// The Owned tensor whose block the node may take through its source in `slot`, or -1. The source's memory must
+// die at this node (no later use, no use by another source slot of the node through another view), belong to the
+// same allocator group, not be an input or output, and have exactly the node's layout and size.
+int32_t GraphScan::inplace_candidate(int32_t node_idx, int slot, const ScanConfig & config) const {
+    const TensorInfo & info = tensors[node_idx];
+    const size_t       base = static_cast<size_t>(info.node_index) * GGML_MAX_SRC;
+    int32_t            src  = node_srcs[base + slot];
+    if (src < 0) {
+        return -1;
+    }
+    int32_t owner = owner_of(src);
+    if (owner < 0) {
+        return -1;
+    }
+    const TensorInfo & own  = tensors[owner];
+    const int32_t      time = info.node_index + 1;
+    if (own.block < 0) {
+        return -1; // produced by a later node (a graph out of order): never in place
+    }
+    if ((own.tensor->flags & kNoReuseFlags) != 0 || (tensors[src].tensor->flags & kNoReuseFlags) != 0) {
+        return -1;
+    }
+    if (own.end != time || blocks[own.block].end != time) {
+        return -1;
+    }
+    if (config.buffer_group[own.buffer_id] != config.buffer_group[info.buffer_id]) {
+        return -1;
+    }
+    int refs = 0;
+    for (int j = 0; j < GGML_MAX_SRC; ++j) {
+        int32_t other = node_srcs[base + j];
+        refs += other >= 0 && owner_of(other) == owner ? 1 : 0;
+    }
+    if (refs != 1) {
+        return -1;
+    }
+    const ggml_tensor * parent = tensors[src].tensor;
+    if (src != owner && (parent->view_src != own.tensor || parent->view_offs != 0)) {
+        return -1;
+    }
+    if (!same_layout(info.tensor, parent)) {
+        return -1;
+    }
+    const Block & block = blocks[own.block];
+    if (align_up(info.size, config.group_align[block.group]) != block.size) {
+        return -1;
+    }
+    return owner;
+}
+
+bool GraphScan::try_inplace(int32_t node_idx, const ScanConfig & config) {
+    TensorInfo & info = tensors[node_idx];
+    if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0 || !op_can_inplace(info.tensor->op)) {
+        return false;
+    }
+    for (int slot = 0; slot < GGML_MAX_SRC; ++slot) {
+        if (!inplace_slot_allowed(info.tensor->op, slot)) {
+            continue;
+        }
+        int32_t owner = inplace_candidate(node_idx, slot, config);
+        if (owner >= 0) {
+            info.block        = tensors[owner].block;
+            info.inplace_slot = slot;
+            Block & block     = blocks[info.block];
+            block.end         = std::max(block.end, info.end);
+            return true;
+        }
+    }
+    return false;
+}
+
+void GraphScan::plan_blocks(const ScanConfig & config) {
+    compute_lifetimes();
+    blocks.clear();
+    auto new_block = [&](TensorInfo & info) {
+        Block block;
+        block.group = config.buffer_group[info.buffer_id];
+        block.start = info.start;
+        block.end   = info.end;
+        block.size  = align_up(info.size, config.group_align[block.group]);
+        info.block  = static_cast<int32_t>(blocks.size());
+        blocks.push_back(block);
+    };
+    for (TensorInfo & info : tensors) {
+        if (info.kind == TensorKind::Owned && info.node_index < 0) {
+            new_block(info);
+        }
+    }
+    for (int32_t i = 0; i < n_nodes_; ++i) {
+        TensorInfo & info = tensors[node_table[i]];
+        if (info.kind != TensorKind::Owned || info.node_index != i) {
+            continue;
+        }
+        if (!try_inplace(node_table[i], config)) {
+            new_block(info);
+        }
+    }
+}
+
+} // namespace switchyard::alloc

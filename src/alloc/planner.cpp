@@ -1,0 +1,250 @@
+// Lifetime-aware placement: orders, the placement loop and the lower bound.
+#include "alloc/planner.h"
+
+#include "alloc/interval_index.h"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+namespace switchyard::alloc {
+
+namespace {
+
+enum class Order {
+    SizeThenLength, // largest first; among equal sizes the longer-lived first
+    LengthThenSize, // longest-lived first
+    StartTime,      // creation order (what an allocator deciding at run time sees)
+};
+
+struct Strategy {
+    const char * name;
+    Order        order;
+    FitPolicy    policy;
+};
+
+constexpr std::array<Strategy, 4> kStrategies = {{
+    {"largest-first best-fit", Order::SizeThenLength, FitPolicy::BestFit},
+    {"largest-first lowest-address", Order::SizeThenLength, FitPolicy::FirstFit},
+    {"longest-lived-first best-fit", Order::LengthThenSize, FitPolicy::BestFit},
+    {"creation-order best-fit", Order::StartTime, FitPolicy::BestFit},
+}};
+
+std::vector<int32_t> placement_order(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
+                                     Order order) {
+    std::vector<int32_t> positions(members.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    auto block  = [&](int32_t pos) -> const Block & { return blocks[members[pos]]; };
+    auto length = [&](int32_t pos) { return block(pos).end - block(pos).start; };
+    auto by_size = [&](int32_t a, int32_t b) {
+        if (block(a).size != block(b).size) {
+            return block(a).size > block(b).size;
+        }
+        if (length(a) != length(b)) {
+            return length(a) > length(b);
+        }
+        return block(a).start < block(b).start;
+    };
+    auto by_length = [&](int32_t a, int32_t b) {
+        if (length(a) != length(b)) {
+            return length(a) > length(b);
+        }
+        return by_size(a, b);
+    };
+    auto by_start = [&](int32_t a, int32_t b) { return block(a).start < block(b).start; };
+    switch (order) {
+        case Order::SizeThenLength: std::stable_sort(positions.begin(), positions.end(), by_size); break;
+        case Order::LengthThenSize: std::stable_sort(positions.begin(), positions.end(), by_length); break;
+        case Order::StartTime: std::stable_sort(positions.begin(), positions.end(), by_start); break;
+    }
+    return positions;
+}
+
+// Counts placed blocks by start and by end time (Fenwick trees), which gives the number of placed blocks alive
+// during any interval in O(log n): those starting by its end minus those ended before its start.
+class LiveCounter {
+public:
+    explicit LiveCounter(int32_t n_times) : starts_(static_cast<size_t>(n_times) + 1, 0), ends_(starts_) {}
+    void add(const Block & b) {
+        bump(starts_, b.start);
+        bump(ends_, b.end);
+    }
+    int64_t overlapping(const Block & b) const { return prefix(starts_, b.end) - prefix(ends_, b.start - 1); }
+
+private:
+    static void bump(std::vector<int32_t> & tree, int32_t time) {
+        for (size_t i = static_cast<size_t>(time) + 1; i < tree.size(); i += i & (~i + 1)) {
+            ++tree[i];
+        }
+    }
+    static int64_t prefix(const std::vector<int32_t> & tree, int32_t time) {
+        int64_t sum = 0;
+        for (size_t i = static_cast<size_t>(time + 1); i > 0; i -= i & (~i + 1)) {
+            sum += tree[i];
+        }
+        return sum;
+    }
+    std::vector<int32_t> starts_;
+    std::vector<int32_t> ends_;
+};
+
+// One placement pass. For each block the ranges in use during its lifetime are gathered either from the
+// lifetime index (few overlapping blocks: report them, then sort by address) or by walking all placed blocks in
+// address order and keeping those alive at the same time (many overlapping blocks, e.g. graphs whose tensors
+// mostly survive: no sort). The count of overlapping blocks, known in O(log n), picks the cheaper way, so a
+// pass costs O(n log n) for graphs of short-lived tensors and O(n^2) with a small constant at worst.
+class PlacementPass {
+public:
+    PlacementPass(const std::vector<Block> & blocks, const std::vector<int32_t> & members, IntervalIndex & index,
+                  size_t max_chunk_size, int32_t n_times)
+        : blocks_(blocks), members_(members), index_(index), space_(max_chunk_size), live_(n_times) {
+        addresses_.resize(members.size());
+        index_.clear();
+    }
+
+    void place(int32_t pos, FitPolicy policy) {
+        const Block & block = block_at(pos);
+        if (block.size > 0 && live_.overlapping(block) * 16 > static_cast<int64_t>(n_placed_)) {
+            addresses_[pos] = place_by_address(block, policy);
+        } else {
+            busy_.clear();
+            if (block.size > 0) {
+                collect_from_index(block);
+            }
+            addresses_[pos] = space_.place(block.size, busy_, policy);
+        }
+        if (block.size > 0) {
+            index_.insert(pos);
+            live_.add(block);
+            recent_.push_back({block.start, block.end, addresses_[pos].chunk, addresses_[pos].offset, block.size});
+            ++n_placed_;
+        }
+    }
+
+    PackResult finish(int strategy) {
+        PackResult result;
+        result.addresses   = std::move(addresses_);
+        result.chunk_sizes = space_.chunk_sizes();
+        result.total       = space_.total_size();
+        result.strategy    = strategy;
+        return result;
+    }
+
+private:
+    const Block & block_at(int32_t pos) const { return blocks_[members_[pos]]; }
+
+    void collect_from_index(const Block & block) {
+        hits_.clear();
+        index_.overlapping(block.start, block.end, hits_);
+        for (int32_t other : hits_) {
+            const Address & a = addresses_[other];
+            busy_.push_back({a.chunk, a.offset, block_at(other).size});
+        }
+    }
+
+    Address place_by_address(const Block & block, FitPolicy policy) {
+        if (!recent_.empty()) { // bring the address-ordered list up to date
+            auto less = [](const Placed & a, const Placed & b) {
+                return a.chunk != b.chunk ? a.chunk < b.chunk : a.offset < b.offset;
+            };
+            std::sort(recent_.begin(), recent_.end(), less);
+            size_t middle = by_address_.size();
+            by_address_.insert(by_address_.end(), recent_.begin(), recent_.end());
+            std::inplace_merge(by_address_.begin(), by_address_.begin() + static_cast<std::ptrdiff_t>(middle),
+                               by_address_.end(), less);
+            recent_.clear();
+        }
+        DynAllocator::Search search(space_, block.size, policy);
+        for (size_t i = 0; i < by_address_.size() && !search.done(); ++i) {
+            const Placed & p = by_address_[i];
+            if (p.start <= block.end && block.start <= p.end) {
+                search.busy(p.chunk, p.offset, p.size);
+            }
+        }
+        return search.finish();
+    }
+
+    // A placed block as the address-ordered walk needs it (kept together for locality).
+    struct Placed {
+        int32_t start;
+        int32_t end;
+        int32_t chunk;
+        size_t  offset;
+        size_t  size;
+    };
+
+    const std::vector<Block> &   blocks_;
+    const std::vector<int32_t> & members_;
+    IntervalIndex &              index_;
+    DynAllocator                 space_;
+    LiveCounter                  live_;
+    std::vector<Address>         addresses_;
+    std::vector<BusyRange>       busy_;
+    std::vector<int32_t>         hits_;
+    std::vector<Placed>          by_address_; // placed blocks in address order
+    std::vector<Placed>          recent_;     // placed since by_address_ was last updated
+    size_t                       n_placed_ = 0;
+};
+
+PackResult run_strategy(int strategy, const std::vector<Block> & blocks, const std::vector<int32_t> & members,
+                        IntervalIndex & index, size_t max_chunk_size, int32_t n_times) {
+    const Strategy & s = kStrategies[strategy];
+    PlacementPass    pass(blocks, members, index, max_chunk_size, n_times);
+    for (int32_t pos : placement_order(blocks, members, s.order)) {
+        pass.place(pos, s.policy);
+    }
+    return pass.finish(strategy);
+}
+
+} // namespace
+
+size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
+    std::vector<size_t> born(static_cast<size_t>(n_times) + 1, 0);
+    std::vector<size_t> dead(static_cast<size_t>(n_times) + 1, 0);
+    for (int32_t m : members) {
+        born[blocks[m].start] += blocks[m].size;
+        dead[blocks[m].end + 1] += blocks[m].size;
+    }
+    size_t live = 0;
+    size_t most = 0;
+    for (int32_t t = 0; t < n_times; ++t) {
+        live += born[t];
+        live -= dead[t];
+        most = std::max(most, live);
+    }
+    return most;
+}
+
+PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
+                       size_t max_chunk_size, int32_t n_times) {
+    std::vector<int32_t> starts(members.size());
+    std::vector<int32_t> ends(members.size());
+    for (size_t i = 0; i < members.size(); ++i) {
+        starts[i] = blocks[members[i]].start;
+        ends[i]   = blocks[members[i]].end;
+    }
+    IntervalIndex index;
+    index.build(starts, ends);
+    const size_t bound = live_lower_bound(blocks, members, n_times);
+    PackResult   best;
+    for (int s = 0; s < static_cast<int>(kStrategies.size()); ++s) {
+        PackResult result = run_strategy(s, blocks, members, index, max_chunk_size, n_times);
+        if (s == 0 || result.total < best.total) {
+            best = std::move(result);
+        }
+        if (best.total <= bound) {
+            break; // optimal
+        }
+    }
+    best.lower_bound = bound;
+    return best;
+}
+
+const char * pack_strategy_name(int strategy) {
+    if (strategy < 0 || strategy >= static_cast<int>(kStrategies.size())) {
+        return "?";
+    }
+    return kStrategies[strategy].name;
+}
+
+} // namespace switchyard::alloc

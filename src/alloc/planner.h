@@ -1,0 +1,38 @@
+// Offline placement of one allocator group's blocks, with every block's lifetime known.
+//
+// The planner places blocks one at a time in a chosen order (largest first by default); each goes to a hole
+// of the address space that no already placed block with an intersecting lifetime occupies (best fit among
+// holes, or lowest address). Placing big blocks first while the address space is still empty avoids the
+// fragmentation of an allocator that must decide when each tensor is created. Several orders are tried and the
+// smallest plan kept; the search stops early when a plan reaches the lower bound (the most bytes alive at one
+// time), which no plan can beat.
+#pragma once
+
+#include "alloc/dyn_allocator.h"
+#include "alloc/graph_scan.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace switchyard::alloc {
+
+struct PackResult {
+    std::vector<Address> addresses;   // per member block, in the order of `members`
+    std::vector<size_t>  chunk_sizes; // per chunk (at least one)
+    size_t               total       = 0;
+    size_t               lower_bound = 0;
+    int                  strategy    = 0; // which order/policy won (for logs and benchmarks)
+};
+
+// Places blocks[members[i]] for all i. n_times: the number of distinct times (end_time + 1).
+PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
+                       size_t max_chunk_size, int32_t n_times);
+
+// The most bytes alive at one time among blocks[members[i]].
+size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times);
+
+// Names of the strategies tried by pack_blocks, indexed by PackResult::strategy.
+const char * pack_strategy_name(int strategy);
+
+} // namespace switchyard::alloc

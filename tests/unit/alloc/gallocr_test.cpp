@@ -1,0 +1,201 @@
+// The graph allocator on constructed graphs: in-place reuse where allowed and not elsewhere, views, inputs and
+// outputs, tensors allocated beforehand, alignment and alloc sizes, zero-size tensors.
+#include "alloc_check.h"
+#include "random_graph.h"
+#include "test_buft.h"
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+
+#include <gtest/gtest.h>
+
+namespace switchyard::alloc_test {
+namespace {
+
+class Gallocr : public ::testing::Test {
+protected:
+    void SetUp() override { make({32, SIZE_MAX, 0}); }
+
+    void make(const TestBuftConfig & config) {
+        release();
+        buft_   = init_test_buft(test_, config);
+        ctx_    = ggml_init({ggml_tensor_overhead() * 256 + ggml_graph_overhead(), nullptr, true});
+        ops_    = ManualOps{ctx_};
+        galloc_ = ggml_gallocr_new(buft_);
+    }
+
+    void TearDown() override {
+        release();
+        EXPECT_EQ(test_.live_buffers, 0);
+    }
+
+    void release() {
+        ggml_gallocr_free(galloc_);
+        galloc_ = nullptr;
+        if (ctx_ != nullptr) {
+            ggml_free(ctx_);
+            ctx_ = nullptr;
+        }
+    }
+
+    ggml_cgraph * graph(std::initializer_list<ggml_tensor *> results) {
+        ggml_cgraph * g = ggml_new_graph(ctx_);
+        for (ggml_tensor * t : results) {
+            ggml_build_forward_expand(g, t);
+        }
+        return g;
+    }
+
+    // Allocates g and runs the oracle on it.
+    void alloc_and_check(ggml_cgraph * g) {
+        AllocCheck check(g, buft_);
+        ASSERT_TRUE(ggml_gallocr_alloc_graph(galloc_, g));
+        check.verify();
+    }
+
+    ggml_tensor * input(int64_t ne0, int64_t ne1) {
+        ggml_tensor * t = ops_.leaf(ne0, ne1);
+        ggml_set_input(t);
+        return t;
+    }
+
+    TestBuft                   test_;
+    ggml_backend_buffer_type_t buft_   = nullptr;
+    ggml_context *             ctx_    = nullptr;
+    ManualOps                  ops_{nullptr};
+    ggml_gallocr_t             galloc_ = nullptr;
+};
+
+TEST_F(Gallocr, InPlaceChainSharesOneBlock) {
+    ggml_tensor * x   = input(64, 8);
+    ggml_tensor * w   = ops_.leaf(64, 64);
+    ggml_tensor * h   = ops_.mul_mat(w, x);
+    ggml_tensor * a   = ops_.unary(h);
+    ggml_tensor * b   = ops_.scale(a);
+    ggml_tensor * out = ops_.add(b, ops_.leaf(64, 8));
+    alloc_and_check(graph({out}));
+    EXPECT_EQ(a->data, h->data);
+    EXPECT_EQ(b->data, h->data);
+    EXPECT_EQ(out->data, h->data);
+    EXPECT_NE(h->data, x->data);
+    // x, w, the bias and the chain are alive together at the last node: 2 KiB + 16 KiB + 2 KiB + 2 KiB
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0), 2048u + 16384u + 2048u + 2048u);
+}
+
+TEST_F(Gallocr, NoInPlaceWhenTheSourceIsUsedLater) {
+    ggml_tensor * h = ops_.unary(input(16, 4));
+    ggml_tensor * a = ops_.unary(h);
+    ggml_tensor * c = ops_.add(a, h);
+    alloc_and_check(graph({c}));
+    EXPECT_NE(a->data, h->data);
+    EXPECT_EQ(c->data, a->data); // a dies at c, h does not own src[0]
+}
+
+TEST_F(Gallocr, NoInPlaceFromOutputsOrInputs) {
+    ggml_tensor * x = input(16, 4);
+    ggml_tensor * a = ops_.unary(x);
+    ggml_set_output(a);
+    ggml_tensor * b = ops_.unary(a);
+    ggml_tensor * c = ops_.unary(b);
+    alloc_and_check(graph({c}));
+    EXPECT_NE(a->data, x->data); // x is an input
+    EXPECT_NE(b->data, a->data); // a is an output
+    EXPECT_EQ(c->data, b->data);
+}
+
+TEST_F(Gallocr, NoInPlaceForOtherOpsOrLayouts) {
+    ggml_tensor * h  = ops_.unary(input(16, 4));
+    ggml_tensor * c  = ops_.cont(h); // CONT is not an in-place op
+    ggml_tensor * t  = ops_.transpose(c);
+    ggml_tensor * d  = ops_.unary(t);  // t's strides differ from d's
+    ggml_tensor * e  = ops_.unary(d);
+    ggml_tensor * mm = ops_.mul_mat(ops_.leaf(4, 16), e);
+    alloc_and_check(graph({mm}));
+    EXPECT_NE(c->data, h->data);
+    EXPECT_NE(d->data, c->data);
+    EXPECT_EQ(e->data, d->data);
+}
+
+TEST_F(Gallocr, NoInPlaceWhenTheNodeReadsTheSourceTwice) {
+    ggml_tensor * h = ops_.unary(input(16, 4));
+    ggml_tensor * s = ops_.mul(h, h);
+    alloc_and_check(graph({s}));
+    EXPECT_NE(s->data, h->data);
+}
+
+TEST_F(Gallocr, InPlaceThroughAnOffsetZeroView) {
+    ggml_tensor * h = ops_.unary(input(16, 4));
+    ggml_tensor * r = ops_.reshape(h, 32, 2);
+    ggml_tensor * a = ops_.unary(r);
+    alloc_and_check(graph({a}));
+    EXPECT_EQ(a->data, h->data);
+}
+
+TEST_F(Gallocr, ViewsKeepTheirSourceAlive) {
+    ggml_tensor * h = ops_.unary(input(16, 8));
+    ggml_tensor * v = ops_.view_rows(h, 4, 4); // rows 4..7, used at the very end
+    ggml_tensor * cur = ops_.mul_mat(ops_.leaf(16, 16), ops_.view_rows(h, 0, 4));
+    for (int i = 0; i < 6; ++i) {
+        cur = ops_.cont(cur); // fresh memory each time: tempting to reuse h's
+    }
+    ggml_tensor * out = ops_.add(cur, ops_.cont(v));
+    alloc_and_check(graph({out}));
+    EXPECT_EQ(v->data, static_cast<char *>(h->data) + 4 * h->nb[1]);
+}
+
+TEST_F(Gallocr, ResultsNobodyConsumesSurviveTheGraph) {
+    ggml_tensor * x  = input(32, 4);
+    ggml_tensor * r1 = ops_.cont(x); // expanded first, no consumer: must survive
+    ggml_tensor * r2 = ops_.cont(ops_.cont(ops_.cont(x)));
+    alloc_and_check(graph({r1, r2}));
+    EXPECT_NE(r1->data, r2->data);
+}
+
+TEST_F(Gallocr, TensorsWithMemoryAreLeftAlone) {
+    ggml_tensor *         w    = ops_.leaf(16, 16);
+    ggml_backend_buffer_t wbuf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 2048);
+    ggml_tallocr          ta   = ggml_tallocr_new(wbuf);
+    ASSERT_EQ(ggml_tallocr_alloc(&ta, w), GGML_STATUS_SUCCESS);
+    void *        wdata = w->data;
+    ggml_tensor * out   = ops_.unary(ops_.mul_mat(w, input(16, 2)));
+    alloc_and_check(graph({out}));
+    EXPECT_EQ(w->data, wdata);
+    EXPECT_EQ(w->buffer, wbuf);
+    ggml_backend_buffer_free(wbuf);
+}
+
+TEST_F(Gallocr, AlignmentAndAllocSizeAreHonoured) {
+    make({128, SIZE_MAX, 40}); // every tensor needs nbytes + 40, offsets multiple of 128
+    ggml_tensor * x   = input(8, 1); // 32 bytes -> 72 -> 128
+    ggml_tensor * a   = ops_.cont(x);
+    ggml_tensor * b   = ops_.cont(a);
+    ggml_tensor * out = ops_.add(ops_.cont(b), b);
+    alloc_and_check(graph({out}));
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0) % 128, 0u);
+    // the input stays for the whole graph, plus two padded blocks alive at every node (out reuses cont(b) in place)
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0), 3u * 128u);
+}
+
+TEST_F(Gallocr, ZeroSizeTensorsAndAnEmptyBuffer) {
+    ggml_tensor * z   = input(0, 4);
+    ggml_tensor * out = ops_.unary(z);
+    alloc_and_check(graph({out}));
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0), 0u);
+    EXPECT_NE(out->buffer, nullptr);
+    EXPECT_EQ(ggml_nbytes(out), 0u);
+}
+
+TEST_F(Gallocr, GraphOfOnlyAllocatedTensorsGetsAZeroSizeBuffer) {
+    ggml_tensor *         w    = ops_.leaf(4, 4);
+    ggml_backend_buffer_t wbuf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 256);
+    ggml_tallocr          ta   = ggml_tallocr_new(wbuf);
+    ASSERT_EQ(ggml_tallocr_alloc(&ta, w), GGML_STATUS_SUCCESS);
+    ggml_tensor * v = ops_.view_rows(w, 1, 2);
+    ASSERT_TRUE(ggml_gallocr_alloc_graph(galloc_, graph({v})));
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0), 0u);
+    EXPECT_EQ(v->data, static_cast<char *>(w->data) + w->nb[1]);
+    ggml_backend_buffer_free(wbuf);
+}
+
+} // namespace
+} // namespace switchyard::alloc_test

@@ -1,0 +1,180 @@
+// The planner's parts on their own: the lifetime index, the chunked address space and the packing of blocks.
+#include "alloc/dyn_allocator.h"
+#include "alloc/interval_index.h"
+#include "alloc/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace switchyard::alloc {
+namespace {
+
+TEST(IntervalIndex, ReportsExactlyThePlacedIntervalsThatMeetTheQuery) {
+    std::mt19937         rng(7);
+    std::vector<int32_t> starts(300);
+    std::vector<int32_t> ends(300);
+    for (size_t i = 0; i < starts.size(); ++i) {
+        starts[i] = static_cast<int32_t>(rng() % 100);
+        ends[i]   = starts[i] + static_cast<int32_t>(rng() % 30);
+    }
+    IntervalIndex index;
+    index.build(starts, ends);
+    std::vector<bool> placed(starts.size(), false);
+    for (int round = 0; round < 300; ++round) {
+        int32_t i = static_cast<int32_t>(rng() % starts.size());
+        if (!placed[i]) {
+            index.insert(i);
+            placed[i] = true;
+        }
+        int32_t              qs = static_cast<int32_t>(rng() % 120);
+        int32_t              qe = qs + static_cast<int32_t>(rng() % 20);
+        std::vector<int32_t> got;
+        index.overlapping(qs, qe, got);
+        std::sort(got.begin(), got.end());
+        std::vector<int32_t> want;
+        for (int32_t j = 0; j < static_cast<int32_t>(starts.size()); ++j) {
+            if (placed[j] && starts[j] <= qe && ends[j] >= qs) {
+                want.push_back(j);
+            }
+        }
+        ASSERT_EQ(got, want) << "query [" << qs << ", " << qe << "]";
+    }
+    index.clear();
+    std::vector<int32_t> none;
+    index.overlapping(0, 1000, none);
+    EXPECT_TRUE(none.empty());
+}
+
+TEST(DynAllocator, BestFitTakesTheSmallestHoleThatFits) {
+    DynAllocator           space(SIZE_MAX / 2);
+    std::vector<BusyRange> busy;
+    // build a high-water mark of 1000 with nothing busy: one block at 0
+    EXPECT_EQ(space.place(1000, busy, FitPolicy::BestFit).offset, 0u);
+    // busy: [0,100) [300,400) [450,1000): holes of 200 at 100 and 50 at 400
+    busy = {{0, 0, 100}, {0, 300, 100}, {0, 450, 550}};
+    Address a = space.place(40, busy, FitPolicy::BestFit);
+    EXPECT_EQ(a.offset, 400u); // the 50-byte hole wastes least
+    busy = {{0, 0, 100}, {0, 300, 100}, {0, 450, 550}};
+    a = space.place(40, busy, FitPolicy::FirstFit);
+    EXPECT_EQ(a.offset, 100u); // the lowest hole
+    busy = {{0, 0, 100}, {0, 300, 100}, {0, 450, 550}};
+    a = space.place(300, busy, FitPolicy::BestFit);
+    EXPECT_EQ(a.offset, 1000u); // no hole is large enough: grows the chunk
+    EXPECT_EQ(space.total_size(), 1300u);
+}
+
+TEST(DynAllocator, ChunksRespectTheMaxSize) {
+    DynAllocator           space(1000);
+    std::vector<BusyRange> busy;
+    Address                a = space.place(600, busy, FitPolicy::BestFit);
+    busy                     = {{a.chunk, a.offset, 600}};
+    Address b                = space.place(600, busy, FitPolicy::BestFit);
+    EXPECT_EQ(a.chunk, 0);
+    EXPECT_EQ(b.chunk, 1); // 600 + 600 > 1000: second chunk
+    busy      = {{a.chunk, a.offset, 600}, {b.chunk, b.offset, 600}};
+    Address c = space.place(400, busy, FitPolicy::BestFit);
+    EXPECT_EQ(c.chunk, 0);
+    EXPECT_EQ(c.offset, 600u);
+    busy      = {};
+    Address d = space.place(5000, busy, FitPolicy::BestFit); // alone larger than the max: its own chunk
+    EXPECT_EQ(d.chunk, 2);
+    EXPECT_EQ(space.chunk_sizes(), (std::vector<size_t>{1000, 600, 5000}));
+}
+
+TEST(DynAllocator, ZeroBytesNeedNoSpace) {
+    DynAllocator           space(64);
+    std::vector<BusyRange> busy;
+    Address                a = space.place(0, busy, FitPolicy::BestFit);
+    EXPECT_EQ(a.chunk, 0);
+    EXPECT_EQ(a.offset, 0u);
+    EXPECT_EQ(space.chunk_sizes(), (std::vector<size_t>{0}));
+}
+
+std::vector<Block> random_blocks(std::mt19937 & rng, int n, int32_t times) {
+    std::vector<Block> blocks(n);
+    for (Block & b : blocks) {
+        b.start = static_cast<int32_t>(rng() % times);
+        b.end   = std::min<int32_t>(times - 1, b.start + static_cast<int32_t>(rng() % 12));
+        b.size  = 32 * (rng() % 40);
+    }
+    return blocks;
+}
+
+void expect_valid_packing(const std::vector<Block> & blocks, const PackResult & r, size_t max_chunk) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        const Address & a = r.addresses[i];
+        ASSERT_LT(static_cast<size_t>(a.chunk), r.chunk_sizes.size());
+        ASSERT_LE(a.offset + blocks[i].size, r.chunk_sizes[a.chunk]) << "block " << i << " outside its chunk";
+        if (blocks[i].size <= max_chunk) {
+            ASSERT_LE(a.offset + blocks[i].size, max_chunk);
+        }
+        for (size_t j = 0; j < i; ++j) {
+            const Address & b       = r.addresses[j];
+            bool            in_time = blocks[i].start <= blocks[j].end && blocks[j].start <= blocks[i].end;
+            bool in_space = a.chunk == b.chunk && a.offset < b.offset + blocks[j].size &&
+                            b.offset < a.offset + blocks[i].size;
+            ASSERT_FALSE(in_time && in_space && blocks[i].size > 0 && blocks[j].size > 0)
+                << "blocks " << i << " and " << j << " overlap";
+        }
+    }
+}
+
+TEST(PackBlocks, RandomBlocksNeverOverlapAndStayNearTheBound) {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int32_t        times  = 40;
+        std::vector<Block>   blocks = random_blocks(rng, 1 + static_cast<int>(rng() % 60), times);
+        std::vector<int32_t> members(blocks.size());
+        for (size_t i = 0; i < blocks.size(); ++i) {
+            members[i] = static_cast<int32_t>(i);
+        }
+        const size_t max_chunk = trial % 3 == 0 ? 2048 : SIZE_MAX / 2;
+        PackResult   r         = pack_blocks(blocks, members, max_chunk, times);
+        expect_valid_packing(blocks, r, max_chunk);
+        EXPECT_EQ(r.lower_bound, live_lower_bound(blocks, members, times));
+        if (max_chunk == SIZE_MAX / 2) {
+            EXPECT_GE(r.total, r.lower_bound);
+            EXPECT_LE(static_cast<double>(r.total), 1.5 * static_cast<double>(r.lower_bound) + 1);
+        }
+    }
+}
+
+TEST(PackBlocks, ManyBlocksUseBothWaysOfFindingNeighbours) {
+    // short-lived blocks (found through the lifetime index) among long-lived ones (found by address walk)
+    std::mt19937         rng(5);
+    const int32_t        times = 600;
+    std::vector<Block>   blocks(1500);
+    std::vector<int32_t> members(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        Block & b  = blocks[i];
+        b.start    = static_cast<int32_t>(rng() % (times - 1));
+        int32_t len = i % 10 == 0 ? static_cast<int32_t>(rng() % times) : static_cast<int32_t>(rng() % 4);
+        b.end      = std::min(times - 1, b.start + len);
+        b.size     = 64 * (1 + rng() % 16);
+        members[i] = static_cast<int32_t>(i);
+    }
+    PackResult r = pack_blocks(blocks, members, SIZE_MAX / 2, times);
+    expect_valid_packing(blocks, r, SIZE_MAX / 2);
+    EXPECT_LE(static_cast<double>(r.total), 1.2 * static_cast<double>(r.lower_bound));
+}
+
+TEST(PackBlocks, ReachesTheBoundOnASimpleChain) {
+    // a -> b -> c -> d, each alive from its creation to its consumer: two alive at a time
+    std::vector<Block>   blocks = {{0, 1, 2, 1024}, {0, 2, 3, 512}, {0, 3, 4, 1024}, {0, 4, 5, 512}};
+    std::vector<int32_t> members = {0, 1, 2, 3};
+    PackResult           r       = pack_blocks(blocks, members, SIZE_MAX / 2, 6);
+    EXPECT_EQ(r.lower_bound, 1536u);
+    EXPECT_EQ(r.total, 1536u);
+}
+
+TEST(PackBlocks, LowerBoundCountsClosedIntervals) {
+    std::vector<Block>   blocks  = {{0, 0, 2, 100}, {0, 2, 4, 10}, {0, 3, 3, 1}};
+    std::vector<int32_t> members = {0, 1, 2};
+    EXPECT_EQ(live_lower_bound(blocks, members, 5), 110u); // time 2: first two
+}
+
+} // namespace
+} // namespace switchyard::alloc
