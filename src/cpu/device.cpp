@@ -1,0 +1,189 @@
+// The CPU device: the host processor and system memory. It computes every (op, types) pair the kernel table
+// accepts, on tensors in host memory; it stores tensors in any host buffer type and can wrap caller memory
+// (e.g. a memory-mapped model) in a buffer. No events, no asynchronous work.
+#include "cpu/backend.h"
+
+#include "cpu/kernel.h"
+
+#include "ggml-cpu.h"
+
+#include "base/log.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace switchyard::cpu {
+
+namespace {
+
+// "model name : Intel(R) Xeon(R) ..." from /proc/cpuinfo; "CPU" where there is none (other systems, Arm).
+std::string read_cpu_model() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string   line;
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("model name", 0) != 0) {
+            continue;
+        }
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos) {
+            continue;
+        }
+        size_t begin = colon + 1;
+        while (begin < line.size() && std::isspace(static_cast<unsigned char>(line[begin]))) {
+            ++begin;
+        }
+        size_t end = line.size();
+        while (end > begin && std::isspace(static_cast<unsigned char>(line[end - 1]))) {
+            --end;
+        }
+        if (end > begin) {
+            return line.substr(begin, end - begin);
+        }
+    }
+    return "CPU";
+}
+
+const char * dev_get_name(ggml_backend_dev_t) { return "CPU"; }
+
+const char * dev_get_description(ggml_backend_dev_t) {
+    static const std::string model = read_cpu_model();
+    return model.c_str();
+}
+
+void dev_get_memory(ggml_backend_dev_t, size_t * free, size_t * total) {
+    const long page  = sysconf(_SC_PAGESIZE);
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long avail = sysconf(_SC_AVPHYS_PAGES);
+    *total = page > 0 && pages > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
+    *free  = page > 0 && avail > 0 ? static_cast<size_t>(avail) * static_cast<size_t>(page) : 0;
+}
+
+enum ggml_backend_dev_type dev_get_type(ggml_backend_dev_t) { return GGML_BACKEND_DEVICE_TYPE_CPU; }
+
+void dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * props) {
+    props->name        = dev_get_name(dev);
+    props->description = dev_get_description(dev);
+    props->type        = dev_get_type(dev);
+    props->device_id   = nullptr;
+    dev_get_memory(dev, &props->memory_free, &props->memory_total);
+    props->caps = {
+        /* .async                = */ false,
+        /* .host_buffer          = */ false,
+        /* .buffer_from_host_ptr = */ true,
+        /* .events               = */ false,
+        /* .mmap_support         = */ true,
+    };
+}
+
+ggml_backend_t dev_init_backend(ggml_backend_dev_t, const char * params) {
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    if (backend != nullptr) {
+        apply_backend_params(backend, params);
+    }
+    return backend;
+}
+
+ggml_backend_buffer_type_t dev_get_buffer_type(ggml_backend_dev_t) { return ggml_backend_cpu_buffer_type(); }
+
+ggml_backend_buffer_t dev_buffer_from_host_ptr(ggml_backend_dev_t, void * ptr, size_t size, size_t) {
+    return ggml_backend_cpu_buffer_from_ptr(ptr, size);
+}
+
+bool in_host_memory(const ggml_tensor * t) {
+    const ggml_backend_buffer_t buffer = t->view_src != nullptr && t->view_src->buffer != nullptr
+                                             ? t->view_src->buffer
+                                             : t->buffer;
+    return buffer == nullptr || ggml_backend_buffer_is_host(buffer);
+}
+
+bool dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {
+    if (!supports_node(op)) {
+        return false;
+    }
+    if (kernel_for(op->op).compute == nullptr) {
+        return true; // views and reshapes touch no memory
+    }
+    for (const ggml_tensor * src : op->src) {
+        if (src != nullptr && !in_host_memory(src)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) { return ggml_backend_buft_is_host(buft); }
+
+constexpr ggml_backend_device_i kInterface = {
+    /* .get_name             = */ dev_get_name,
+    /* .get_description      = */ dev_get_description,
+    /* .get_memory           = */ dev_get_memory,
+    /* .get_type             = */ dev_get_type,
+    /* .get_props            = */ dev_get_props,
+    /* .init_backend         = */ dev_init_backend,
+    /* .get_buffer_type      = */ dev_get_buffer_type,
+    /* .get_host_buffer_type = */ nullptr,
+    /* .buffer_from_host_ptr = */ dev_buffer_from_host_ptr,
+    /* .supports_op          = */ dev_supports_op,
+    /* .supports_buft        = */ dev_supports_buft,
+    /* .offload_op           = */ nullptr,
+    /* .event_new            = */ nullptr,
+    /* .event_free           = */ nullptr,
+    /* .event_synchronize    = */ nullptr,
+};
+
+bool is_separator(char c) { return c == ',' || c == ';' || std::isspace(static_cast<unsigned char>(c)); }
+
+void apply_param(ggml_backend_t backend, const std::string & entry) {
+    const size_t      eq    = entry.find('=');
+    const std::string key   = entry.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : entry.substr(eq + 1);
+    if (key == "n_threads") {
+        char *     end = nullptr;
+        errno          = 0;
+        const long n   = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || errno != 0 || n < 1 || n > GGML_MAX_N_THREADS) {
+            log_warn("[ggml_backend_dev_init] CPU: ignoring n_threads=%s (expected 1..%d)\n", value.c_str(),
+                     GGML_MAX_N_THREADS);
+            return;
+        }
+        ggml_backend_cpu_set_n_threads(backend, static_cast<int>(n));
+        return;
+    }
+    log_warn("[ggml_backend_dev_init] CPU: ignoring unknown parameter '%s'\n", entry.c_str());
+}
+
+} // namespace
+
+ggml_backend_dev_t cpu_device() {
+    static ggml_backend_device device = {kInterface, ggml_backend_cpu_reg(), nullptr};
+    return &device;
+}
+
+void apply_backend_params(ggml_backend_t backend, const char * params) {
+    if (params == nullptr) {
+        return;
+    }
+    const std::string text(params);
+    size_t            pos = 0;
+    while (pos < text.size()) {
+        while (pos < text.size() && is_separator(text[pos])) {
+            ++pos;
+        }
+        size_t end = pos;
+        while (end < text.size() && !is_separator(text[end])) {
+            ++end;
+        }
+        if (end > pos) {
+            apply_param(backend, text.substr(pos, end - pos));
+        }
+        pos = end;
+    }
+}
+
+} // namespace switchyard::cpu

@@ -1,0 +1,253 @@
+// The CPU graph executor: ggml_graph_compute and ggml_graph_compute_with_ctx.
+//
+// Before anything runs, every node to be computed is checked (op and types supported, data present and in host
+// memory, scratch large enough); one bad node fails the whole graph with a log naming it, so a graph is either
+// computed or left untouched. Then the threads of the pool walk the node list together: each node's kernel runs
+// on its n_tasks threads (the others go straight to the barrier), and all threads meet at a barrier after every
+// node. Thread 0 polls the abort callback after each node; when it fires, every thread stops at that barrier
+// and the result is GGML_STATUS_ABORTED.
+#include "cpu/plan.h"
+#include "cpu/thread_sync.h"
+#include "cpu/threadpool.h"
+
+#include "ggml-cpu.h"
+
+#include "base/log.h"
+#include "core/graph.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+namespace switchyard::cpu {
+
+namespace {
+
+struct Step {
+    ggml_tensor * node;
+    KernelFn      compute;
+    int           n_tasks;
+};
+
+// "node 3 'ffn_out' (MUL_MAT f32 <- q4_0 'w', f32 'x')" for error messages
+void describe_node(const ggml_tensor * node, int index, char * out, size_t size) {
+    int n = std::snprintf(out, size, "node %d '%s' (%s %s", index, node->name, ggml_op_desc(node),
+                          ggml_type_name(node->type));
+    const char * sep = " <- ";
+    for (int j = 0; j < GGML_MAX_SRC && n > 0 && static_cast<size_t>(n) < size; ++j) {
+        const ggml_tensor * src = node->src[j];
+        if (src != nullptr) {
+            n += std::snprintf(out + n, size - static_cast<size_t>(n), "%s%s '%s'", sep,
+                               ggml_type_name(src->type), src->name);
+            sep = ", ";
+        }
+    }
+    if (n > 0 && static_cast<size_t>(n) < size) {
+        std::snprintf(out + n, size - static_cast<size_t>(n), ")");
+    }
+}
+
+bool in_host_memory(const ggml_tensor * t) {
+    return t->buffer == nullptr || ggml_backend_buffer_is_host(t->buffer);
+}
+
+// Data problems of the node or its sources, or nullptr.
+const char * data_problem(const ggml_tensor * node) {
+    for (int j = -1; j < GGML_MAX_SRC; ++j) {
+        const ggml_tensor * t = j < 0 ? node : node->src[j];
+        if (t == nullptr || ggml_is_empty(t)) {
+            continue;
+        }
+        if (t->data == nullptr) {
+            return j < 0 ? "has no data (not allocated)" : "has a source without data (not allocated)";
+        }
+        if (!in_host_memory(t)) {
+            return j < 0 ? "is not in host memory" : "has a source that is not in host memory";
+        }
+    }
+    return nullptr;
+}
+
+// Checks every scheduled node and lists the ones with a kernel; false (logged) if any cannot be computed.
+bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<Step> & steps) {
+    char what[512];
+    for (int i = 0; i < cgraph->n_nodes; ++i) {
+        ggml_tensor * node = cgraph->nodes[i];
+        if (node == nullptr || !node_is_scheduled(node)) {
+            continue;
+        }
+        if (!supports_node(node)) {
+            describe_node(node, i, what, sizeof(what));
+            log_error("[ggml_graph_compute] %s: op %s with these types/layout is not supported by the CPU backend\n",
+                      what, ggml_op_desc(node));
+            return false;
+        }
+        const KernelInfo & info = kernel_for(node->op);
+        if (info.compute == nullptr) {
+            continue; // the op only reinterprets memory
+        }
+        if (const char * problem = data_problem(node)) {
+            describe_node(node, i, what, sizeof(what));
+            log_error("[ggml_graph_compute] %s %s\n", what, problem);
+            return false;
+        }
+        const int    n_tasks = node_n_tasks(info, node, n_threads);
+        const size_t needed  = node_work_size(info, node, n_tasks);
+        if (needed > wsize) {
+            describe_node(node, i, what, sizeof(what));
+            log_error("[ggml_graph_compute] %s needs %zu bytes of work memory, the plan has %zu (plan the graph "
+                      "with ggml_graph_plan and the same thread count)\n", what, needed, wsize);
+            return false;
+        }
+        steps.push_back(Step{node, info.compute, n_tasks});
+    }
+    return true;
+}
+
+// One computation of a graph, shared by its threads.
+class GraphRun {
+public:
+    GraphRun(const std::vector<Step> & steps, const ggml_cplan & cplan, int n_threads, void * wdata, size_t wsize)
+        : steps_(steps), cplan_(cplan), n_threads_(n_threads), wdata_(wdata), wsize_(wsize) {}
+
+    static void thread_entry(void * self, int ith) { static_cast<GraphRun *>(self)->thread_main(ith); }
+
+    ggml_status status() const {
+        return abort_after_.load(std::memory_order_relaxed) >= 0 ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
+    }
+
+private:
+    void thread_main(int ith) {
+        const int n_steps = static_cast<int>(steps_.size());
+        for (int s = 0; s < n_steps; ++s) {
+            const Step & step = steps_[static_cast<size_t>(s)];
+            if (ith < step.n_tasks) {
+                const ComputeParams params{ith, step.n_tasks, wdata_, wsize_, &node_sync_};
+                step.compute(params, step.node);
+            }
+            if (ith == 0 && cplan_.abort_callback != nullptr && cplan_.abort_callback(cplan_.abort_callback_data)) {
+                abort_after_.store(s, std::memory_order_relaxed);
+            }
+            // The barrier orders thread 0's store before every load below. The step number (not a flag) is what
+            // is compared: a thread slow to leave the barrier must not act on a store thread 0 makes a step later.
+            graph_sync_.arrive_and_wait(n_threads_);
+            if (abort_after_.load(std::memory_order_relaxed) == s) {
+                return;
+            }
+        }
+    }
+
+    const std::vector<Step> & steps_;
+    const ggml_cplan &        cplan_;
+    const int                 n_threads_;
+    void * const              wdata_;
+    const size_t              wsize_;
+    ThreadSync                node_sync_;  // the threads of one node (kernel-internal barriers)
+    ThreadSync                graph_sync_; // all threads, between nodes
+    std::atomic<int>          abort_after_{-1}; // step after which the abort callback fired
+};
+
+// The pool to run on: the plan's, or a temporary one (nullptr with n_threads 1, or if it cannot be made).
+ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, std::unique_ptr<ggml_threadpool> & temporary) {
+    if (cplan.threadpool != nullptr) {
+        if (n_threads > cplan.threadpool->n_threads()) {
+            log_warn("[ggml_graph_compute] the plan asks for %d threads, its thread pool has %d; using %d\n",
+                     n_threads, cplan.threadpool->n_threads(), cplan.threadpool->n_threads());
+            n_threads = cplan.threadpool->n_threads();
+        }
+        return cplan.threadpool;
+    }
+    if (n_threads > 1) {
+        temporary = ggml_threadpool::create(ggml_threadpool_params_default(n_threads), "ggml_graph_compute");
+        if (temporary == nullptr) {
+            log_warn("[ggml_graph_compute] no thread pool of %d threads; computing on one thread\n", n_threads);
+            n_threads = 1;
+        }
+    }
+    return temporary.get();
+}
+
+bool check_cplan(const ggml_cgraph * cgraph, const ggml_cplan * cplan) {
+    if (cgraph == nullptr || cplan == nullptr) {
+        log_error("[ggml_graph_compute] %s is NULL\n", cgraph == nullptr ? "cgraph" : "cplan");
+        return false;
+    }
+    if (cplan->n_threads < 1 || cplan->n_threads > GGML_MAX_N_THREADS) {
+        log_error("[ggml_graph_compute] cplan->n_threads must be in [1, %d], got %d\n", GGML_MAX_N_THREADS,
+                  cplan->n_threads);
+        return false;
+    }
+    if (cplan->work_size > 0 && cplan->work_data == nullptr) {
+        log_error("[ggml_graph_compute] cplan->work_size is %zu but cplan->work_data is NULL; point it at that many "
+                  "bytes first\n", cplan->work_size);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+} // namespace switchyard::cpu
+
+using namespace switchyard;
+using namespace switchyard::cpu;
+
+extern "C" {
+
+enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan) {
+    if (!check_cplan(cgraph, cplan)) {
+        return GGML_STATUS_FAILED;
+    }
+    // scratch handed to kernels starts at a cache line; the plan's padding pays for the skipped bytes
+    auto * const   base  = cplan->work_data;
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(base);
+    const size_t   skip  = base != nullptr ? (kCacheLine - addr % kCacheLine) % kCacheLine : 0;
+    void * const   wdata = cplan->work_size > skip ? base + skip : nullptr;
+    const size_t   wsize = cplan->work_size > skip ? cplan->work_size - skip : 0;
+
+    int                              n_threads = cplan->n_threads;
+    std::unique_ptr<ggml_threadpool> temporary;
+    std::vector<Step>                steps;
+    if (!build_steps(cgraph, n_threads, wsize, steps)) {
+        return GGML_STATUS_FAILED;
+    }
+    if (steps.empty()) {
+        return GGML_STATUS_SUCCESS;
+    }
+    ggml_threadpool * pool = pick_pool(*cplan, n_threads, temporary);
+    if (n_threads != cplan->n_threads) {
+        // fewer threads than planned (small pool, or no pool could be made): recount tasks and scratch
+        steps.clear();
+        if (!build_steps(cgraph, n_threads, wsize, steps)) {
+            return GGML_STATUS_FAILED;
+        }
+    }
+    GraphRun run(steps, *cplan, n_threads, wdata, wsize);
+    if (pool != nullptr && n_threads > 1) {
+        pool->run(n_threads, &GraphRun::thread_entry, &run);
+    } else {
+        GraphRun::thread_entry(&run, 0);
+    }
+    return run.status();
+}
+
+enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context * ctx, struct ggml_cgraph * cgraph, int n_threads) {
+    if (ctx == nullptr || cgraph == nullptr) {
+        log_error("[ggml_graph_compute_with_ctx] %s is NULL\n", ctx == nullptr ? "ctx" : "cgraph");
+        return GGML_STATUS_FAILED;
+    }
+    ggml_cplan cplan = ggml_graph_plan(cgraph, n_threads, nullptr);
+    if (cplan.work_size > 0) {
+        cplan.work_data = static_cast<uint8_t *>(ggml_new_buffer(ctx, cplan.work_size));
+        if (cplan.work_data == nullptr) {
+            log_error("[ggml_graph_compute_with_ctx] the context has no room for %zu bytes of work memory\n",
+                      cplan.work_size);
+            return GGML_STATUS_ALLOC_FAILED;
+        }
+    }
+    return ggml_graph_compute(cgraph, &cplan);
+}
+
+} // extern "C"

@@ -1,0 +1,61 @@
+// CPU feature probes (ggml_cpu_has_*), one-time initialisation and the NUMA entry points.
+//
+// The x86 probes report what the kernels may use on this machine: detected at run time, after the
+// SWITCHYARD_CPU_ISA cap (src/cpu/features.h). Other architectures' features are never present in this build.
+// NUMA placement is not implemented: ggml_numa_init accepts any strategy and changes nothing.
+#include "cpu/features.h"
+#include "cpu/kernel.h"
+
+#include "ggml-cpu.h"
+
+#include "base/log.h"
+
+using switchyard::cpu::features;
+
+extern "C" {
+
+void ggml_cpu_init(void) {
+    // both are function-local statics: initialised once, thread-safe
+    (void) features();
+    (void) switchyard::cpu::kernel_for(GGML_OP_NONE);
+}
+
+void ggml_numa_init(enum ggml_numa_strategy numa) {
+    if (numa != GGML_NUMA_STRATEGY_DISABLED) {
+        switchyard::log_debug("[ggml_numa_init] NUMA strategies are not implemented; threads are not placed\n");
+    }
+}
+
+bool ggml_is_numa(void) { return false; }
+
+int ggml_cpu_has_sse3(void) { return features().sse3; }
+int ggml_cpu_has_ssse3(void) { return features().ssse3; }
+int ggml_cpu_has_avx(void) { return features().avx; }
+int ggml_cpu_has_avx_vnni(void) { return features().avx_vnni; }
+int ggml_cpu_has_avx2(void) { return features().avx2; }
+int ggml_cpu_has_bmi2(void) { return features().bmi2; }
+int ggml_cpu_has_f16c(void) { return features().f16c; }
+int ggml_cpu_has_fma(void) { return features().fma; }
+int ggml_cpu_has_avx512(void) { return features().avx512f; }
+int ggml_cpu_has_avx512_vbmi(void) { return features().avx512_vbmi; }
+int ggml_cpu_has_avx512_vnni(void) { return features().avx512_vnni; }
+int ggml_cpu_has_avx512_bf16(void) { return features().avx512_bf16; }
+int ggml_cpu_has_amx_int8(void) { return features().amx_int8; }
+
+int ggml_cpu_has_neon(void) { return 0; }
+int ggml_cpu_has_arm_fma(void) { return 0; }
+int ggml_cpu_has_fp16_va(void) { return 0; }
+int ggml_cpu_has_dotprod(void) { return 0; }
+int ggml_cpu_has_matmul_int8(void) { return 0; }
+int ggml_cpu_has_sve(void) { return 0; }
+int ggml_cpu_get_sve_cnt(void) { return 0; }
+int ggml_cpu_has_sme(void) { return 0; }
+
+int ggml_cpu_has_riscv_v(void) { return 0; }
+int ggml_cpu_get_rvv_vlen(void) { return 0; }
+int ggml_cpu_has_vsx(void) { return 0; }
+int ggml_cpu_has_vxe(void) { return 0; }
+int ggml_cpu_has_wasm_simd(void) { return 0; }
+int ggml_cpu_has_llamafile(void) { return 0; }
+
+} // extern "C"
