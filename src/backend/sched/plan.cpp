@@ -2,6 +2,8 @@
 // (GGML_SCHED_DEBUG).
 #include "backend/sched/sched.h"
 
+#include "backend/meta/plan_json.h"
+
 #include "base/json.h"
 #include "base/log.h"
 
@@ -40,7 +42,13 @@ void append_splits(const ggml_backend_sched * sched, std::string & j) {
             j += std::string(i ? ", " : "") + "{\"name\": " + json_string(in->name) +
                  ", \"bytes\": " + std::to_string(ggml_nbytes(in)) + "}";
         }
-        j += "]}";
+        j += "]";
+        // a split on a meta backend also shows how the meta device runs its nodes ("null" for other backends)
+        const std::string meta_part = meta::plan_json(sched->backends[split.backend_id], &split.graph);
+        if (meta_part != "null") {
+            j += ", \"meta\": " + meta_part;
+        }
+        j += "}";
         j += s + 1 < sched->splits.size() ? ",\n" : "\n";
     }
     j += "  ],\n";

@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "core/graph.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -146,6 +147,7 @@ bool ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *
         return false;
     }
     const bool ok = sched_reserve_current(sched);
+    restore_sources(sched); // the measure graph stays usable, e.g. for alloc_graph next
     ggml_backend_sched_reset(sched);
     return ok;
 }
@@ -154,8 +156,14 @@ void ggml_backend_sched_reserve_size(ggml_backend_sched_t sched, struct ggml_cgr
     ggml_backend_sched_reset(sched);
     ggml_backend_sched_synchronize(sched);
     ggml_backend_sched_split_graph(sched, measure_graph);
+    if (has_errors(sched, "ggml_backend_sched_reserve_size")) {
+        std::fill(sizes, sizes + sched->n_backends, size_t{0});
+        ggml_backend_sched_reset(sched);
+        return;
+    }
     ggml_gallocr_reserve_n_size(sched->galloc, sched->graph, sched->node_backend_ids.data(),
                                 sched->leaf_backend_ids.data(), sizes);
+    restore_sources(sched);
     ggml_backend_sched_reset(sched);
 }
 
@@ -180,6 +188,7 @@ bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgra
         }
         if (!sched_reserve_current(sched) || !ggml_gallocr_alloc_graph(sched->galloc, sched->graph)) {
             log_error("[ggml_backend_sched_alloc_graph] failed to allocate the graph\n");
+            restore_sources(sched);
             return false;
         }
     }

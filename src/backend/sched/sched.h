@@ -50,6 +50,13 @@ struct Fallback {
     std::string         reason;
 };
 
+// A source pointer of a user's node that splitting redirected to a copy, so a failed allocation can undo it.
+struct Rewire {
+    ggml_tensor * node;
+    int           src_index;
+    ggml_tensor * original;
+};
+
 struct Trace; // execute.cpp / trace.cpp
 
 } // namespace switchyard::sched
@@ -73,6 +80,7 @@ struct ggml_backend_sched {
     std::vector<ggml_tensor *>               graph_inputs; // user inputs replicated per copy (parallel only)
     std::vector<switchyard::sched::Fallback> fallbacks;
     std::vector<std::string>                 errors; // non-empty: the current graph cannot run
+    std::vector<switchyard::sched::Rewire>   rewired; // node->src redirections of the current split
 
     ggml_cgraph * graph = nullptr; // the allocation graph (in ctx)
     ggml_context * ctx  = nullptr; // copies, dependency views and the allocation graph
@@ -108,6 +116,9 @@ void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph);
 
 // splits.cpp
 bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph);
+// Gives the user's nodes back their original sources (after a split that will not be computed), so the graph
+// can be split again once the scheduler's context, which holds the copies, is gone.
+void restore_sources(ggml_backend_sched * sched);
 
 // execute.cpp
 ggml_status compute_splits(ggml_backend_sched * sched);

@@ -77,6 +77,7 @@ bool add_split_input(ggml_backend_sched * sched, Split & split, ggml_tensor * no
     if (std::find(split.inputs.begin(), split.inputs.end(), src) == split.inputs.end()) {
         split.inputs.push_back(src);
     }
+    sched->rewired.push_back(Rewire{node, j, src});
     node->src[j] = sched->tensors[src].copies[cur_id][sched->cur_copy];
     return true;
 }
@@ -222,7 +223,16 @@ bool reset_context(ggml_backend_sched * sched, const ggml_cgraph * graph) {
 
 } // namespace
 
+void restore_sources(ggml_backend_sched * sched) {
+    // newest first: a source redirected twice gets its very first pointer back
+    for (auto it = sched->rewired.rbegin(); it != sched->rewired.rend(); ++it) {
+        it->node->src[it->src_index] = it->original;
+    }
+    sched->rewired.clear();
+}
+
 bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    sched->rewired.clear(); // a computed split's redirections stay: the graph has been used as split
     if (!reset_context(sched, graph)) {
         log_error("[ggml_backend_sched_split_graph] failed to allocate the scheduler's context\n");
         return false;
@@ -232,7 +242,12 @@ bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
         st.copies = {};
     }
     assign_backends(sched, graph);
+    if (!sched->errors.empty()) {
+        sched->splits.clear();
+        return false; // an op no backend can run: leave the user's graph untouched
+    }
     if (!cut_splits(sched, graph) || !build_alloc_graph(sched, graph)) {
+        restore_sources(sched);
         log_error("[ggml_backend_sched_split_graph] the scheduler's context is too small\n");
         return false;
     }

@@ -185,6 +185,33 @@ TEST_F(SchedTest, ReserveThenComputeDoesNotReallocate) {
     ggml_backend_sched_free(sched);
 }
 
+// Splitting redirects node sources to copies in the scheduler's context; reserve must give the measure graph its
+// sources back, so the same graph can then be allocated and computed.
+TEST_F(SchedTest, ReservedGraphCanBeComputedAfterwards) {
+    const Weights            w(21);
+    const std::vector<float> input = make_input(22);
+    PlacedWeights            pw(w, gpu, cpu);
+    Block                    b(pw);
+    std::vector<ggml_tensor *> sources;
+    for (int i = 0; i < ggml_graph_n_nodes(b.graph); ++i) {
+        ggml_tensor * node = ggml_graph_node(b.graph, i);
+        sources.insert(sources.end(), node->src, node->src + GGML_MAX_SRC);
+    }
+    ggml_backend_sched_t sched = make_sched();
+    ASSERT_TRUE(ggml_backend_sched_reserve(sched, b.graph));
+    std::vector<ggml_tensor *> after;
+    for (int i = 0; i < ggml_graph_n_nodes(b.graph); ++i) {
+        ggml_tensor * node = ggml_graph_node(b.graph, i);
+        after.insert(after.end(), node->src, node->src + GGML_MAX_SRC);
+    }
+    EXPECT_EQ(after, sources);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, b.graph));
+    ggml_backend_tensor_set(b.x, input.data(), 0, input.size() * sizeof(float));
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, b.graph), GGML_STATUS_SUCCESS);
+    expect_close(read_tensor(b.out), cpu_reference(w, input));
+    ggml_backend_sched_free(sched);
+}
+
 TEST_F(SchedTest, PipelineParallelMatchesSequential) {
     const Weights        w(11);
     PlacedWeights        pw(w, gpu, cpu);
@@ -248,7 +275,9 @@ TEST_F(SchedTest, OpNoBackendSupportsIsAnErrorNotAnAbort) {
     ggml_build_forward_expand(b.graph, odd);
     ggml_backend_sched_t sched = make_sched();
     LogCapture           log;
+    const ggml_tensor * d_src0 = b.d->src[0];
     EXPECT_FALSE(ggml_backend_sched_alloc_graph(sched, b.graph));
+    EXPECT_EQ(b.d->src[0], d_src0); // the user's graph is left as it was
     EXPECT_NE(LogCapture::text().find("GATED_DELTA_NET"), std::string::npos) << LogCapture::text();
     EXPECT_NE(LogCapture::text().find("'odd'"), std::string::npos) << LogCapture::text();
     EXPECT_NE(LogCapture::text().find("TEST, CPU"), std::string::npos) << LogCapture::text();
