@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace {
 
@@ -325,10 +326,45 @@ TEST(KnownAnswer, PlainTypesThroughTraits) {
     EXPECT_EQ(f64[1], -2.5);
     ggml_get_type_traits(GGML_TYPE_F64)->to_float(f64, back, 4);
     EXPECT_EQ(back[3], 1e-8f);
-    for (ggml_type t : {GGML_TYPE_I8, GGML_TYPE_I16, GGML_TYPE_I32, GGML_TYPE_I64}) {
-        EXPECT_EQ(ggml_get_type_traits(t)->to_float, nullptr) << ggml_type_name(t);
-        EXPECT_EQ(ggml_get_type_traits(t)->from_float_ref, nullptr) << ggml_type_name(t);
+}
+
+// Integers: nearest integer (ties to even), saturated to the type's range, NaN as 0; back to float exactly.
+TEST(KnownAnswer, IntegerTypesThroughTraits) {
+    const float nan    = std::numeric_limits<float>::quiet_NaN();
+    const float src[8] = {1.0f, -2.5f, 3.5f, 200.0f, -1e30f, nan, 0.49f, -129.0f};
+    int8_t      i8[8];
+    ggml_get_type_traits(GGML_TYPE_I8)->from_float_ref(src, i8, 8);
+    const int8_t want8[8] = {1, -2, 4, 127, -128, 0, 0, -128};
+    for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ(i8[i], want8[i]) << i;
     }
+    int16_t i16[8];
+    ggml_get_type_traits(GGML_TYPE_I16)->from_float_ref(src, i16, 8);
+    const int16_t want16[8] = {1, -2, 4, 200, -32768, 0, 0, -129};
+    for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ(i16[i], want16[i]) << i;
+    }
+    int32_t i32[8];
+    ggml_get_type_traits(GGML_TYPE_I32)->from_float_ref(src, i32, 8);
+    EXPECT_EQ(i32[3], 200);
+    EXPECT_EQ(i32[4], INT32_MIN);
+    int64_t i64[3];
+    const float big[3] = {1e30f, -1e30f, 16777216.0f};
+    ggml_get_type_traits(GGML_TYPE_I64)->from_float_ref(big, i64, 3);
+    EXPECT_EQ(i64[0], INT64_MAX);
+    EXPECT_EQ(i64[1], INT64_MIN);
+    EXPECT_EQ(i64[2], 16777216);
+    float back[8];
+    ggml_get_type_traits(GGML_TYPE_I16)->to_float(i16, back, 8);
+    for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ(back[i], static_cast<float>(want16[i])) << i;
+    }
+    const int32_t ints[2] = {-7, 16777217}; // the second is not a float: rounds to the nearest even, 2^24
+    ggml_get_type_traits(GGML_TYPE_I32)->to_float(ints, back, 2);
+    EXPECT_EQ(back[0], -7.0f);
+    EXPECT_EQ(back[1], 16777216.0f);
+    EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_I32, src, i32, 0, 2, 4, nullptr), 2u * 4u * sizeof(int32_t));
+    EXPECT_EQ(i32[2], 4);
 }
 
 } // namespace
