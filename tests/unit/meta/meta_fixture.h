@@ -70,8 +70,15 @@ inline const char * kind_name(DeviceKind kind) { return kind == DeviceKind::Cpu 
 // n simple devices: the CPU device n times, or n test devices (made once per process and kept, so meta
 // devices made from them stay valid).
 inline std::vector<ggml_backend_dev_t> simple_devices(DeviceKind kind, int n) {
-    static std::vector<ggml_backend_dev_t> test_devs;
-    std::vector<ggml_backend_dev_t>        devs;
+    struct KeptDevices : std::vector<ggml_backend_dev_t> {
+        ~KeptDevices() {
+            for (ggml_backend_dev_t d : *this) {
+                test_device_release(d);
+            }
+        }
+    };
+    static KeptDevices              test_devs;
+    std::vector<ggml_backend_dev_t> devs;
     for (int d = 0; d < n; ++d) {
         if (kind == DeviceKind::Cpu) {
             devs.push_back(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU));
