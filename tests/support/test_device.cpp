@@ -446,6 +446,11 @@ bool dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
     return cpu && ggml_backend_dev_supports_op(cpu, &shadow);
 }
 
+bool dev_offload_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
+    const DeviceContext * ctx = dev_ctx(dev);
+    return ctx->config.offload_op && ctx->config.offload_op(op);
+}
+
 bool dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) { return buft == &dev_ctx(dev)->buft; }
 
 const char * reg_get_name(ggml_backend_reg_t reg) { return static_cast<DeviceContext *>(reg->context)->name.c_str(); }
@@ -478,6 +483,7 @@ ggml_backend_dev_t test_device_create(const TestDeviceConfig & config) {
     dev_iface.get_buffer_type   = dev_get_buffer_type;
     dev_iface.supports_op       = dev_supports_op;
     dev_iface.supports_buft     = dev_supports_buft;
+    dev_iface.offload_op        = dev_offload_op;
     dev_iface.event_new         = dev_event_new;
     dev_iface.event_free        = dev_event_free;
     dev_iface.event_synchronize = dev_event_synchronize;

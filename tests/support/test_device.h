@@ -25,6 +25,9 @@ struct TestDeviceConfig {
     bool         async_copies  = true;  // implement cpy_tensor_async
     // which ops the device can run; nullptr: everything the CPU backend can run
     std::function<bool(const ggml_tensor *)> supports_op;
+    // which ops with weights in host memory the scheduler should pull onto the device (op_offload);
+    // nullptr: none
+    std::function<bool(const ggml_tensor *)> offload_op;
 };
 
 // Creates a device (and a reg holding it) with the given configuration. The device lives until

@@ -129,7 +129,7 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
     if (sched->debug > 0) {
         debug_print_assignments(sched, graph);
     }
-    write_plan_if_requested(sched);
+    write_plan_if_requested(sched); // the assignment as split (and its errors, if it cannot run)
 }
 
 static bool sched_reserve_current(ggml_backend_sched_t sched) {
@@ -147,6 +147,9 @@ bool ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *
         return false;
     }
     const bool ok = sched_reserve_current(sched);
+    if (ok) {
+        write_plan_if_requested(sched); // again, now with the compute buffer sizes
+    }
     restore_sources(sched); // the measure graph stays usable, e.g. for alloc_graph next
     ggml_backend_sched_reset(sched);
     return ok;
@@ -195,6 +198,7 @@ bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgra
     sched->prev_node_backend_ids = sched->node_backend_ids;
     sched->prev_leaf_backend_ids = sched->leaf_backend_ids;
     sched->is_alloc = true;
+    write_plan_if_requested(sched); // again, now with the compute buffer sizes
     return true;
 }
 
