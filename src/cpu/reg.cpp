@@ -63,6 +63,8 @@ void * reg_get_proc_address(ggml_backend_reg_t, const char * name) {
         {"ggml_backend_dev_get_extra_bufts", reinterpret_cast<void *>(&dev_get_extra_bufts)},
         {"ggml_backend_get_features", reinterpret_cast<void *>(&get_features)},
         {"ggml_backend_set_abort_callback", reinterpret_cast<void *>(&ggml_backend_cpu_set_abort_callback)},
+        {"ggml_backend_cpu_numa_init", reinterpret_cast<void *>(&ggml_numa_init)},
+        {"ggml_backend_cpu_is_numa", reinterpret_cast<void *>(&ggml_is_numa)},
         {"ggml_backend_cpu_set_use_ref", reinterpret_cast<void *>(&ggml_backend_cpu_set_use_ref)},
         {"ggml_threadpool_new", reinterpret_cast<void *>(&ggml_threadpool_new)},
         {"ggml_threadpool_free", reinterpret_cast<void *>(&ggml_threadpool_free)},

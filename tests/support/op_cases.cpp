@@ -18,7 +18,14 @@ namespace {
 using B = CaseBuilder;
 
 std::string shape(int64_t a, int64_t b = 1, int64_t c = 1, int64_t d = 1) {
-    return "[" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) + "," + std::to_string(d) + "]";
+    const int64_t ne[4] = {a, b, c, d};
+    std::string   s;
+    for (int i = 0; i < 4; ++i) {
+        s += i == 0 ? '[' : ',';
+        s += std::to_string(ne[i]);
+    }
+    s += ']';
+    return s;
 }
 
 std::string tname(ggml_type t) { return ggml_type_name(t); }
@@ -151,7 +158,8 @@ void add_reduce_norm(std::vector<OpCase> & cases) {
 void add_matrix(std::vector<OpCase> & cases) {
     const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
                                GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
+                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,
+                               GGML_TYPE_Q8_1, GGML_TYPE_Q8_K};
     for (ggml_type t : types) {
         for (int64_t m : {1, 7}) {
             const int64_t n = 16, k = 256;
@@ -245,7 +253,11 @@ void add_layout(std::vector<OpCase> & cases) {
 }
 
 void add_rows(std::vector<OpCase> & cases) {
-    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K}) {
+    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,
+                               GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,   GGML_TYPE_Q2_K,
+                               GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_Q8_K,
+                               GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
+    for (ggml_type t : types) {
         const int64_t n = ggml_blck_size(t) > 32 ? 256 : 64;
         cases.push_back({"GET_ROWS(type=" + tname(t) + ",n=" + std::to_string(n) + ",rows=10,idx=5)", GGML_OP_GET_ROWS, [t, n](B & b) {
                              return ggml_get_rows(b.ctx(), b.input(t, n, 10), b.input(GGML_TYPE_I32, 5, 1, 1, 1, InputKind::Indices, 10));

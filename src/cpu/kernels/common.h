@@ -233,8 +233,11 @@ inline void store_row(ggml_type t, const float * in, char * dst, size_t stride, 
 }
 
 // true when the elements of each row of t are adjacent (nb[0] is the element / block size).
+// true when t's rows are made of whole blocks lying next to each other (every non-block type qualifies when its
+// elements are adjacent). A transposed view of one-block rows has nb[0] == the block's size too, but rows that
+// end inside a block: it does not qualify.
 inline bool has_unit_stride(const ggml_tensor * t) {
-    return t->nb[0] == ggml_type_size(t->type);
+    return t->nb[0] == ggml_type_size(t->type) && t->ne[0] % ggml_blck_size(t->type) == 0;
 }
 
 // true when t is F32 with adjacent elements in each row: kernels then work on its rows in place.

@@ -4,6 +4,7 @@
 // src0 may be F32, F16, BF16 or any block format with a to_float; src1 is F32 (or F16/BF16, converted first).
 // Threads split the rows of src0; each thread converts a src0 row to floats once and multiplies it with
 // every src1 row (four at a time), so conversion costs O(N*K) and the products O(N*M*K).
+#include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
 #include "cpu/kernels/matmul_dot.h"
 
@@ -150,7 +151,7 @@ bool mul_mat_supports(const ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
     return src0 && src1 && dst->type == GGML_TYPE_F32 && row_convertible(src0->type) && src1_type_ok(src1->type) &&
-           src0->nb[0] == ggml_type_size(src0->type) && dst->nb[0] == sizeof(float);
+           has_unit_stride(src0) && dst->nb[0] == sizeof(float);
 }
 
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens]

@@ -1,10 +1,13 @@
 // The registry with the compiled-in CPU backend: lookups by name (any case), index and type, backend
-// creation (init_by_name/type/best), and the 2024 helpers of seed 000 over it.
+// creation (init_by_name/type/best), and the 2024 helpers of seed 000 over it ("name:params" strings reach the
+// backend: the thread count is observed through a test kernel swapped into the CPU dispatch table).
 #include "backend_test_util.h"
+#include "unit/cpu/cpu_test_util.h"
 
 #include <cstdint>
 #include <string>
 #include <strings.h>
+#include <utility>
 
 using namespace switchyard::testing;
 
@@ -119,11 +122,30 @@ TEST(RegistryLegacy, Seed000HelpersWrapTheRegistry) {
     ggml_backend_free(backend);
 }
 
+// The number of threads a CPU backend computes on, seen by a test kernel swapped in for ADD (it runs on all threads).
+int cpu_threads_used(ggml_backend_t backend) {
+    TestKernels   kernels;
+    HostContext   ctx;
+    ggml_tensor * a = new_f32(ctx.get(), 8, 8, "a");
+    fill(a, ramp(64, 1.0f));
+    ggml_cgraph * graph = ggml_new_graph(ctx.get());
+    ggml_build_forward_expand(graph, ggml_add(ctx.get(), a, a));
+    if (ggml_backend_graph_compute(backend, graph) != GGML_STATUS_SUCCESS) {
+        return -1;
+    }
+    return kernel_stats().max_nth.load();
+}
+
 TEST(RegistryLegacy, InitBackendFromStringSplitsNameAndParams) {
-    for (const char * text : {"CPU", "cpu", "CPU:", "cpu:n_threads=2"}) {
+    const std::pair<const char *, int> cases[] = {
+        {"CPU", GGML_DEFAULT_N_THREADS}, {"cpu", GGML_DEFAULT_N_THREADS}, {"CPU:", GGML_DEFAULT_N_THREADS},
+        {"cpu:n_threads=2", 2},          {"CPU:n_threads=3", 3},
+    };
+    for (const auto & [text, threads] : cases) {
         ggml_backend_t backend = ggml_backend_reg_init_backend_from_str(text);
         ASSERT_NE(backend, nullptr) << text;
         EXPECT_EQ(ggml_backend_get_device(backend), ggml_backend_dev_by_name("CPU")) << text;
+        EXPECT_EQ(cpu_threads_used(backend), threads) << text; // the params after ':' reached the backend
         ggml_backend_free(backend);
     }
 
