@@ -158,8 +158,9 @@ void GraphScan::compute_lifetimes() {
 }
 
 // Tensors whose memory must outlive the graph: inputs and outputs, and results nobody in the graph consumes (the caller
-// reads them afterwards). For a view, its root survives. Views of op NONE are dependency markers (the scheduler
-// adds them to pin a tensor until a point of the graph) and keep nothing alive by themselves.
+// reads them afterwards). For a view, its root survives; an INPUT view also makes its root busy from time 0. Views
+// of op NONE are dependency markers (the scheduler adds them to pin a tensor until a point of the graph) and keep
+// nothing alive by themselves.
 void GraphScan::mark_survivors() {
     std::vector<uint8_t> consumed(tensors.size(), 0);
     std::vector<int32_t> n_views(tensors.size(), 0);
@@ -179,6 +180,10 @@ void GraphScan::mark_survivors() {
         bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
         if (output || (!consumed[idx] && info.tensor->op != GGML_OP_NONE)) {
             survives[owner] = 1;
+        }
+        if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0) {
+            survives[owner]      = 1;
+            tensors[owner].start = 0;
         }
     }
     for (int32_t idx = 0; idx < static_cast<int32_t>(tensors.size()); ++idx) {

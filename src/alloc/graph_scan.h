@@ -8,9 +8,11 @@
 // planned in place of an input (then they share one block).
 //
 // Roles: leafs, INPUT tensors and sources from outside the graph are busy from time 0 (their data is set
-// before the graph runs, so nothing computed may overlap them); INPUT tensors are never taken over in place;
-// their memory may serve tensors created after their last reader, as upstream. OUTPUT tensors and results no
-// node consumes are busy until end_time(). A view's uses (and a view node's own position) extend its root.
+// before the graph runs, so nothing computed may overlap them). INPUT tensors (and the tensor an INPUT view
+// aliases) stay busy until end_time(): their memory is never taken over in place nor given to any other
+// tensor, even after their last reader (unlike upstream, which frees it there), since the caller may set them
+// at any time before the compute. OUTPUT tensors and results no node consumes are busy until end_time().
+// A view's uses (and a view node's own position) extend its root.
 #pragma once
 
 #include "alloc/ptr_map.h"

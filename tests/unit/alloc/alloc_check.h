@@ -4,6 +4,8 @@
 //   - every such tensor lies inside a buffer of the expected type, at an aligned offset, with room for its
 //     alloc size; views point into their source;
 //   - two tensors whose lifetimes meet never share bytes, except a node that reused its dying src[0] in place;
+//     INPUT tensors (and the tensor an INPUT view aliases) are alive for the whole graph, so their memory is
+//     never given to another tensor, even after their last reader;
 //   - in-place reuse happened exactly where the rules allow it.
 #pragma once
 
@@ -140,14 +142,26 @@ private:
         std::set<ggml_tensor *> viewed;
         for (ggml_tensor * v : views_) {
             viewed.insert(root(v));
-            bool keeps = (v->flags & GGML_TENSOR_FLAG_OUTPUT) || (!consumed_.count(v) && v->op != GGML_OP_NONE);
-            if (keeps && owned_.count(root(v))) {
-                owned_.at(root(v)).end = end;
+            if (!owned_.count(root(v))) {
+                continue;
+            }
+            Entry & e     = owned_.at(root(v));
+            bool    keeps = (v->flags & GGML_TENSOR_FLAG_OUTPUT) || (!consumed_.count(v) && v->op != GGML_OP_NONE);
+            if (keeps) {
+                e.end = end;
+            }
+            if (v->flags & GGML_TENSOR_FLAG_INPUT) { // the caller writes the aliased memory before the compute
+                e.start = 0;
+                e.end   = end;
             }
         }
         for (auto & [t, e] : owned_) {
             if ((t->flags & GGML_TENSOR_FLAG_OUTPUT) || (!consumed_.count(t) && !viewed.count(t))) {
                 e.end = end;
+            }
+            if (t->flags & GGML_TENSOR_FLAG_INPUT) { // placed first, never reused: alive for the whole graph
+                e.start = 0;
+                e.end   = end;
             }
         }
     }

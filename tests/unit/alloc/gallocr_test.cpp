@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace switchyard::alloc_test {
 namespace {
 
@@ -101,6 +103,95 @@ TEST_F(Gallocr, NoInPlaceFromOutputsOrInputs) {
     EXPECT_NE(a->data, x->data); // x is an input
     EXPECT_NE(b->data, a->data); // a is an output
     EXPECT_EQ(c->data, b->data);
+}
+
+// Whether the bytes of a and b (alloc sizes) intersect in the same buffer.
+bool share_bytes(ggml_tensor * a, ggml_tensor * b) {
+    if (a->buffer != b->buffer) {
+        return false;
+    }
+    ggml_backend_buffer_type_t buft = ggml_backend_buffer_get_type(a->buffer);
+    const char *               da   = static_cast<const char *>(a->data);
+    const char *               db   = static_cast<const char *>(b->data);
+    size_t                     sa   = ggml_backend_buft_get_alloc_size(buft, a);
+    size_t                     sb   = ggml_backend_buft_get_alloc_size(buft, b);
+    return sa > 0 && sb > 0 && da < db + sb && db < da + sa;
+}
+
+// A chain of copies of x: each link needs fresh memory while the one before is read, so the chain's third link
+// onwards would naturally land on memory freed earlier, x's included once x has been read.
+std::vector<ggml_tensor *> copy_chain(ManualOps & ops, ggml_tensor * x, int n) {
+    std::vector<ggml_tensor *> chain = {ops.cont(x)};
+    for (int i = 1; i < n; ++i) {
+        chain.push_back(ops.cont(chain.back()));
+    }
+    return chain;
+}
+
+TEST_F(Gallocr, InputMemoryIsNeverReusedAfterItsLastReader) {
+    // control: a plain leaf's memory is reused once its only reader has run
+    ggml_tensor *              w     = ops_.leaf(16, 4);
+    std::vector<ggml_tensor *> plain = copy_chain(ops_, w, 6);
+    alloc_and_check(graph({plain.back()}));
+    bool reused = false;
+    for (ggml_tensor * t : plain) {
+        reused = reused || share_bytes(t, w);
+    }
+    EXPECT_TRUE(reused) << "the control graph should reuse the leaf's memory";
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0), 2u * 256u);
+
+    // the same graph with the leaf marked INPUT: its memory stays its own for the whole graph
+    ggml_tensor *              x     = input(16, 4);
+    std::vector<ggml_tensor *> chain = copy_chain(ops_, x, 6);
+    ggml_tensor *              last  = ops_.unary(chain.back()); // in place of the last link, never of x
+    alloc_and_check(graph({last}));
+    for (ggml_tensor * t : chain) {
+        EXPECT_FALSE(share_bytes(t, x)) << t->name << " was given the input's memory after its last reader";
+    }
+    EXPECT_FALSE(share_bytes(last, x));
+    EXPECT_EQ(last->data, chain.back()->data);
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc_, 0), 3u * 256u); // x plus two links alive at every node
+}
+
+TEST_F(Gallocr, InputReadOnlyByTheFirstNodeKeepsItsMemoryInALargerGraph) {
+    // x is read once, at the first node; every later tensor is as large as x and short-lived, so any
+    // allocator freeing x there would hand its memory on immediately
+    ggml_tensor * x   = input(32, 8);
+    ggml_tensor * cur = ops_.unary(x);
+    std::vector<ggml_tensor *> all = {cur};
+    for (int i = 0; i < 12; ++i) {
+        cur = ops_.add(ops_.cont(cur), ops_.leaf(32, 8));
+        all.push_back(cur);
+    }
+    ggml_cgraph * g = graph({cur});
+    alloc_and_check(g);
+    for (int i = 0; i < ggml_graph_n_nodes(g); ++i) {
+        ggml_tensor * node = ggml_graph_node(g, i);
+        EXPECT_FALSE(share_bytes(node, x)) << "node " << i << " (" << node->name << ") overlaps the input";
+    }
+    for (int i = 0; i < g->n_leafs; ++i) {
+        ggml_tensor * leaf = g->leafs[i];
+        EXPECT_TRUE(leaf == x || !share_bytes(leaf, x)) << "leaf " << i << " overlaps the input";
+    }
+    // reserving first and replaying the plan keeps the input apart too
+    ASSERT_TRUE(ggml_gallocr_reserve(galloc_, g));
+    ASSERT_TRUE(ggml_gallocr_alloc_graph(galloc_, g));
+    for (ggml_tensor * t : all) {
+        EXPECT_FALSE(share_bytes(t, x)) << t->name << " overlaps the input after a reserve";
+    }
+}
+
+TEST_F(Gallocr, InputViewPinsTheMemoryItAliases) {
+    // the caller writes rows 0..1 of buf through an INPUT view before the compute: buf's memory is the input's
+    ggml_tensor * buf = ops_.leaf(16, 4);
+    ggml_tensor * v   = ops_.view_rows(buf, 0, 2);
+    ggml_set_input(v);
+    std::vector<ggml_tensor *> chain = copy_chain(ops_, v, 6);
+    alloc_and_check(graph({chain.back()}));
+    EXPECT_EQ(v->data, buf->data);
+    for (ggml_tensor * t : chain) {
+        EXPECT_FALSE(share_bytes(t, buf)) << t->name << " was given the memory an INPUT view aliases";
+    }
 }
 
 TEST_F(Gallocr, NoInPlaceForOtherOpsOrLayouts) {
