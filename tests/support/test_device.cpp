@@ -1,7 +1,6 @@
 #include "support/test_device.h"
 
 #include "ggml-backend-impl.h"
-#include "ggml-cpu.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -395,13 +394,12 @@ void dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * props) {
 
 ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char *) {
     auto * ctx = new BackendContext{dev_ctx(dev)};
-    ctx->cpu   = ggml_backend_cpu_init();
+    // the device computes with the CPU device of the registry, one thread per stream
+    ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    ctx->cpu = cpu_dev ? ggml_backend_dev_init(cpu_dev, "n_threads=1") : nullptr;
     ggml_init_params params{ggml_graph_overhead_custom(1, false) + 1024, nullptr, true};
     ctx->graph_ctx = ggml_init(params);
     ctx->one_node  = ggml_new_graph_custom(ctx->graph_ctx, 1, false);
-    if (ctx->cpu) {
-        ggml_backend_cpu_set_n_threads(ctx->cpu, 1);
-    }
 
     static const ggml_backend_i iface = [] {
         ggml_backend_i i{};

@@ -7,7 +7,8 @@
 //   - events are real: record marks a point in a stream, wait makes another stream wait for it;
 //   - it reports a memory size and refuses allocations beyond it;
 //   - the ops it supports are configurable.
-// Computation itself is delegated to the CPU backend's kernels on the device's (real, private) memory.
+// Computation itself is delegated to a CPU backend (the registry's CPU device, one thread per stream) working
+// on the device's (real, private) memory.
 #pragma once
 
 #include "ggml-backend.h"
