@@ -150,5 +150,27 @@ TEST_F(SchedPathsTest, PlanAndTraceEnvironmentVariablesWriteFiles) {
     std::remove(trace_path.c_str());
 }
 
+// Two streams of one device share its buffer type: a node assigned to the lower-priority stream is upgraded to
+// the higher-priority one (same memory, nothing to copy), so the graph stays one split.
+TEST_F(SchedPathsTest, NodeMovesToTheHigherPriorityBackendSharingItsBufferType) {
+    const Weights            w(38);
+    const std::vector<float> input = make_input(39);
+    ggml_backend_t           gpu2  = ggml_backend_dev_init(dev, nullptr);
+    ASSERT_NE(gpu2, nullptr);
+    PlacedWeights        pw(w, gpu, gpu);
+    Block                b(pw);
+    ggml_backend_t       backends[3] = {gpu, gpu2, cpu};
+    ggml_backend_sched_t sched       = ggml_backend_sched_new(backends, nullptr, 3, 256, false, true);
+    ggml_backend_sched_set_tensor_backend(sched, b.u, gpu2);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, b.graph));
+    EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, b.u), gpu);
+    EXPECT_EQ(ggml_backend_sched_get_n_splits(sched), 1);
+    ggml_backend_tensor_set(b.x, input.data(), 0, input.size() * sizeof(float));
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, b.graph), GGML_STATUS_SUCCESS);
+    expect_close(read_tensor(b.out), cpu_reference(w, input));
+    ggml_backend_sched_free(sched);
+    ggml_backend_free(gpu2);
+}
+
 } // namespace
 } // namespace switchyard::testing
