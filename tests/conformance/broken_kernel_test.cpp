@@ -1,5 +1,6 @@
 // The conformance suite must catch a faulty kernel: swap one into the CPU dispatch table and check that the
-// harness reports the case as failed (wrong values; a write past the end of the output).
+// harness reports the case as failed (wrong values; a write past the end of the output, also when the output's
+// size is not a multiple of the buffer alignment, so the write lands in what would be alignment padding).
 #include "support/op_cases.h"
 #include "support/op_harness.h"
 
@@ -41,6 +42,14 @@ const OpCase & same_shape_add() {
     throw std::runtime_error("ADD case missing from the list");
 }
 
+// ADD of two [7,3] f32 tensors: an 84-byte output, not a multiple of any alignment a backend uses (>= 8)
+const OpCase & odd_sized_add() {
+    static const OpCase c{"ADD(type=f32,ne=[7,3,1,1])", GGML_OP_ADD, [](CaseBuilder & b) {
+                              return ggml_add(b.ctx(), b.input(GGML_TYPE_F32, 7, 3), b.input(GGML_TYPE_F32, 7, 3));
+                          }};
+    return c;
+}
+
 class BrokenKernel : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -75,6 +84,23 @@ TEST_F(BrokenKernel, WrongValuesAreCaught) {
 TEST_F(BrokenKernel, OutOfBoundsWriteIsCaught) {
     swap_in(add_writes_past_end);
     const CaseResult r = run_case(cpu, same_shape_add());
+    EXPECT_EQ(r.status, CaseStatus::Failed);
+    EXPECT_NE(r.message.find("guard"), std::string::npos) << r.message;
+}
+
+TEST_F(BrokenKernel, CorrectKernelPassesOnOddSizedOutput) {
+    EXPECT_EQ(run_case(cpu, odd_sized_add()).status, CaseStatus::Passed);
+}
+
+// One float past the end of an output whose size is not a multiple of the alignment: the write lands inside the
+// padding up to the next aligned offset, where only a guard that starts at the tensor's real end can see it.
+TEST_F(BrokenKernel, OneElementOverrunIntoAlignmentPaddingIsCaught) {
+    const size_t align  = ggml_backend_get_alignment(cpu);
+    const size_t nbytes = 7 * 3 * sizeof(float);
+    ASSERT_NE(nbytes % align, 0u) << "the case must not end on an alignment boundary";
+    ASSERT_LE(nbytes + sizeof(float), (nbytes + align - 1) / align * align) << "the overrun must stay inside the padding";
+    swap_in(add_writes_past_end);
+    const CaseResult r = run_case(cpu, odd_sized_add());
     EXPECT_EQ(r.status, CaseStatus::Failed);
     EXPECT_NE(r.message.find("guard"), std::string::npos) << r.message;
 }

@@ -91,44 +91,48 @@ Built build(const OpCase & c, bool no_alloc) {
     return b;
 }
 
-// Places every tensor of ctx in one buffer with guard regions between them. Returns the guard tensors
-// (created in guard_ctx) or an empty buffer on failure.
+// Places every tensor of ctx in one buffer with guard regions between them. Each tensor starts aligned; its
+// guard region starts right at its real end (offset + the buffer type's alloc size, not rounded up), so a write
+// of even one byte past a tensor lands in a guard and is caught. Returns the buffer (nullptr on failure) and
+// the guard tensors, created in guard_ctx.
 ggml_backend_buffer_t allocate_with_guards(ggml_context * ctx, ggml_backend_t backend, ggml_context * guard_ctx,
                                            std::vector<ggml_tensor *> & guards) {
     ggml_backend_buffer_type_t buft  = ggml_backend_get_default_buffer_type(backend);
     const size_t               align = ggml_backend_buft_get_alignment(buft);
     const size_t               guard = align_up(64, align);
-    std::vector<size_t>        offsets;
-    size_t                     off = 0;
+    struct Placement {
+        ggml_tensor * tensor;
+        size_t        offset, size; // size: the alloc size, unaligned
+    };
+    std::vector<Placement> placed;
+    size_t                 off = 0;
     for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
         if (t->view_src || t->data) continue;
+        const size_t size = ggml_backend_buft_get_alloc_size(buft, t);
         off += guard;
-        offsets.push_back(off);
-        off += align_up(std::max<size_t>(ggml_backend_buft_get_alloc_size(buft, t), 1), align);
+        placed.push_back({t, off, size});
+        off += align_up(std::max<size_t>(size, 1), align);
     }
     off += guard;
     ggml_backend_buffer_t buffer = ggml_backend_buft_alloc_buffer(buft, off);
     if (!buffer) return nullptr;
     ggml_backend_buffer_clear(buffer, kGuardByte);
     char * base = static_cast<char *>(ggml_backend_buffer_get_base(buffer));
-    size_t k    = 0, prev_end = 0;
     auto add_guard = [&](size_t start, size_t len) {
         ggml_tensor * g = ggml_new_tensor_1d(guard_ctx, GGML_TYPE_I8, static_cast<int64_t>(len));
         ggml_backend_tensor_alloc(buffer, g, base + start);
         guards.push_back(g);
     };
-    for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
-        if (t->view_src) {
-            ggml_backend_view_init(t);
-            continue;
-        }
-        if (t->data) continue;
-        add_guard(prev_end, offsets[k] - prev_end);
-        ggml_backend_tensor_alloc(buffer, t, base + offsets[k]);
-        prev_end = offsets[k] + align_up(std::max<size_t>(ggml_backend_buft_get_alloc_size(buft, t), 1), align);
-        ++k;
+    size_t prev_end = 0;
+    for (const Placement & p : placed) {
+        add_guard(prev_end, p.offset - prev_end);
+        ggml_backend_tensor_alloc(buffer, p.tensor, base + p.offset);
+        prev_end = p.offset + p.size;
     }
     add_guard(prev_end, off - prev_end);
+    for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->view_src) ggml_backend_view_init(t);
+    }
     return buffer;
 }
 
@@ -191,6 +195,36 @@ double nmse(const std::vector<float> & got, const std::vector<float> & want, std
         norm += static_cast<double>(b) * b;
     }
     return norm > 0 ? err / norm : err;
+}
+
+// The node of the op under test: the last node of the case's op (the output, or the node nearest it when the
+// case wraps the op in views); the output when none matches.
+const ggml_tensor * op_node(const Built & b, ggml_op op) {
+    for (int i = ggml_graph_n_nodes(b.graph) - 1; i >= 0; --i) {
+        if (ggml_graph_node(b.graph, i)->op == op) return ggml_graph_node(b.graph, i);
+    }
+    return b.out;
+}
+
+// The type a case is about: the weights of a matrix product (with the activations' type when not f32), the K/V
+// cache of attention, source -> destination of a conversion, the destination of IM2COL, else the first source.
+std::string type_label(const ggml_tensor * node) {
+    const ggml_tensor * a = node->src[0];
+    const ggml_tensor * b = node->src[1];
+    switch (node->op) {
+        case GGML_OP_FLASH_ATTN_EXT: return b ? ggml_type_name(b->type) : ggml_type_name(node->type);
+        case GGML_OP_IM2COL:         return ggml_type_name(node->type);
+        case GGML_OP_CPY:
+            if (a && a->type != node->type) return std::string(ggml_type_name(a->type)) + "->" + ggml_type_name(node->type);
+            break;
+        case GGML_OP_MUL_MAT:
+        case GGML_OP_MUL_MAT_ID:
+        case GGML_OP_OUT_PROD:
+            if (a && b && b->type != GGML_TYPE_F32) return std::string(ggml_type_name(a->type)) + "*" + ggml_type_name(b->type);
+            break;
+        default: break;
+    }
+    return ggml_type_name(a ? a->type : node->type);
 }
 
 } // namespace
@@ -279,6 +313,30 @@ void free_prepared_case(PreparedCase & p) {
     ggml_backend_buffer_free(p.buffer);
     ggml_free(p.ctx);
     p = PreparedCase{};
+}
+
+CaseInfo describe_case(const OpCase & c) {
+    CaseInfo info;
+    info.op  = ggml_op_name(c.op);
+    Built b  = build(c, true);
+    if (b.out && b.graph) {
+        const ggml_tensor * node = op_node(b, c.op);
+        info.built               = true;
+        info.type                = type_label(node);
+        if (node->op == GGML_OP_UNARY) info.sub_op = ggml_unary_op_name(ggml_get_unary_op(node));
+        if (node->op == GGML_OP_GLU) info.sub_op = ggml_glu_op_name(ggml_get_glu_op(node));
+    }
+    ggml_free(b.ctx);
+    return info;
+}
+
+bool case_supported(ggml_backend_t backend, const OpCase & c, std::string * why) {
+    Built       b = build(c, true);
+    std::string reason;
+    const bool  ok = b.out && b.graph && all_supported(backend, b.graph, reason);
+    if (why) *why = b.out && b.graph ? reason : "the case could not be built";
+    ggml_free(b.ctx);
+    return ok;
 }
 
 } // namespace switchyard::testing

@@ -21,6 +21,21 @@ struct CaseResult {
 // seed: input data (the same seed gives the same inputs on the backend and the reference)
 CaseResult run_case(ggml_backend_t backend, const OpCase & c, uint32_t seed = 1234);
 
+// What a case is about, for filters and reports (switchyard-ops): the op's name, the unary or GLU op for UNARY
+// and GLU cases (e.g. "SILU", "SWIGLU"; empty otherwise), and the type it exercises (e.g. "q4_0", "f32->f16",
+// "f16*f16" for a matrix product with f16 activations). Builds the case's graph without allocating it.
+struct CaseInfo {
+    std::string op;
+    std::string sub_op;
+    std::string type;
+    bool        built = false; // false: the case's builder failed (type is then empty)
+};
+CaseInfo describe_case(const OpCase & c);
+
+// true when every node of the case's graph is supported on backend (ggml_backend_supports_op); nothing is
+// allocated. why (optional) receives the first unsupported node.
+bool case_supported(ggml_backend_t backend, const OpCase & c, std::string * why = nullptr);
+
 // Builds the case in a no_alloc context on `backend` and allocates it (for benchmarks). Fills inputs with data.
 struct PreparedCase {
     ggml_context *        ctx    = nullptr;
