@@ -1,6 +1,8 @@
 // Element-wise op constructors: DUP, ADD/SUB/MUL/DIV with broadcasting (accepted and rejected shapes),
 // ADD_CAST, ADD_ID, ADD1, SQR/SQRT/LOG/SIN/COS; `_inplace` variants as views of a; NULL inputs and a full
 // context give NULL instead of a crash.
+#include "op_fixture.h"
+
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -14,51 +16,11 @@
 
 namespace {
 
-struct FatalError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using switchyard::testing::expect_layout;
+using switchyard::testing::FatalError;
+using switchyard::testing::param_f32;
 
-class ElementwiseOps : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        ctx_ = ggml_init(ggml_init_params{4 << 20, nullptr, false});
-        ASSERT_NE(ctx_, nullptr);
-        previous_ = ggml_set_abort_callback(&ElementwiseOps::throw_fatal);
-    }
-    void TearDown() override {
-        ggml_set_abort_callback(previous_);
-        ggml_free(ctx_);
-    }
-
-    ggml_tensor * t(ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1, int64_t ne3 = 1) {
-        return ggml_new_tensor_4d(ctx_, type, ne0, ne1, ne2, ne3);
-    }
-
-    // Runs f, which must end in a fatal error; returns the error's message.
-    static std::string fatal_message(const std::function<void()> & f) {
-        try {
-            f();
-        } catch (const FatalError & e) {
-            return e.what();
-        }
-        ADD_FAILURE() << "expected a fatal error";
-        return {};
-    }
-
-    static void throw_fatal(const char * message) { throw FatalError(message); }
-
-    ggml_context *        ctx_      = nullptr;
-    ggml_abort_callback_t previous_ = nullptr;
-};
-
-void expect_layout(const ggml_tensor * r, ggml_type type, std::array<int64_t, 4> ne, std::array<size_t, 4> nb) {
-    ASSERT_NE(r, nullptr);
-    EXPECT_EQ(r->type, type);
-    for (int i = 0; i < 4; ++i) {
-        EXPECT_EQ(r->ne[i], ne[i]) << "ne[" << i << "]";
-        EXPECT_EQ(r->nb[i], nb[i]) << "nb[" << i << "]";
-    }
-}
+class ElementwiseOps : public switchyard::testing::OpFixture {};
 
 void expect_node(const ggml_tensor * r, ggml_op op, std::vector<const ggml_tensor *> srcs) {
     ASSERT_NE(r, nullptr);

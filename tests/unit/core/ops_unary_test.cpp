@@ -1,6 +1,8 @@
 // UNARY and GLU constructors: every named activation sets op UNARY with its sub-op in op_params[0]; `_inplace`
 // forms are views of a; GLU fused (half rows, swapped flag) and split forms, SWIGLU_OAI's alpha/limit slots,
 // and the layouts each rejects.
+#include "op_fixture.h"
+
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -13,56 +15,11 @@
 
 namespace {
 
-struct FatalError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using switchyard::testing::expect_layout;
+using switchyard::testing::FatalError;
+using switchyard::testing::param_f32;
 
-class UnaryOps : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        ctx_ = ggml_init(ggml_init_params{4 << 20, nullptr, false});
-        ASSERT_NE(ctx_, nullptr);
-        previous_ = ggml_set_abort_callback(&UnaryOps::throw_fatal);
-    }
-    void TearDown() override {
-        ggml_set_abort_callback(previous_);
-        ggml_free(ctx_);
-    }
-
-    ggml_tensor * t(ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1, int64_t ne3 = 1) {
-        return ggml_new_tensor_4d(ctx_, type, ne0, ne1, ne2, ne3);
-    }
-
-    static std::string fatal_message(const std::function<void()> & f) {
-        try {
-            f();
-        } catch (const FatalError & e) {
-            return e.what();
-        }
-        ADD_FAILURE() << "expected a fatal error";
-        return {};
-    }
-
-    static void throw_fatal(const char * message) { throw FatalError(message); }
-
-    ggml_context *        ctx_      = nullptr;
-    ggml_abort_callback_t previous_ = nullptr;
-};
-
-void expect_layout(const ggml_tensor * r, ggml_type type, std::array<int64_t, 4> ne, std::array<size_t, 4> nb) {
-    ASSERT_NE(r, nullptr);
-    EXPECT_EQ(r->type, type);
-    for (int i = 0; i < 4; ++i) {
-        EXPECT_EQ(r->ne[i], ne[i]) << "ne[" << i << "]";
-        EXPECT_EQ(r->nb[i], nb[i]) << "nb[" << i << "]";
-    }
-}
-
-float param_f32(const ggml_tensor * t, int i) {
-    float v;
-    std::memcpy(&v, &t->op_params[i], sizeof(v));
-    return v;
-}
+class UnaryOps : public switchyard::testing::OpFixture {};
 
 using Unary = ggml_tensor * (*) (ggml_context *, ggml_tensor *);
 
