@@ -162,9 +162,9 @@ void add_matrix(std::vector<OpCase> & cases) {
                                GGML_TYPE_Q8_1, GGML_TYPE_Q8_K};
     for (ggml_type t : types) {
         for (int64_t m : {1, 7}) {
-            const int64_t n = 16, k = 256;
+            constexpr int64_t n = 16, k = 256;
             cases.push_back({"MUL_MAT(type_a=" + tname(t) + ",type_b=f32,m=" + std::to_string(n) + ",n=" + std::to_string(m) + ",k=256)",
-                             GGML_OP_MUL_MAT, [t, m, n, k](B & b) {
+                             GGML_OP_MUL_MAT, [t, m](B & b) {
                                  return ggml_mul_mat(b.ctx(), b.input(t, k, n), b.input(GGML_TYPE_F32, k, m));
                              }, 1e-8, false, 2.0 * n * m * k});
         }

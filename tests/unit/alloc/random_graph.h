@@ -87,7 +87,10 @@ public:
 
     RandomGraph run(int n_ops) {
         for (int i = 0; i < 3; ++i) {
-            pool_.push_back(add_leaf(kWidths[pick(3)], 1 + static_cast<int64_t>(pick(6))));
+            // one draw per statement: argument evaluation order differs between compilers
+            const int64_t rows  = 1 + static_cast<int64_t>(pick(6));
+            const int64_t width = kWidths[pick(3)];
+            pool_.push_back(add_leaf(width, rows));
         }
         for (int step = 0; step < n_ops; ++step) {
             ggml_tensor * r = random_op(pick_operand());
