@@ -172,5 +172,36 @@ TEST_F(SchedPathsTest, NodeMovesToTheHigherPriorityBackendSharingItsBufferType) 
     ggml_backend_free(gpu2);
 }
 
+std::string & debug_log() {
+    static std::string text;
+    return text;
+}
+
+void capture_log(ggml_log_level, const char * text, void *) { debug_log() += text; }
+
+// GGML_SCHED_DEBUG=2: every split with its inputs, then every node with the backend it was assigned to.
+TEST_F(SchedPathsTest, DebugVariablePrintsTheAssignment) {
+    setenv("GGML_SCHED_DEBUG", "2", 1);
+    ggml_backend_sched_t sched = make_sched();
+    unsetenv("GGML_SCHED_DEBUG");
+    const Weights w(40);
+    PlacedWeights pw(w, gpu, cpu);
+    Block         b(pw);
+    debug_log().clear();
+    ggml_log_set(capture_log, nullptr);
+    const bool ok = ggml_backend_sched_alloc_graph(sched, b.graph);
+    ggml_log_set(nullptr, nullptr);
+    ASSERT_TRUE(ok);
+    const std::string & text = debug_log();
+    for (int s = 0; s < ggml_backend_sched_get_n_splits(sched); ++s) {
+        EXPECT_NE(text.find("## SPLIT #" + std::to_string(s) + ": "), std::string::npos) << text;
+    }
+    EXPECT_NE(text.find("## SPLIT #0: TEST"), std::string::npos) << text;     // norm and up live on the device
+    EXPECT_NE(text.find("input a ("), std::string::npos) << text;             // a goes to the CPU for down
+    EXPECT_NE(text.find("u                        [TEST]"), std::string::npos) << text;
+    EXPECT_NE(text.find("d                        [CPU]"), std::string::npos) << text;
+    ggml_backend_sched_free(sched);
+}
+
 } // namespace
 } // namespace switchyard::testing
