@@ -32,16 +32,8 @@ bool row_convertible(ggml_type type) {
 void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
     switch (type) {
         case GGML_TYPE_F32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
-        case GGML_TYPE_F16: {
-            const auto * h = static_cast<const uint16_t *>(src);
-            for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(h[i]);
-            return;
-        }
-        case GGML_TYPE_BF16: {
-            const auto * b = static_cast<const uint16_t *>(src);
-            for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_fp32(b[i]);
-            return;
-        }
+        case GGML_TYPE_F16:  fp16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
+        case GGML_TYPE_BF16: bf16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
         default: ggml_get_type_traits(type)->to_float(src, dst, n); return;
     }
 }
@@ -77,6 +69,10 @@ const float * convert_src1(const ComputeParams & p, const ggml_tensor * src1) {
         const int64_t i1 = r % src1->ne[1], i2 = (r / src1->ne[1]) % src1->ne[2], i3 = r / (src1->ne[1] * src1->ne[2]);
         const char *  row = static_cast<const char *>(src1->data) + i1 * src1->nb[1] + i2 * src1->nb[2] + i3 * src1->nb[3];
         float *       dst = out + r * ne0;
+        if (src1->nb[0] == ggml_type_size(src1->type)) { // adjacent elements: the row converters
+            row_to_float(src1->type, row, dst, ne0);
+            continue;
+        }
         for (int64_t i0 = 0; i0 < ne0; ++i0) {
             const char * e = row + i0 * src1->nb[0];
             switch (src1->type) {
