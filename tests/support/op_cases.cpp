@@ -323,6 +323,23 @@ void add_attention(std::vector<OpCase> & cases) {
                              return r;
                          }, 1e-6, false, 4.0 * 64 * 7 * 32 * 4});
     }
+    // larger than one block of queries and one tile of keys, sizes that divide nothing evenly
+    struct FaBig { ggml_type kv; float max_bias; bool sinks; };
+    for (const FaBig & f : {FaBig{GGML_TYPE_F16, 0.0f, false}, FaBig{GGML_TYPE_BF16, 8.0f, true}}) {
+        cases.push_back({"FLASH_ATTN_EXT(kv=" + tname(f.kv) + ",max_bias=" + std::to_string(static_cast<int>(f.max_bias)) +
+                             ",sinks=" + std::to_string(f.sinks) + ",d=72,n_q=70,n_kv=150,heads=6/2)",
+                         GGML_OP_FLASH_ATTN_EXT, [f](B & b) {
+                             ggml_tensor * q    = b.input(GGML_TYPE_F32, 72, 70, 6, 1);
+                             ggml_tensor * k    = b.input(f.kv, 72, 150, 2, 1);
+                             ggml_tensor * v    = b.input(f.kv, 72, 150, 2, 1);
+                             ggml_tensor * mask = b.input(GGML_TYPE_F16, 150, GGML_PAD(70, GGML_KQ_MASK_PAD), 1, 1, InputKind::Mask);
+                             ggml_tensor * r    = ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.12f, f.max_bias, 0.0f);
+                             if (f.sinks) {
+                                 ggml_flash_attn_ext_add_sinks(r, b.input(GGML_TYPE_F32, 6));
+                             }
+                             return r;
+                         }, 1e-6, false, 4.0 * 72 * 70 * 150 * 6});
+    }
 }
 
 void add_conv(std::vector<OpCase> & cases) {
