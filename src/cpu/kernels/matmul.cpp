@@ -2,9 +2,12 @@
 //
 // MUL_MAT: dst[n, m] = dot(src0 row n, src1 row m) for every (i2, i3), with src0 broadcast over dims 2 and 3.
 // src0 may be F32, F16, BF16 or any block format with a to_float; src1 is F32 (or F16/BF16, converted first).
-// Threads split the rows of src0; each thread converts a src0 row to floats once and multiplies it with
-// every src1 row (four at a time), so conversion costs O(N*K) and the products O(N*M*K).
+// Threads split the rows of src0. Each thread converts a block of src0 rows (block_rows: about 256 KiB of floats,
+// so it stays in L2) into its scratch (F32 rows are used in place), then multiplies the block with src1 four
+// columns at a time in 4x4 tiles. Every src1 column is read once per block instead of once per row; conversion
+// costs O(N*K), products O(N*M*K).
 #include "cpu/kernels/common.h"
+#include "cpu/kernels/dequant.h"
 #include "cpu/kernels/families.h"
 #include "cpu/kernels/matmul_dot.h"
 
@@ -34,8 +37,13 @@ void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
         case GGML_TYPE_F32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
         case GGML_TYPE_F16:  fp16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
         case GGML_TYPE_BF16: bf16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
-        default: ggml_get_type_traits(type)->to_float(src, dst, n); return;
+        default: break;
     }
+    if (const DequantRowFn fast = dequant_row(dequant_kernels(), type)) {
+        fast(src, dst, n);
+        return;
+    }
+    ggml_get_type_traits(type)->to_float(src, dst, n);
 }
 
 size_t align_up(size_t n) { return (n + kPad - 1) / kPad * kPad; }
@@ -91,54 +99,104 @@ float * thread_scratch(const ComputeParams & p, size_t offset, int64_t k) {
     return reinterpret_cast<float *>(base + static_cast<size_t>(p.ith) * align_up(static_cast<size_t>(k) * sizeof(float)));
 }
 
-// Multiplies one converted src0 row with all src1 rows of a (i12, i13) slice into dst column n.
-void row_times_src1(const float * a, const ggml_tensor * src1, const float * conv1, ggml_tensor * dst, int64_t n,
-                    int64_t i12, int64_t i13) {
-    const DotKernels & dk = dot_kernels();
-    const int64_t      k  = src1->ne[0];
-    const int64_t      m  = src1->ne[1];
-    char * out = static_cast<char *>(dst->data) + n * dst->nb[0] + i12 * dst->nb[2] + i13 * dst->nb[3];
-    int64_t j  = 0;
-    for (; j + 4 <= m; j += 4) {
-        float r[4];
-        dk.dot4(a, src1_row(src1, conv1, j, i12, i13), src1_row(src1, conv1, j + 1, i12, i13),
-                src1_row(src1, conv1, j + 2, i12, i13), src1_row(src1, conv1, j + 3, i12, i13), k, r);
-        for (int q = 0; q < 4; ++q) {
-            *reinterpret_cast<float *>(out + (j + q) * dst->nb[1]) = r[q];
-        }
-    }
-    for (; j < m; ++j) {
-        *reinterpret_cast<float *>(out + j * dst->nb[1]) = dk.dot(a, src1_row(src1, conv1, j, i12, i13), k);
-    }
+// src0 rows per block for row length k: about 256 KiB of floats, a multiple of 4 between 4 and 32
+int64_t block_rows(int64_t k) {
+    const int64_t fit = static_cast<int64_t>((size_t{256} << 10) / align_up(static_cast<size_t>(std::max<int64_t>(k, 1)) * sizeof(float)));
+    return std::clamp<int64_t>(fit / 4 * 4, 4, 32);
 }
 
-void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
-    const ggml_tensor * src0  = dst->src[0];
-    const ggml_tensor * src1  = dst->src[1];
-    const float *       conv1 = convert_src1(p, src1);
-    float *             a     = thread_scratch(p, src1_converted_bytes(src1), src0->ne[0]);
-    const int64_t       n_rows = src0->ne[1];
-    const int64_t       r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
-    // work items: (src0 row, i02, i03); each converts once and serves every broadcast slice
-    const int64_t n_items = n_rows * src0->ne[2] * src0->ne[3];
-    const int64_t per     = (n_items + p.nth - 1) / p.nth;
-    const int64_t begin   = std::min(n_items, per * p.ith), end = std::min(n_items, begin + per);
-    for (int64_t it = begin; it < end; ++it) {
-        const int64_t n = it % n_rows, i02 = (it / n_rows) % src0->ne[2], i03 = it / (n_rows * src0->ne[2]);
-        row_to_float(src0->type, static_cast<const char *>(src0->data) + n * src0->nb[1] + i02 * src0->nb[2] + i03 * src0->nb[3],
-                     a, src0->ne[0]);
-        for (int64_t i13 = i03 * r3; i13 < (i03 + 1) * r3; ++i13) {
-            for (int64_t i12 = i02 * r2; i12 < (i02 + 1) * r2; ++i12) {
-                row_times_src1(a, src1, conv1, dst, n, i12, i13);
+// floats between converted rows in the scratch (keeps every row 64-byte aligned)
+int64_t block_stride(int64_t k) { return static_cast<int64_t>(align_up(static_cast<size_t>(k) * sizeof(float)) / sizeof(float)); }
+
+// With four or more src1 columns, k is split into chunks of this many floats so that a tile's columns stay in L1
+// while the block's rows pass over them; the partial dots of later chunks are added to dst
+constexpr int64_t kChunk = 1024;
+
+// Multiplies cnt converted src0 rows (a, lda floats apart; src0 rows n0..n0+cnt-1) with all src1 rows of the
+// (i12, i13) slice into dst: k in chunks, columns four at a time, rows in 4x4 tiles, leftovers by dot4 and dot.
+void block_times_src1(const float * a, int64_t lda, int64_t cnt, const ggml_tensor * src1, const float * conv1,
+                      ggml_tensor * dst, int64_t n0, int64_t i12, int64_t i13) {
+    const DotKernels & dk   = dot_kernels();
+    const int64_t      k    = src1->ne[0];
+    const int64_t      m    = src1->ne[1];
+    char *             base = static_cast<char *>(dst->data) + n0 * dst->nb[0] + i12 * dst->nb[2] + i13 * dst->nb[3];
+    // without tiles there is nothing to keep in L1: one pass streams each row once. k = 0 still writes zeros.
+    const int64_t chunk = m >= 4 ? kChunk : std::max<int64_t>(k, 1);
+    for (int64_t k0 = 0; k0 < std::max<int64_t>(k, 1); k0 += chunk) {
+        const int64_t kn  = std::min(chunk, k - k0);
+        const auto    put = [&](int64_t r, int64_t j, float v) {
+            auto * o = reinterpret_cast<float *>(base + r * dst->nb[0] + j * dst->nb[1]);
+            *o       = k0 == 0 ? v : *o + v;
+        };
+        int64_t j = 0;
+        for (; j + 4 <= m; j += 4) {
+            const float * b[4] = {src1_row(src1, conv1, j, i12, i13) + k0, src1_row(src1, conv1, j + 1, i12, i13) + k0,
+                                  src1_row(src1, conv1, j + 2, i12, i13) + k0, src1_row(src1, conv1, j + 3, i12, i13) + k0};
+            int64_t r = 0;
+            for (; r + 4 <= cnt; r += 4) {
+                float out[16];
+                dk.dot4x4(a + r * lda + k0, lda, b, kn, out);
+                for (int t = 0; t < 16; ++t) {
+                    put(r + t / 4, j + t % 4, out[t]);
+                }
+            }
+            for (; r < cnt; ++r) {
+                float out[4];
+                dk.dot4(a + r * lda + k0, b[0], b[1], b[2], b[3], kn, out);
+                for (int c = 0; c < 4; ++c) {
+                    put(r, j + c, out[c]);
+                }
+            }
+        }
+        for (; j < m; ++j) {
+            const float * b = src1_row(src1, conv1, j, i12, i13) + k0;
+            for (int64_t r = 0; r < cnt; ++r) {
+                put(r, j, dk.dot(a + r * lda + k0, b, kn));
             }
         }
     }
 }
 
+void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src0   = dst->src[0];
+    const ggml_tensor * src1   = dst->src[1];
+    const float *       conv1  = convert_src1(p, src1);
+    const int64_t       k      = src0->ne[0];
+    // F32 rows are used in place; others are converted, a block at a time (one row when src1 has too few
+    // columns for a tile: nothing would reuse the block, and a single row stays in L1)
+    const bool    direct = src0->type == GGML_TYPE_F32 && src0->nb[1] % sizeof(float) == 0;
+    const int64_t lda    = direct ? static_cast<int64_t>(src0->nb[1] / sizeof(float)) : block_stride(k);
+    const int64_t rows   = !direct && src1->ne[1] < 4 ? 1 : block_rows(k);
+    float *       a      = reinterpret_cast<float *>(static_cast<char *>(p.wdata) + src1_converted_bytes(src1)) +
+                  p.ith * block_rows(k) * block_stride(k);
+    const int64_t n_rows = src0->ne[1];
+    const int64_t r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
+    // work items: (src0 row, i02, i03); a block is a run of items in one (i02, i03) slice, converted once and
+    // used for every broadcast slice
+    const int64_t n_items = n_rows * src0->ne[2] * src0->ne[3];
+    const int64_t per     = (n_items + p.nth - 1) / p.nth;
+    const int64_t begin   = std::min(n_items, per * p.ith), end = std::min(n_items, begin + per);
+    for (int64_t it = begin; it < end;) {
+        const int64_t n0 = it % n_rows, i02 = (it / n_rows) % src0->ne[2], i03 = it / (n_rows * src0->ne[2]);
+        const int64_t cnt = std::min({rows, n_rows - n0, end - it});
+        const char *  row0 = static_cast<const char *>(src0->data) + n0 * src0->nb[1] + i02 * src0->nb[2] + i03 * src0->nb[3];
+        const float * block = direct ? reinterpret_cast<const float *>(row0) : a;
+        for (int64_t r = 0; !direct && r < cnt; ++r) {
+            row_to_float(src0->type, row0 + r * src0->nb[1], a + r * lda, k);
+        }
+        for (int64_t i13 = i03 * r3; i13 < (i03 + 1) * r3; ++i13) {
+            for (int64_t i12 = i02 * r2; i12 < (i02 + 1) * r2; ++i12) {
+                block_times_src1(block, lda, cnt, src1, conv1, dst, n0, i12, i13);
+            }
+        }
+        it += cnt;
+    }
+}
+
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
-    const ggml_tensor * src0 = dst->src[0];
+    const int64_t k = dst->src[0]->ne[0];
     return src1_converted_bytes(dst->src[1]) +
-           static_cast<size_t>(n_threads) * align_up(static_cast<size_t>(src0->ne[0]) * sizeof(float));
+           static_cast<size_t>(n_threads) * static_cast<size_t>(block_rows(k)) * align_up(static_cast<size_t>(k) * sizeof(float));
 }
 
 bool src1_type_ok(ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16; }

@@ -27,16 +27,28 @@ void dot4_f32_scalar(const float * x, const float * y0, const float * y1, const 
     out[3] = dot_f32_scalar(x, y3, n);
 }
 
+// dot4x4 through the CPU's dot4, one row of a at a time
+template <Dot4F32Fn kDot4>
+void dot4x4_via_dot4(const float * a, int64_t lda, const float * const * b, int64_t n, float * out) {
+    for (int r = 0; r < 4; ++r) {
+        kDot4(a + r * lda, b[0], b[1], b[2], b[3], n, out + 4 * r);
+    }
+}
+
+void dot4x4_f32_generic(const float * a, int64_t lda, const float * const * b, int64_t n, float * out) {
+    dot4x4_via_dot4<dot4_f32_scalar>(a, lda, b, n, out);
+}
+
 const DotKernels & dot_kernels() {
     static const DotKernels k = [] {
         const Features & f = features();
         if (f.avx512f) {
-            return DotKernels{dot_f32_avx512, dot4_f32_avx512, "avx512"};
+            return DotKernels{dot_f32_avx512, dot4_f32_avx512, dot4x4_f32_avx512, "avx512"};
         }
         if (f.avx2 && f.fma) {
-            return DotKernels{dot_f32_avx2, dot4_f32_avx2, "avx2"};
+            return DotKernels{dot_f32_avx2, dot4_f32_avx2, dot4x4_via_dot4<dot4_f32_avx2>, "avx2"};
         }
-        return DotKernels{dot_f32_scalar, dot4_f32_scalar, "scalar"};
+        return DotKernels{dot_f32_scalar, dot4_f32_scalar, dot4x4_f32_generic, "scalar"};
     }();
     return k;
 }

@@ -1,0 +1,34 @@
+// Fast row dequantizers for the matrix kernels: block formats to floats, chosen once by CPU features (AVX2,
+// AVX-512). Each produces exactly the floats of the reference to_float in src/quant (same products, same order,
+// no fused multiply-add), so results do not depend on the ISA. Formats without a fast path return nullptr and
+// callers fall back to ggml_get_type_traits(type)->to_float.
+#pragma once
+
+#include "ggml.h"
+
+#include <cstdint>
+
+namespace switchyard::cpu::kernels {
+
+// Converts n elements (a whole number of blocks) starting at x to floats in y.
+using DequantRowFn = void (*)(const void * x, float * y, int64_t n);
+
+struct DequantKernels {
+    DequantRowFn q4_0 = nullptr;
+    DequantRowFn q8_0 = nullptr;
+    DequantRowFn q4_k = nullptr;
+    DequantRowFn q6_k = nullptr;
+    const char * isa  = "scalar";
+};
+
+// The table for this CPU (capped by SWITCHYARD_CPU_ISA); entries are null when the CPU has no fast path.
+const DequantKernels & dequant_kernels();
+
+// The fast dequantizer of type in table k, or nullptr.
+DequantRowFn dequant_row(const DequantKernels & k, ggml_type type);
+
+// ISA tables (dequant_avx2.cpp, dequant_avx512.cpp); call only when the CPU has the ISA.
+const DequantKernels & dequant_kernels_avx2();
+const DequantKernels & dequant_kernels_avx512();
+
+} // namespace switchyard::cpu::kernels
