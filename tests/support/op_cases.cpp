@@ -323,6 +323,23 @@ void add_attention(std::vector<OpCase> & cases) {
                              return r;
                          }, 1e-6, false, 4.0 * 64 * 7 * 32 * 4});
     }
+    // as a model graph builds it: q, k, v permuted views of one fused projection, an unpadded causal-size mask
+    for (const int64_t n_tok : {int64_t{8}, int64_t{33}}) {
+        cases.push_back({"FLASH_ATTN_EXT(fused qkv views,kv=f32,d=64,n_tok=" + std::to_string(n_tok) + ",heads=8/4,mask unpadded)",
+                         GGML_OP_FLASH_ATTN_EXT, [n_tok](B & b) {
+                             constexpr int64_t hd = 64, n_head = 8, n_kv = 4;
+                             ggml_tensor * qkv = b.input(GGML_TYPE_F32, hd * (n_head + 2 * n_kv), n_tok);
+                             const size_t  es  = sizeof(float);
+                             ggml_tensor * q = ggml_view_3d(b.ctx(), qkv, hd, n_head, n_tok, hd * es, qkv->nb[1], 0);
+                             ggml_tensor * k = ggml_view_3d(b.ctx(), qkv, hd, n_kv, n_tok, hd * es, qkv->nb[1], hd * n_head * es);
+                             ggml_tensor * v = ggml_view_3d(b.ctx(), qkv, hd, n_kv, n_tok, hd * es, qkv->nb[1], hd * (n_head + n_kv) * es);
+                             q = ggml_permute(b.ctx(), q, 0, 2, 1, 3);
+                             k = ggml_permute(b.ctx(), k, 0, 2, 1, 3);
+                             v = ggml_permute(b.ctx(), v, 0, 2, 1, 3);
+                             ggml_tensor * mask = b.input(GGML_TYPE_F16, n_tok, n_tok, 1, 1, InputKind::Mask);
+                             return ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.125f, 0.0f, 0.0f);
+                         }, 1e-6, false, 4.0 * 64 * static_cast<double>(n_tok * n_tok) * 8});
+    }
     // larger than one block of queries and one tile of keys, sizes that divide nothing evenly
     struct FaBig { ggml_type kv; float max_bias; bool sinks; };
     for (const FaBig & f : {FaBig{GGML_TYPE_F16, 0.0f, false}, FaBig{GGML_TYPE_BF16, 8.0f, true}}) {

@@ -1,16 +1,13 @@
 // SOFT_MAX: dst = softmax(a*scale + slope*mask) along rows, with optional per-head sink logits.
 // op_params: scale (f32), max_bias (f32). src[1]: mask F32/F16 [ne0, >= ne01, ne12, ne13], broadcast over dims
 // 2 and 3; src[2]: sinks F32 [ne02]. slope is the ALiBi slope of the head (i02) when max_bias > 0, else 1.
-#include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
-#include "cpu/kernels/softmax_rows.h"
 
 #include "base/fp16.h"
 #include "core/tensor.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 namespace switchyard::cpu::kernels {
@@ -28,47 +25,23 @@ float alibi_slope(float max_bias, int64_t head, int64_t n_head) {
                               : std::pow(m1, static_cast<float>(2 * (head - n_head_log2) + 1));
 }
 
-// Row of n elements of t at p (element stride t->nb[0]) as floats in y; F32 rows with unit stride are returned
-// in place without a copy.
-const float * load_row(const ggml_tensor * t, const char * p, float * y, int64_t n) {
-    const size_t es = ggml_type_size(t->type);
-    if (t->nb[0] == es) {
-        switch (t->type) {
-            case GGML_TYPE_F16:  fp16_to_fp32_row(reinterpret_cast<const uint16_t *>(p), y, n); return y;
-            case GGML_TYPE_BF16: bf16_to_fp32_row(reinterpret_cast<const uint16_t *>(p), y, n); return y;
-            default:             return reinterpret_cast<const float *>(p);
-        }
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        y[i] = load_value(t->type, p + i * static_cast<int64_t>(t->nb[0]));
-    }
-    return y;
-}
-
-void store_row(ggml_tensor * t, char * p, const float * x, int64_t n) {
-    if (t->nb[0] == ggml_type_size(t->type)) {
-        if (t->type == GGML_TYPE_F16) {
-            fp32_to_fp16_row(x, reinterpret_cast<uint16_t *>(p), n);
-        } else {
-            std::memcpy(p, x, static_cast<size_t>(n) * sizeof(float));
-        }
-        return;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        store_value(t->type, p + i * static_cast<int64_t>(t->nb[0]), x[i]);
+float load(const ggml_tensor * t, const char * p) {
+    switch (t->type) {
+        case GGML_TYPE_F16:  return fp16_to_fp32(*reinterpret_cast<const uint16_t *>(p));
+        case GGML_TYPE_BF16: return bf16_to_fp32(*reinterpret_cast<const uint16_t *>(p));
+        default:             return *reinterpret_cast<const float *>(p);
     }
 }
 
 void softmax_compute(const ComputeParams & p, ggml_tensor * dst) {
-    const ggml_tensor *       a        = dst->src[0];
-    const ggml_tensor *       mask     = dst->src[1];
-    const ggml_tensor *       sinks    = dst->src[2];
-    const float               scale    = get_op_param_f32(dst, 0);
-    const float               max_bias = get_op_param_f32(dst, 1);
-    const int64_t             ne0 = a->ne[0], ne1 = a->ne[1], ne2 = a->ne[2];
-    const int64_t             nrows = ggml_nrows(a);
-    const SoftmaxRowKernels & k     = softmax_row_kernels();
-    std::vector<float>        x(static_cast<size_t>(ne0)), abuf(static_cast<size_t>(ne0)), mbuf(static_cast<size_t>(ne0));
+    const ggml_tensor * a        = dst->src[0];
+    const ggml_tensor * mask     = dst->src[1];
+    const ggml_tensor * sinks    = dst->src[2];
+    const float         scale    = get_op_param_f32(dst, 0);
+    const float         max_bias = get_op_param_f32(dst, 1);
+    const int64_t       ne0 = a->ne[0], ne1 = a->ne[1], ne2 = a->ne[2];
+    const int64_t       nrows = ggml_nrows(a);
+    std::vector<float>  x(static_cast<size_t>(ne0));
     for (int64_t r = p.ith; r < nrows; r += p.nth) {
         const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
         const char *  src   = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
@@ -76,23 +49,36 @@ void softmax_compute(const ComputeParams & p, ggml_tensor * dst) {
         const char *  mrow  = mask ? static_cast<const char *>(mask->data) + i1 * mask->nb[1] +
                                        (i2 % mask->ne[2]) * mask->nb[2] + (i3 % mask->ne[3]) * mask->nb[3]
                                    : nullptr;
-        const float * arow = load_row(a, src, abuf.data(), ne0);
-        const float * mvals = mrow ? load_row(mask, mrow, mbuf.data(), ne0) : nullptr;
-        float         max   = k.scale_mask_max(arow, mvals, x.data(), ne0, scale, slope);
-        float         sink  = -INFINITY;
+        float max = -INFINITY;
+        for (int64_t i0 = 0; i0 < ne0; ++i0) {
+            float v = load(a, src + i0 * a->nb[0]) * scale;
+            if (mrow) {
+                v += slope * load(mask, mrow + i0 * mask->nb[0]);
+            }
+            x[static_cast<size_t>(i0)] = v;
+            max = std::max(max, v);
+        }
+        float sink = -INFINITY;
         if (sinks) {
             sink = *reinterpret_cast<const float *>(static_cast<const char *>(sinks->data) + i2 * sinks->nb[0]);
             max  = std::max(max, sink);
         }
         double sum = sinks ? std::exp(static_cast<double>(sink - max)) : 0.0;
-        if (max == -INFINITY) {
-            std::fill(x.begin(), x.end(), 0.0f);
-        } else {
-            sum += k.exp_sum(x.data(), x.data(), ne0, max);
+        for (int64_t i0 = 0; i0 < ne0; ++i0) {
+            const float e = max == -INFINITY ? 0.0f : std::exp(x[static_cast<size_t>(i0)] - max);
+            x[static_cast<size_t>(i0)] = e;
+            sum += e;
         }
         const float inv = sum > 0.0 ? static_cast<float>(1.0 / sum) : 0.0f;
-        k.scale(x.data(), ne0, inv);
-        store_row(dst, static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3], x.data(), ne0);
+        char *      out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        for (int64_t i0 = 0; i0 < ne0; ++i0) {
+            const float v = x[static_cast<size_t>(i0)] * inv;
+            if (dst->type == GGML_TYPE_F16) {
+                *reinterpret_cast<uint16_t *>(out + i0 * dst->nb[0]) = fp32_to_fp16(v);
+            } else {
+                *reinterpret_cast<float *>(out + i0 * dst->nb[0]) = v;
+            }
+        }
     }
 }
 
