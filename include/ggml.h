@@ -10,6 +10,9 @@
 // ggml build against Switchyard unchanged. Error model: op constructors treat impossible shapes as programming
 // errors (logged with the function name, then the abort callback); anything that depends on run-time data or
 // resources returns NULL / false / a ggml_status instead.
+//
+// Length: over 1000 lines because it is upstream's single public header, declaration for declaration; splitting
+// it would break every program that includes only ggml.h.
 
 #ifdef GGML_SHARED
 #    if defined(_WIN32) && !defined(__MINGW32__)
