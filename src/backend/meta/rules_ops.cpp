@@ -20,6 +20,16 @@ namespace {
 
 bool whole(const SplitState & s) { return !is_dim_split(s); }
 
+// A single-source op whose source is not split runs replicated on the whole tensor; true when that applies.
+bool replicated_when_whole(const SplitState & s0, NodePlan & plan) {
+    if (!whole(s0)) {
+        return false;
+    }
+    mirror(plan, 0);
+    plan.state = mirrored_state();
+    return true;
+}
+
 // a's split scaled by num/den along the same axis
 bool scaled(SplitState s, int n, int64_t num, int64_t den, SplitState & out) {
     out = s;
@@ -251,9 +261,7 @@ bool rule_copy(const RuleInput & in, NodePlan & plan) {
     }
     const SplitState & s0 = in.src[0];
     plan.src[1].how       = Adapt::AsIs; // a cast names its own result as the second source
-    if (whole(s0)) {
-        mirror(plan, 0);
-        plan.state = mirrored_state();
+    if (replicated_when_whole(s0, plan)) {
         return true;
     }
     plan.src[0].how = Adapt::AsIs;
@@ -262,9 +270,7 @@ bool rule_copy(const RuleInput & in, NodePlan & plan) {
 
 bool rule_repeat(const RuleInput & in, NodePlan & plan) {
     const SplitState & s0 = in.src[0];
-    if (whole(s0)) {
-        mirror(plan, 0);
-        plan.state = mirrored_state();
+    if (replicated_when_whole(s0, plan)) {
         return true;
     }
     plan.src[0].how = Adapt::AsIs;
@@ -274,9 +280,7 @@ bool rule_repeat(const RuleInput & in, NodePlan & plan) {
 
 bool rule_pad(const RuleInput & in, NodePlan & plan) {
     const SplitState & s0 = in.src[0];
-    if (whole(s0)) {
-        mirror(plan, 0);
-        plan.state = mirrored_state();
+    if (replicated_when_whole(s0, plan)) {
         return true;
     }
     const int axis  = axis_of(s0);
@@ -287,9 +291,7 @@ bool rule_pad(const RuleInput & in, NodePlan & plan) {
 
 // SUM of a split tensor: each device sums its slice, the total is their sum.
 bool rule_sum(const RuleInput & in, NodePlan & plan) {
-    if (whole(in.src[0])) {
-        mirror(plan, 0);
-        plan.state = mirrored_state();
+    if (replicated_when_whole(in.src[0], plan)) {
         return true;
     }
     plan.src[0].how = Adapt::AsIs;
@@ -309,9 +311,7 @@ bool rule_sum_rows(const RuleInput & in, NodePlan & plan) {
 
 bool rule_argmax(const RuleInput & in, NodePlan & plan) {
     const SplitState & s0 = in.src[0];
-    if (whole(s0)) {
-        mirror(plan, 0);
-        plan.state = mirrored_state();
+    if (replicated_when_whole(s0, plan)) {
         return true;
     }
     plan.src[0].how = Adapt::AsIs;
@@ -323,9 +323,7 @@ bool rule_argmax(const RuleInput & in, NodePlan & plan) {
 template <int kMinAxis>
 bool rule_planes(const RuleInput & in, NodePlan & plan) {
     const SplitState s0 = in.fixed ? in.out : in.src[0];
-    if (whole(s0)) {
-        mirror(plan, 0);
-        plan.state = mirrored_state();
+    if (replicated_when_whole(s0, plan)) {
         return true;
     }
     plan.src[0].how = Adapt::AsIs;

@@ -2,6 +2,7 @@
 // q: [D, n_q, n_head, ne3] F32; k: [D, n_kv, n_head_kv, ne3]; v: [Dv, n_kv, n_head_kv, ne3] (F32/F16/BF16 or a
 // block format); mask: [n_kv, >= n_q, ne32, ne33] F16/F32 (optional); sinks (src[4]): F32 [n_head] (optional).
 // dst: F32 [Dv, n_head, n_q, ne3]. op_params: scale, max_bias, logit_softcap (f32), prec.
+#include "cpu/kernels/dequant.h"
 #include "cpu/kernels/families.h"
 #include "cpu/kernels/matmul_dot.h"
 
@@ -16,27 +17,6 @@
 namespace switchyard::cpu::kernels {
 
 namespace {
-
-bool row_type_ok(ggml_type t) {
-    if (t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16) {
-        return true;
-    }
-    const ggml_type_traits * tt = ggml_get_type_traits(t);
-    return tt && tt->is_quantized && tt->to_float;
-}
-
-void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
-    switch (type) {
-        case GGML_TYPE_F32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
-        case GGML_TYPE_F16:
-            for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(static_cast<const uint16_t *>(src)[i]);
-            return;
-        case GGML_TYPE_BF16:
-            for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_fp32(static_cast<const uint16_t *>(src)[i]);
-            return;
-        default: ggml_get_type_traits(type)->to_float(src, dst, n); return;
-    }
-}
 
 float load_mask(const ggml_tensor * m, const char * p) {
     return m->type == GGML_TYPE_F16 ? fp16_to_fp32(*reinterpret_cast<const uint16_t *>(p)) : *reinterpret_cast<const float *>(p);
@@ -123,7 +103,7 @@ void flash_attn_compute(const ComputeParams & p, ggml_tensor * dst) {
 
 bool flash_attn_supports(const ggml_tensor * dst) {
     const ggml_tensor * q = dst->src[0], *k = dst->src[1], *v = dst->src[2], *mask = dst->src[3], *sinks = dst->src[4];
-    return q && k && v && dst->type == GGML_TYPE_F32 && row_type_ok(q->type) && row_type_ok(k->type) && row_type_ok(v->type) &&
+    return q && k && v && dst->type == GGML_TYPE_F32 && row_convertible(q->type) && row_convertible(k->type) && row_convertible(v->type) &&
            k->ne[0] == q->ne[0] && q->ne[2] % k->ne[2] == 0 && q->ne[3] % k->ne[3] == 0 &&
            (!mask || mask->type == GGML_TYPE_F16 || mask->type == GGML_TYPE_F32) && (!sinks || sinks->type == GGML_TYPE_F32) &&
            q->nb[0] == ggml_type_size(q->type) && k->nb[0] == ggml_type_size(k->type) && v->nb[0] == ggml_type_size(v->type);

@@ -27,6 +27,12 @@ const DequantKernels & dequant_kernels();
 // The fast dequantizer of type in table k, or nullptr.
 DequantRowFn dequant_row(const DequantKernels & k, ggml_type type);
 
+// Row conversion shared by the matrix and attention kernels: F32/F16/BF16 and every block format with a
+// to_float. row_convertible says whether a type qualifies; row_to_float converts n elements of a row whose
+// elements (or blocks) are adjacent, through the row converters and the fast dequantizers where they exist.
+bool row_convertible(ggml_type type);
+void row_to_float(ggml_type type, const void * src, float * dst, int64_t n);
+
 // ISA tables (dequant_avx2.cpp, dequant_avx512.cpp); call only when the CPU has the ISA.
 const DequantKernels & dequant_kernels_avx2();
 const DequantKernels & dequant_kernels_avx512();

@@ -23,29 +23,6 @@ namespace {
 
 constexpr size_t kPad = 64; // bytes between per-thread scratch areas (no false sharing)
 
-bool row_convertible(ggml_type type) {
-    if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16) {
-        return true;
-    }
-    const ggml_type_traits * tt = ggml_get_type_traits(type);
-    return tt && tt->is_quantized && tt->to_float;
-}
-
-// Converts n elements of a row (contiguous in dim 0) to floats.
-void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
-    switch (type) {
-        case GGML_TYPE_F32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
-        case GGML_TYPE_F16:  fp16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
-        case GGML_TYPE_BF16: bf16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
-        default: break;
-    }
-    if (const DequantRowFn fast = dequant_row(dequant_kernels(), type)) {
-        fast(src, dst, n);
-        return;
-    }
-    ggml_get_type_traits(type)->to_float(src, dst, n);
-}
-
 size_t align_up(size_t n) { return (n + kPad - 1) / kPad * kPad; }
 
 // src1 can be used in place when it is F32 with contiguous rows
