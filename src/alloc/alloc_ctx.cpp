@@ -4,7 +4,11 @@
 // Tensors are taken in context order and packed into as few buffers as the buffer type's max size allows; with
 // more than one buffer the result is a multi-buffer owning them all. Views get their memory from their source
 // (ggml_backend_view_init); tensors with data are left alone. A tensor larger than the max size on its own
-// cannot be allocated: the call logs it and returns NULL.
+// cannot be allocated: the call logs it and returns NULL. A call that fails part-way takes back every placement
+// it made (PlacementUndo) and frees its buffers: the context is as before, so a retry starts cleanly.
+#include "alloc/placement_undo.h"
+#include "base/guard.h"
+#include "base/owners.h"
 #include "base/log.h"
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
@@ -19,6 +23,7 @@
 #pragma weak ggml_backend_meta_alloc_ctx_tensors_from_buft
 
 using namespace switchyard;
+using switchyard::alloc::PlacementUndo;
 
 namespace {
 
@@ -92,19 +97,17 @@ enum ggml_status init_tensor(ggml_tallocr * talloc, ggml_tensor * t) {
     return GGML_STATUS_SUCCESS;
 }
 
-ggml_backend_buffer_t alloc_range(ggml_context * ctx, const Range & range, ggml_backend_buffer_type_t buft) {
-    const char *          caller = "ggml_backend_alloc_ctx_tensors_from_buft";
-    ggml_backend_buffer_t buffer = ggml_backend_buft_alloc_buffer(buft, range.size);
+BufferPtr alloc_range(ggml_context * ctx, const Range & range, ggml_backend_buffer_type_t buft, const char * caller) {
+    BufferPtr buffer(ggml_backend_buft_alloc_buffer(buft, range.size));
     if (buffer == nullptr) {
         log_error("[%s] failed to allocate a %s buffer of %zu bytes\n", caller, ggml_backend_buft_name(buft),
                   range.size);
         return nullptr;
     }
-    ggml_tallocr talloc = ggml_tallocr_new(buffer);
+    ggml_tallocr talloc = ggml_tallocr_new(buffer.get());
     for (ggml_tensor * t = range.first; t != range.last; t = ggml_get_next_tensor(ctx, t)) {
         if (init_tensor(&talloc, t) != GGML_STATUS_SUCCESS) {
             log_error("[%s] failed to initialise tensor '%s'\n", caller, t->name);
-            ggml_backend_buffer_free(buffer);
             return nullptr;
         }
     }
@@ -112,12 +115,56 @@ ggml_backend_buffer_t alloc_range(ggml_context * ctx, const Range & range, ggml_
 }
 
 // Views of tensors allocated elsewhere, when the context needs no buffer of its own.
-void init_views_only(ggml_context * ctx) {
+void init_views_only(ggml_context * ctx, const char * caller) {
     for (ggml_tensor * t = ggml_get_first_tensor(ctx); t != nullptr; t = ggml_get_next_tensor(ctx, t)) {
-        if (needs_view_init(t) && t->view_src->buffer != nullptr) {
-            ggml_backend_view_init(t);
+        if (!needs_view_init(t)) {
+            continue;
+        }
+        if (t->view_src->buffer == nullptr) {
+            log_error("[%s] view '%s' of '%s', which has no buffer: left without memory\n", caller, t->name,
+                      t->view_src->name);
+            continue;
+        }
+        ggml_backend_view_init(t);
+    }
+}
+
+ggml_backend_buffer_t alloc_ctx_tensors(ggml_context * ctx, ggml_backend_buffer_type_t buft, const char * caller) {
+    Layout layout = split_ranges(ctx, buft, caller);
+    if (layout.oversized) {
+        return nullptr;
+    }
+    if (!layout.any_memory) {
+        init_views_only(ctx, caller);
+        log_debug("[%s] all tensors of the context already have memory\n", caller);
+        return nullptr;
+    }
+    PlacementUndo          undo(ctx);
+    std::vector<BufferPtr> buffers;
+    for (const Range & range : layout.ranges) {
+        BufferPtr buffer = alloc_range(ctx, range, buft, caller);
+        if (buffer == nullptr) {
+            return nullptr;
+        }
+        buffers.push_back(std::move(buffer));
+    }
+    ggml_backend_buffer_t result = buffers[0].get();
+    if (buffers.size() > 1) {
+        std::vector<ggml_backend_buffer_t> parts;
+        for (const BufferPtr & b : buffers) {
+            parts.push_back(b.get());
+        }
+        result = ggml_backend_multi_buffer_alloc_buffer(parts.data(), parts.size());
+        if (result == nullptr) {
+            log_error("[%s] failed to create the multi-buffer owning %zu buffers\n", caller, parts.size());
+            return nullptr;
         }
     }
+    for (BufferPtr & b : buffers) {
+        b.release(); // owned by result now (itself, or the multi-buffer)
+    }
+    undo.commit();
+    return result;
 }
 
 } // namespace
@@ -127,7 +174,8 @@ size_t ggml_backend_alloc_ctx_tensors_from_buft_size(struct ggml_context * ctx, 
         log_error("[ggml_backend_alloc_ctx_tensors_from_buft_size] NULL context or buffer type\n");
         return 0;
     }
-    return split_ranges(ctx, buft, "ggml_backend_alloc_ctx_tensors_from_buft_size").total;
+    constexpr const char * kCaller = "ggml_backend_alloc_ctx_tensors_from_buft_size";
+    return guard(kCaller, size_t{0}, [&] { return split_ranges(ctx, buft, kCaller).total; });
 }
 
 struct ggml_backend_buffer * ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_context * ctx,
@@ -144,30 +192,7 @@ struct ggml_backend_buffer * ggml_backend_alloc_ctx_tensors_from_buft(struct ggm
     if (&ggml_backend_buft_is_meta != nullptr && ggml_backend_buft_is_meta(buft)) {
         return ggml_backend_meta_alloc_ctx_tensors_from_buft(ctx, buft);
     }
-    Layout layout = split_ranges(ctx, buft, caller);
-    if (layout.oversized) {
-        return nullptr;
-    }
-    if (!layout.any_memory) {
-        init_views_only(ctx);
-        log_debug("[%s] all tensors of the context already have memory\n", caller);
-        return nullptr;
-    }
-    std::vector<ggml_backend_buffer_t> buffers;
-    for (const Range & range : layout.ranges) {
-        ggml_backend_buffer_t buffer = alloc_range(ctx, range, buft);
-        if (buffer == nullptr) {
-            for (ggml_backend_buffer_t b : buffers) {
-                ggml_backend_buffer_free(b);
-            }
-            return nullptr;
-        }
-        buffers.push_back(buffer);
-    }
-    if (buffers.size() == 1) {
-        return buffers[0];
-    }
-    return ggml_backend_multi_buffer_alloc_buffer(buffers.data(), buffers.size());
+    return guard(caller, nullptr, [&] { return alloc_ctx_tensors(ctx, buft, caller); });
 }
 
 struct ggml_backend_buffer * ggml_backend_alloc_ctx_tensors(struct ggml_context * ctx, ggml_backend_t backend) {

@@ -3,12 +3,13 @@
 #include "alloc/gallocr.h"
 
 #include "alloc/planner.h"
+#include "base/guard.h"
 #include "base/log.h"
 #include "core/graph.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <new>
+#include <memory>
 
 namespace switchyard::alloc {
 
@@ -124,39 +125,39 @@ using namespace switchyard;
 using namespace switchyard::alloc;
 
 ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs) {
+    constexpr const char * kCaller = "ggml_gallocr_new_n";
     if (bufts == nullptr || n_bufs <= 0) {
-        log_error("[ggml_gallocr_new_n] need at least one buffer type (got %d)\n", n_bufs);
-        return nullptr;
-    }
-    auto * galloc = new (std::nothrow) ggml_gallocr();
-    if (galloc == nullptr) {
-        log_error("[ggml_gallocr_new_n] out of memory\n");
+        log_error("[%s] need at least one buffer type (got %d)\n", kCaller, n_bufs);
         return nullptr;
     }
     for (int i = 0; i < n_bufs; ++i) {
         if (bufts[i] == nullptr) {
-            log_error("[ggml_gallocr_new_n] buffer type %d is NULL\n", i);
-            delete galloc;
+            log_error("[%s] buffer type %d is NULL\n", kCaller, i);
             return nullptr;
         }
-        galloc->bufts.push_back(bufts[i]);
-        auto same = std::find_if(galloc->groups.begin(), galloc->groups.end(),
-                                 [&](const Group & g) { return g.buft == bufts[i]; });
-        if (same != galloc->groups.end()) {
-            galloc->buffer_group.push_back(static_cast<int32_t>(same - galloc->groups.begin()));
-            continue;
-        }
-        Group group;
-        group.buft           = bufts[i];
-        group.alignment      = std::max<size_t>(1, ggml_backend_buft_get_alignment(bufts[i]));
-        size_t max_size      = ggml_backend_buft_get_max_size(bufts[i]);
-        group.max_chunk_size = max_size == 0 ? SIZE_MAX / 2 : std::min(max_size, SIZE_MAX / 2);
-        group.first_buffer   = i;
-        galloc->buffer_group.push_back(static_cast<int32_t>(galloc->groups.size()));
-        galloc->group_align.push_back(group.alignment);
-        galloc->groups.push_back(std::move(group));
     }
-    return galloc;
+    return guard(kCaller, nullptr, [&]() -> ggml_gallocr_t {
+        auto galloc = std::make_unique<ggml_gallocr>();
+        for (int i = 0; i < n_bufs; ++i) {
+            galloc->bufts.push_back(bufts[i]);
+            auto same = std::find_if(galloc->groups.begin(), galloc->groups.end(),
+                                     [&](const Group & g) { return g.buft == bufts[i]; });
+            if (same != galloc->groups.end()) {
+                galloc->buffer_group.push_back(static_cast<int32_t>(same - galloc->groups.begin()));
+                continue;
+            }
+            Group group;
+            group.buft           = bufts[i];
+            group.alignment      = std::max<size_t>(1, ggml_backend_buft_get_alignment(bufts[i]));
+            size_t max_size      = ggml_backend_buft_get_max_size(bufts[i]);
+            group.max_chunk_size = max_size == 0 ? SIZE_MAX / 2 : std::min(max_size, SIZE_MAX / 2);
+            group.first_buffer   = i;
+            galloc->buffer_group.push_back(static_cast<int32_t>(galloc->groups.size()));
+            galloc->group_align.push_back(group.alignment);
+            galloc->groups.push_back(std::move(group));
+        }
+        return galloc.release();
+    });
 }
 
 ggml_gallocr_t ggml_gallocr_new(ggml_backend_buffer_type_t buft) {
@@ -179,11 +180,13 @@ bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         log_error("[ggml_gallocr_reserve_n] NULL allocator or graph\n");
         return false;
     }
-    if (!plan_graph(*galloc, graph, node_buffer_ids, leaf_buffer_ids, "ggml_gallocr_reserve_n")) {
-        return false;
-    }
-    bool grown = false;
-    return reserve_buffers(*galloc, "ggml_gallocr_reserve_n", &grown);
+    return guard("ggml_gallocr_reserve_n", false, [&] {
+        if (!plan_graph(*galloc, graph, node_buffer_ids, leaf_buffer_ids, "ggml_gallocr_reserve_n")) {
+            return false;
+        }
+        bool grown = false;
+        return reserve_buffers(*galloc, "ggml_gallocr_reserve_n", &grown);
+    });
 }
 
 bool ggml_gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
@@ -198,16 +201,18 @@ void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, struct ggml_cgraph * gra
     }
     const size_t n_buffers = galloc->bufts.size();
     std::fill(sizes, sizes + n_buffers, 0);
-    if (!plan_graph(*galloc, graph, node_buffer_ids, leaf_buffer_ids, "ggml_gallocr_reserve_n_size")) {
-        return;
-    }
-    for (size_t g = 0; g < galloc->groups.size(); ++g) {
-        size_t total = 0;
-        for (size_t chunk : galloc->plan.chunk_sizes[g]) {
-            total += chunk;
+    guard_void("ggml_gallocr_reserve_n_size", [&] {
+        if (!plan_graph(*galloc, graph, node_buffer_ids, leaf_buffer_ids, "ggml_gallocr_reserve_n_size")) {
+            return;
         }
-        sizes[galloc->groups[g].first_buffer] = total; // buffer ids sharing the group report 0
-    }
+        for (size_t g = 0; g < galloc->groups.size(); ++g) {
+            size_t total = 0;
+            for (size_t chunk : galloc->plan.chunk_sizes[g]) {
+                total += chunk;
+            }
+            sizes[galloc->groups[g].first_buffer] = total; // buffer ids sharing the group report 0
+        }
+    });
 }
 
 size_t ggml_gallocr_get_buffer_size(ggml_gallocr_t galloc, int buffer_id) {

@@ -9,6 +9,7 @@
 // left alone, as on the first allocation.
 #include "alloc/gallocr.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 #include "core/graph.h"
 
@@ -132,29 +133,31 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
         log_error("[%s] NULL allocator or graph\n", kAllocGraph);
         return false;
     }
-    bool grown = false;
-    if (plan_matches(*galloc, graph)) {
-        // the buffers may still be missing (after ggml_gallocr_reserve_n_size) or smaller than the plan
-        if (!reserve_buffers(*galloc, kAllocGraph, &grown)) {
+    return guard(kAllocGraph, false, [&] {
+        bool grown = false;
+        if (plan_matches(*galloc, graph)) {
+            // the buffers may still be missing (after ggml_gallocr_reserve_n_size) or smaller than the plan
+            if (!reserve_buffers(*galloc, kAllocGraph, &grown)) {
+                return false;
+            }
+            return place_tensors(*galloc);
+        }
+        if (galloc->bufts.size() > 1) {
+            log_debug("[%s] the graph differs from the reserved one and there are several buffers: "
+                      "call ggml_gallocr_reserve_n first\n", kAllocGraph);
             return false;
         }
+        const bool had_buffer = !galloc->groups[0].buffer.empty();
+        if (!plan_graph(*galloc, graph, nullptr, nullptr, kAllocGraph) ||
+            !reserve_buffers(*galloc, kAllocGraph, &grown)) {
+            return false;
+        }
+        if (grown && had_buffer) {
+            log_info("[%s] the graph needs more memory than reserved: buffer reallocated to %zu bytes\n", kAllocGraph,
+                     galloc->groups[0].buffer.total_size());
+        } else {
+            log_debug("[%s] the graph differs from the reserved one: planned again\n", kAllocGraph);
+        }
         return place_tensors(*galloc);
-    }
-    if (galloc->bufts.size() > 1) {
-        log_debug("[%s] the graph differs from the reserved one and there are several buffers: "
-                  "call ggml_gallocr_reserve_n first\n", kAllocGraph);
-        return false;
-    }
-    const bool had_buffer = !galloc->groups[0].buffer.empty();
-    if (!plan_graph(*galloc, graph, nullptr, nullptr, kAllocGraph) ||
-        !reserve_buffers(*galloc, kAllocGraph, &grown)) {
-        return false;
-    }
-    if (grown && had_buffer) {
-        log_info("[%s] the graph needs more memory than reserved: buffer reallocated to %zu bytes\n", kAllocGraph,
-                 galloc->groups[0].buffer.total_size());
-    } else {
-        log_debug("[%s] the graph differs from the reserved one: planned again\n", kAllocGraph);
-    }
-    return place_tensors(*galloc);
+    });
 }

@@ -4,6 +4,7 @@
 // with NULL / false / GGML_STATUS_FAILED.
 #include "ggml-backend-impl.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 using namespace switchyard;
@@ -85,7 +86,8 @@ ggml_backend_graph_plan_t ggml_backend_graph_plan_create(ggml_backend_t backend,
         log_error("[ggml_backend_graph_plan_create] graph is NULL\n");
         return nullptr;
     }
-    return backend->iface.graph_plan_create(backend, cgraph);
+    return guard("ggml_backend_graph_plan_create", nullptr,
+                 [&] { return backend->iface.graph_plan_create(backend, cgraph); });
 }
 
 void ggml_backend_graph_plan_free(ggml_backend_t backend, ggml_backend_graph_plan_t plan) {
@@ -109,7 +111,8 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
                   plan == nullptr ? "plan is NULL" : "the backend does not support graph plans");
         return GGML_STATUS_FAILED;
     }
-    return backend->iface.graph_plan_compute(backend, plan);
+    return guard_status("ggml_backend_graph_plan_compute",
+                        [&] { return backend->iface.graph_plan_compute(backend, plan); });
 }
 
 enum ggml_status ggml_backend_graph_compute(ggml_backend_t backend, ggml_cgraph * cgraph) {
@@ -126,7 +129,7 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, ggml_c
         log_error("[ggml_backend_graph_compute_async] graph is NULL\n");
         return GGML_STATUS_FAILED;
     }
-    return backend->iface.graph_compute(backend, cgraph);
+    return guard_status("ggml_backend_graph_compute", [&] { return backend->iface.graph_compute(backend, cgraph); });
 }
 
 bool ggml_backend_supports_op(ggml_backend_t backend, const ggml_tensor * op) {

@@ -2,6 +2,7 @@
 // are legal everywhere: they have no vtable, their base is NULL and clear does nothing.
 #include "ggml-backend-impl.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 #include <new>
@@ -116,11 +117,15 @@ void ggml_backend_buffer_reset(ggml_backend_buffer_t buffer) {
 }
 
 bool ggml_backend_buffer_copy_tensor(const ggml_tensor * src, ggml_tensor * dst) {
+    if (src == nullptr || dst == nullptr) {
+        log_error("[ggml_backend_buffer_copy_tensor] %s tensor is NULL\n", src == nullptr ? "source" : "destination");
+        return false;
+    }
     ggml_backend_buffer_t dst_buf = dst->view_src != nullptr ? dst->view_src->buffer : dst->buffer;
     if (dst_buf == nullptr || dst_buf->iface.cpy_tensor == nullptr) {
         return false;
     }
-    return dst_buf->iface.cpy_tensor(dst_buf, src, dst);
+    return guard("ggml_backend_buffer_copy_tensor", false, [&] { return dst_buf->iface.cpy_tensor(dst_buf, src, dst); });
 }
 
 } // extern "C"

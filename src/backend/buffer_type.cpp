@@ -3,6 +3,7 @@
 // logged NULL.
 #include "ggml-backend-impl.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 #include <cstdint>
@@ -27,7 +28,8 @@ ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t 
         // a valid, empty buffer: no vtable, NULL base; the backend is not involved
         return ggml_backend_buffer_init(buft, {}, nullptr, 0);
     }
-    ggml_backend_buffer_t buffer = buft->iface.alloc_buffer(buft, size);
+    ggml_backend_buffer_t buffer =
+        guard("ggml_backend_buft_alloc_buffer", nullptr, [&] { return buft->iface.alloc_buffer(buft, size); });
     if (buffer == nullptr) {
         log_error("[ggml_backend_buft_alloc_buffer] cannot allocate %zu bytes in buffer type %s\n", size,
                   ggml_backend_buft_name(buft));

@@ -3,6 +3,7 @@
 // offload). A NULL device is logged where a result is expected and answered with NULL / false.
 #include "ggml-backend-impl.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 #include <cstring>
@@ -77,7 +78,8 @@ ggml_backend_t ggml_backend_dev_init(ggml_backend_dev_t device, const char * par
     if (!check_device(device, "ggml_backend_dev_init")) {
         return nullptr;
     }
-    ggml_backend_t backend = device->iface.init_backend(device, params);
+    ggml_backend_t backend =
+        guard("ggml_backend_dev_init", nullptr, [&] { return device->iface.init_backend(device, params); });
     if (backend == nullptr) {
         log_error("[ggml_backend_dev_init] device %s could not create a backend (params: %s)\n",
                   ggml_backend_dev_name(device), params != nullptr ? params : "none");
@@ -89,14 +91,15 @@ ggml_backend_buffer_type_t ggml_backend_dev_buffer_type(ggml_backend_dev_t devic
     if (!check_device(device, "ggml_backend_dev_buffer_type")) {
         return nullptr;
     }
-    return device->iface.get_buffer_type(device);
+    return guard("ggml_backend_dev_buffer_type", nullptr, [&] { return device->iface.get_buffer_type(device); });
 }
 
 ggml_backend_buffer_type_t ggml_backend_dev_host_buffer_type(ggml_backend_dev_t device) {
     if (device == nullptr || device->iface.get_host_buffer_type == nullptr) {
         return nullptr;
     }
-    return device->iface.get_host_buffer_type(device);
+    return guard("ggml_backend_dev_host_buffer_type", nullptr,
+                 [&] { return device->iface.get_host_buffer_type(device); });
 }
 
 ggml_backend_buffer_t ggml_backend_dev_buffer_from_host_ptr(ggml_backend_dev_t device, void * ptr, size_t size,
@@ -109,14 +112,15 @@ ggml_backend_buffer_t ggml_backend_dev_buffer_from_host_ptr(ggml_backend_dev_t d
                   ggml_backend_dev_name(device));
         return nullptr;
     }
-    return device->iface.buffer_from_host_ptr(device, ptr, size, max_tensor_size);
+    return guard("ggml_backend_dev_buffer_from_host_ptr", nullptr,
+                 [&] { return device->iface.buffer_from_host_ptr(device, ptr, size, max_tensor_size); });
 }
 
 bool ggml_backend_dev_supports_op(ggml_backend_dev_t device, const ggml_tensor * op) {
     if (device == nullptr || op == nullptr) {
         return false;
     }
-    return device->iface.supports_op(device, op);
+    return guard("ggml_backend_dev_supports_op", false, [&] { return device->iface.supports_op(device, op); });
 }
 
 bool ggml_backend_dev_supports_buft(ggml_backend_dev_t device, ggml_backend_buffer_type_t buft) {

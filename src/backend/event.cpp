@@ -4,6 +4,7 @@
 // Creation, destruction and host waits go through the device; record and stream waits through the backend.
 #include "ggml-backend-impl.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 using namespace switchyard;
@@ -14,7 +15,7 @@ ggml_backend_event_t ggml_backend_event_new(ggml_backend_dev_t device) {
     if (device == nullptr || device->iface.event_new == nullptr) {
         return nullptr;
     }
-    return device->iface.event_new(device);
+    return guard("ggml_backend_event_new", nullptr, [&] { return device->iface.event_new(device); });
 }
 
 void ggml_backend_event_free(ggml_backend_event_t event) {

@@ -3,7 +3,9 @@
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 
+#include "base/guard.h"
 #include "base/log.h"
+#include "base/owners.h"
 #include "core/graph.h"
 
 #include <cstring>
@@ -13,9 +15,11 @@ using namespace switchyard;
 
 namespace {
 
+using GraphCopy = struct ggml_backend_graph_copy; // the struct, not the function of the same name
+
 struct CopyState {
-    ggml_context *                                   ctx_allocated;
-    ggml_context *                                   ctx_unallocated;
+    ContextPtr                                             ctx_allocated;
+    ContextPtr                                             ctx_unallocated;
     std::unordered_map<const ggml_tensor *, ggml_tensor *> copies;
     std::unordered_map<const ggml_tensor *, bool>          initialized;
 };
@@ -26,7 +30,7 @@ ggml_tensor * dup_tensor(CopyState & st, ggml_tensor * src) {
     if (auto it = st.copies.find(src); it != st.copies.end()) {
         return it->second;
     }
-    ggml_context * ctx = src->view_src ? st.ctx_unallocated : st.ctx_allocated;
+    ggml_context * ctx = (src->view_src ? st.ctx_unallocated : st.ctx_allocated).get();
     ggml_tensor *  dst = ggml_dup_tensor(ctx, src);
     if (!dst) {
         return nullptr;
@@ -79,9 +83,40 @@ bool init_tensor(CopyState & st, ggml_tensor * src) {
     return true;
 }
 
-void free_contexts(CopyState & st) {
-    ggml_free(st.ctx_allocated);
-    ggml_free(st.ctx_unallocated);
+struct ggml_backend_graph_copy copy_graph(ggml_backend_t backend, ggml_cgraph * graph, const char * caller) {
+    const size_t n_tensors = static_cast<size_t>(graph->n_nodes + graph->n_leafs) * (GGML_MAX_SRC + 1) + 16;
+    ggml_init_params params{n_tensors * ggml_tensor_overhead() + ggml_graph_overhead_custom(static_cast<size_t>(graph->size), false),
+                            nullptr, true};
+    CopyState st{ContextPtr(ggml_init(params)), ContextPtr(ggml_init(params)), {}, {}};
+    if (!st.ctx_allocated || !st.ctx_unallocated) {
+        log_error("[%s] failed to allocate the copy contexts\n", caller);
+        return {};
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        if (!dup_tensor(st, graph->nodes[i])) {
+            log_error("[%s] the copy contexts are too small\n", caller);
+            return {};
+        }
+    }
+    BufferPtr buffer(ggml_backend_alloc_ctx_tensors(st.ctx_allocated.get(), backend));
+    if (!buffer) {
+        log_error("[%s] failed to allocate the tensors on %s\n", caller, ggml_backend_name(backend));
+        return {};
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        if (!init_tensor(st, graph->nodes[i])) {
+            log_error("[%s] failed to initialise a view\n", caller);
+            return {};
+        }
+    }
+    ggml_cgraph * copy = ggml_new_graph_custom(st.ctx_allocated.get(), static_cast<size_t>(graph->size), false);
+    if (!copy) {
+        return {};
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_graph_add_node(copy, st.copies[graph->nodes[i]]);
+    }
+    return {buffer.release(), st.ctx_allocated.release(), st.ctx_unallocated.release(), copy};
 }
 
 } // namespace
@@ -89,47 +124,12 @@ void free_contexts(CopyState & st) {
 extern "C" {
 
 struct ggml_backend_graph_copy ggml_backend_graph_copy(ggml_backend_t backend, struct ggml_cgraph * graph) {
-    const struct ggml_backend_graph_copy failed = {nullptr, nullptr, nullptr, nullptr};
-    const size_t n_tensors = static_cast<size_t>(graph->n_nodes + graph->n_leafs) * (GGML_MAX_SRC + 1) + 16;
-    ggml_init_params params{n_tensors * ggml_tensor_overhead() + ggml_graph_overhead_custom(static_cast<size_t>(graph->size), false),
-                            nullptr, true};
-    CopyState st{ggml_init(params), ggml_init(params), {}, {}};
-    if (!st.ctx_allocated || !st.ctx_unallocated) {
-        log_error("[ggml_backend_graph_copy] failed to allocate the copy contexts\n");
-        free_contexts(st);
-        return failed;
+    constexpr const char * kCaller = "ggml_backend_graph_copy";
+    if (backend == nullptr || graph == nullptr) {
+        log_error("[%s] %s is NULL\n", kCaller, backend == nullptr ? "backend" : "graph");
+        return {};
     }
-    for (int i = 0; i < graph->n_nodes; ++i) {
-        if (!dup_tensor(st, graph->nodes[i])) {
-            log_error("[ggml_backend_graph_copy] the copy contexts are too small\n");
-            free_contexts(st);
-            return failed;
-        }
-    }
-    ggml_backend_buffer_t buffer = ggml_backend_alloc_ctx_tensors(st.ctx_allocated, backend);
-    if (!buffer) {
-        log_error("[ggml_backend_graph_copy] failed to allocate the tensors on %s\n", ggml_backend_name(backend));
-        free_contexts(st);
-        return failed;
-    }
-    for (int i = 0; i < graph->n_nodes; ++i) {
-        if (!init_tensor(st, graph->nodes[i])) {
-            log_error("[ggml_backend_graph_copy] failed to initialise a view\n");
-            ggml_backend_buffer_free(buffer);
-            free_contexts(st);
-            return failed;
-        }
-    }
-    ggml_cgraph * copy = ggml_new_graph_custom(st.ctx_allocated, static_cast<size_t>(graph->size), false);
-    if (!copy) {
-        ggml_backend_buffer_free(buffer);
-        free_contexts(st);
-        return failed;
-    }
-    for (int i = 0; i < graph->n_nodes; ++i) {
-        ggml_graph_add_node(copy, st.copies[graph->nodes[i]]);
-    }
-    return {buffer, st.ctx_allocated, st.ctx_unallocated, copy};
+    return guard(kCaller, GraphCopy{}, [&] { return copy_graph(backend, graph, kCaller); });
 }
 
 void ggml_backend_graph_copy_free(struct ggml_backend_graph_copy copy) {

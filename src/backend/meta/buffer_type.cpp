@@ -6,10 +6,14 @@
 // carry fake addresses, their data lives in the slices.
 //
 // ggml_backend_meta_alloc_ctx_tensors_from_buft asks the user's callback for the split of every tensor of the
-// context, sizes each device's buffer to hold exactly its slices, and places them back to back.
+// context, sizes each device's buffer to hold exactly its slices, and places them back to back. As for simple
+// buffer types, a call that fails part-way leaves every tensor as it was (PlacementUndo).
 #include "backend/meta/meta.h"
 #include "backend/meta/rules.h"
 
+#include "alloc/placement_undo.h"
+#include "base/guard.h"
+#include "base/owners.h"
 #include "base/log.h"
 
 #include <algorithm>
@@ -106,12 +110,53 @@ bool plan_static(const MetaDevice & meta, ggml_context * ctx, ggml_backend_buffe
     return true;
 }
 
-void init_views(ggml_context * ctx) {
+// Gives every view of the context its source's memory; false (logged) when a source has none.
+bool init_views(ggml_context * ctx, const char * caller) {
     for (ggml_tensor * t = ggml_get_first_tensor(ctx); t != nullptr; t = ggml_get_next_tensor(ctx, t)) {
-        if (t->view_src != nullptr && t->buffer == nullptr && t->view_src->buffer != nullptr) {
-            ggml_backend_view_init(t);
+        if (t->view_src == nullptr || t->buffer != nullptr) {
+            continue;
+        }
+        if (t->view_src->buffer == nullptr) {
+            log_error("[%s] view '%s' of '%s', which has no buffer\n", caller, t->name, t->view_src->name);
+            return false;
+        }
+        if (ggml_backend_view_init(t) != GGML_STATUS_SUCCESS) {
+            return false;
         }
     }
+    return true;
+}
+
+ggml_backend_buffer_t alloc_ctx_tensors(MetaDevice & meta, ggml_context * ctx, ggml_backend_buffer_type_t buft,
+                                        const char * caller) {
+    Plan plan;
+    if (!plan_static(meta, ctx, buft, plan)) {
+        return nullptr;
+    }
+    alloc::PlacementUndo undo(ctx);
+    if (plan.tensors.empty()) {
+        // nothing needs memory (as for simple buffer types, the result is NULL); views still get theirs
+        if (init_views(ctx, caller)) {
+            undo.commit();
+        }
+        return nullptr;
+    }
+    BufferPtr buffer(new_meta_buffer(meta, plan.total, Placement::Packed, plan.part_sizes));
+    if (buffer == nullptr) {
+        return nullptr;
+    }
+    char * base = static_cast<char *>(ggml_backend_buffer_get_base(buffer.get()));
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        if (ggml_backend_tensor_alloc(buffer.get(), plan.tensors[i], base + plan.offsets[i]) != GGML_STATUS_SUCCESS) {
+            log_error("[%s] cannot place tensor '%s'\n", caller, plan.tensors[i]->name);
+            return nullptr;
+        }
+    }
+    if (!init_views(ctx, caller)) {
+        return nullptr;
+    }
+    undo.commit();
+    return buffer.release();
 }
 
 constexpr ggml_backend_buffer_type_i kInterface = {
@@ -148,28 +193,7 @@ struct ggml_backend_buffer * ggml_backend_meta_alloc_ctx_tensors_from_buft(struc
         log_error("[%s] %s\n", kCaller, ctx == nullptr ? "context is NULL" : "not a meta buffer type");
         return nullptr;
     }
-    Plan plan;
-    if (!plan_static(*meta, ctx, buft, plan)) {
-        return nullptr;
-    }
-    if (plan.tensors.empty()) {
-        init_views(ctx);
-        return nullptr;
-    }
-    ggml_backend_buffer_t buffer = new_meta_buffer(*meta, plan.total, Placement::Packed, plan.part_sizes);
-    if (buffer == nullptr) {
-        return nullptr;
-    }
-    char * base = static_cast<char *>(ggml_backend_buffer_get_base(buffer));
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-        if (ggml_backend_tensor_alloc(buffer, plan.tensors[i], base + plan.offsets[i]) != GGML_STATUS_SUCCESS) {
-            log_error("[%s] cannot place tensor '%s'\n", kCaller, plan.tensors[i]->name);
-            ggml_backend_buffer_free(buffer);
-            return nullptr;
-        }
-    }
-    init_views(ctx);
-    return buffer;
+    return guard(kCaller, nullptr, [&] { return alloc_ctx_tensors(*meta, ctx, buft, kCaller); });
 }
 
 } // extern "C"

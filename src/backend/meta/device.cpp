@@ -8,6 +8,7 @@
 // fallback, which computes the full op on each device.
 #include "backend/meta/meta.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 #include <algorithm>
@@ -181,19 +182,21 @@ extern "C" ggml_backend_dev_t ggml_backend_meta_device(ggml_backend_dev_t * devs
             return nullptr;
         }
     }
-    static std::mutex                               mutex;
-    static std::vector<std::unique_ptr<MetaDevice>> known; // alive for the whole process, like other devices
-    std::lock_guard                                 lock(mutex);
-    const std::vector<ggml_backend_dev_t>           list(devs, devs + n_devs);
-    for (const auto & m : known) {
-        if (m->devs == list && m->get_split_state == get_split_state && m->user_data == get_split_state_ud) {
-            return &m->device;
+    return guard(kCaller, nullptr, [&]() -> ggml_backend_dev_t {
+        static std::mutex                               mutex;
+        static std::vector<std::unique_ptr<MetaDevice>> known; // alive for the whole process, like other devices
+        std::lock_guard                                 lock(mutex);
+        const std::vector<ggml_backend_dev_t>           list(devs, devs + n_devs);
+        for (const auto & m : known) {
+            if (m->devs == list && m->get_split_state == get_split_state && m->user_data == get_split_state_ud) {
+                return &m->device;
+            }
         }
-    }
-    std::unique_ptr<MetaDevice> meta = make_device(devs, n_devs, get_split_state, get_split_state_ud);
-    if (meta == nullptr) {
-        return nullptr;
-    }
-    known.push_back(std::move(meta));
-    return &known.back()->device;
+        std::unique_ptr<MetaDevice> meta = make_device(devs, n_devs, get_split_state, get_split_state_ud);
+        if (meta == nullptr) {
+            return nullptr;
+        }
+        known.push_back(std::move(meta));
+        return &known.back()->device;
+    });
 }

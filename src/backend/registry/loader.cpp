@@ -9,6 +9,7 @@
 // Failures are logged and skipped; nothing here aborts.
 #include "backend/registry/registry.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 #include <dlfcn.h>
@@ -190,7 +191,7 @@ ggml_backend_reg_t ggml_backend_load(const char * path) {
         log_error("[ggml_backend_load] path is NULL\n");
         return nullptr;
     }
-    return load_module(fs::path(path), false);
+    return guard("ggml_backend_load", nullptr, [&] { return load_module(fs::path(path), false); });
 }
 
 void ggml_backend_unload(ggml_backend_reg_t reg) {
@@ -198,10 +199,9 @@ void ggml_backend_unload(ggml_backend_reg_t reg) {
         log_error("[ggml_backend_unload] reg is NULL\n");
         return;
     }
-    const std::string name      = ggml_backend_reg_name(reg);
-    void *            dl_handle = nullptr;
+    void * dl_handle = nullptr;
     if (!Registry::instance().remove_reg(reg, &dl_handle)) {
-        log_error("[ggml_backend_unload] backend %s is not registered\n", name.c_str());
+        log_error("[ggml_backend_unload] backend %s is not registered\n", ggml_backend_reg_name(reg));
         return;
     }
     if (dl_handle != nullptr) {
@@ -219,9 +219,11 @@ void ggml_backend_load_all_from_path(const char * dir_path) {
 #else
     const bool silent = false;
 #endif
-    for (const char * name : kKnownBackends) {
-        load_best(name, silent, dir_path);
-    }
+    guard_void("ggml_backend_load_all_from_path", [&] {
+        for (const char * name : kKnownBackends) {
+            load_best(name, silent, dir_path);
+        }
+    });
     if (const char * extra = std::getenv("GGML_BACKEND_PATH"); extra != nullptr && extra[0] != '\0') {
         ggml_backend_load(extra);
     }

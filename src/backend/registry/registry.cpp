@@ -3,6 +3,7 @@
 // first used; every other reg comes from ggml_backend_register or from a module (loader.cpp).
 #include "backend/registry/registry.h"
 
+#include "base/guard.h"
 #include "base/log.h"
 
 #ifdef GGML_USE_CPU
@@ -122,7 +123,8 @@ void ggml_backend_register(ggml_backend_reg_t reg) {
                   ggml_backend_reg_name(reg), reg->api_version, GGML_BACKEND_API_VERSION);
         return;
     }
-    Registry::instance().add_reg(reg, nullptr); // registering a reg twice changes nothing
+    // registering a reg twice changes nothing
+    guard_void("ggml_backend_register", [&] { Registry::instance().add_reg(reg, nullptr); });
 }
 
 void ggml_backend_device_register(ggml_backend_dev_t device) {
@@ -130,55 +132,64 @@ void ggml_backend_device_register(ggml_backend_dev_t device) {
         log_error("[ggml_backend_device_register] device is NULL\n");
         return;
     }
-    Registry::instance().add_device(device); // registering a device twice changes nothing
+    // registering a device twice changes nothing
+    guard_void("ggml_backend_device_register", [&] { Registry::instance().add_device(device); });
 }
 
 size_t ggml_backend_reg_count(void) {
-    return Registry::instance().regs().size();
+    return guard("ggml_backend_reg_count", size_t{0}, [] { return Registry::instance().regs().size(); });
 }
 
 ggml_backend_reg_t ggml_backend_reg_get(size_t index) {
-    const std::vector<ggml_backend_reg_t> regs = Registry::instance().regs();
-    if (index >= regs.size()) {
-        log_error("[ggml_backend_reg_get] index %zu out of range (%zu backends)\n", index, regs.size());
-        return nullptr;
-    }
-    return regs[index];
+    return guard("ggml_backend_reg_get", nullptr, [&]() -> ggml_backend_reg_t {
+        const std::vector<ggml_backend_reg_t> regs = Registry::instance().regs();
+        if (index >= regs.size()) {
+            log_error("[ggml_backend_reg_get] index %zu out of range (%zu backends)\n", index, regs.size());
+            return nullptr;
+        }
+        return regs[index];
+    });
 }
 
 ggml_backend_reg_t ggml_backend_reg_by_name(const char * name) {
-    return find_reg(name);
+    return guard("ggml_backend_reg_by_name", nullptr, [&] { return find_reg(name); });
 }
 
 size_t ggml_backend_dev_count(void) {
-    return Registry::instance().devices().size();
+    return guard("ggml_backend_dev_count", size_t{0}, [] { return Registry::instance().devices().size(); });
 }
 
 ggml_backend_dev_t ggml_backend_dev_get(size_t index) {
-    const std::vector<ggml_backend_dev_t> devices = Registry::instance().devices();
-    if (index >= devices.size()) {
-        log_error("[ggml_backend_dev_get] index %zu out of range (%zu devices)\n", index, devices.size());
-        return nullptr;
-    }
-    return devices[index];
+    return guard("ggml_backend_dev_get", nullptr, [&]() -> ggml_backend_dev_t {
+        const std::vector<ggml_backend_dev_t> devices = Registry::instance().devices();
+        if (index >= devices.size()) {
+            log_error("[ggml_backend_dev_get] index %zu out of range (%zu devices)\n", index, devices.size());
+            return nullptr;
+        }
+        return devices[index];
+    });
 }
 
 ggml_backend_dev_t ggml_backend_dev_by_name(const char * name) {
-    for (ggml_backend_dev_t device : Registry::instance().devices()) {
-        if (same_name(ggml_backend_dev_name(device), name)) {
-            return device;
+    return guard("ggml_backend_dev_by_name", nullptr, [&]() -> ggml_backend_dev_t {
+        for (ggml_backend_dev_t device : Registry::instance().devices()) {
+            if (same_name(ggml_backend_dev_name(device), name)) {
+                return device;
+            }
         }
-    }
-    return nullptr;
+        return nullptr;
+    });
 }
 
 ggml_backend_dev_t ggml_backend_dev_by_type(enum ggml_backend_dev_type type) {
-    for (ggml_backend_dev_t device : Registry::instance().devices()) {
-        if (ggml_backend_dev_type(device) == type) {
-            return device;
+    return guard("ggml_backend_dev_by_type", nullptr, [&]() -> ggml_backend_dev_t {
+        for (ggml_backend_dev_t device : Registry::instance().devices()) {
+            if (ggml_backend_dev_type(device) == type) {
+                return device;
+            }
         }
-    }
-    return nullptr;
+        return nullptr;
+    });
 }
 
 ggml_backend_t ggml_backend_init_by_name(const char * name, const char * params) {

@@ -12,7 +12,7 @@ namespace switchyard::sched {
 namespace {
 
 ggml_backend_event_t slot_event(ggml_backend_sched * sched, int backend_id) {
-    return sched->events[backend_id][sched->cur_copy];
+    return sched->events[backend_id][sched->cur_copy].get();
 }
 
 // Waits (on the host) until the split backend no longer uses this slot's copies.

@@ -21,7 +21,7 @@ std::string backend_name(const ggml_backend_sched * sched, int id) {
 void append_backends(const ggml_backend_sched * sched, std::string & j) {
     j += "  \"backends\": [\n";
     for (int i = 0; i < sched->n_backends; ++i) {
-        const size_t size = sched->galloc ? ggml_gallocr_get_buffer_size(sched->galloc, i) : 0;
+        const size_t size = sched->galloc ? ggml_gallocr_get_buffer_size(sched->galloc.get(), i) : 0;
         j += "    {\"id\": " + std::to_string(i) + ", \"name\": " + json_string(ggml_backend_name(sched->backends[i])) +
              ", \"buffer_type\": " + json_string(ggml_backend_buft_name(sched->bufts[i])) +
              ", \"compute_buffer_bytes\": " + std::to_string(size) + "}";

@@ -15,10 +15,12 @@
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 
+#include "base/owners.h"
 #include "core/graph.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -59,6 +61,12 @@ struct Rewire {
 
 struct Trace; // execute.cpp / trace.cpp
 
+// Owner of the trace (trace.cpp); the scheduler's other parts use the owners of base/owners.h.
+struct TraceDeleter {
+    void operator()(Trace * trace) const;
+};
+using TracePtr = std::unique_ptr<Trace, TraceDeleter>;
+
 } // namespace switchyard::sched
 
 struct ggml_backend_sched {
@@ -68,7 +76,7 @@ struct ggml_backend_sched {
     int                        n_backends = 0;
     ggml_backend_t             backends[switchyard::sched::kMaxBackends]{};
     ggml_backend_buffer_type_t bufts[switchyard::sched::kMaxBackends]{};
-    ggml_gallocr_t             galloc = nullptr;
+    switchyard::GallocrPtr galloc;
 
     std::unordered_map<const ggml_tensor *, switchyard::sched::TensorState> tensors;
 
@@ -83,7 +91,7 @@ struct ggml_backend_sched {
     std::vector<switchyard::sched::Rewire>   rewired; // node->src redirections of the current split
 
     ggml_cgraph * graph = nullptr; // the allocation graph (in ctx)
-    ggml_context * ctx  = nullptr; // copies, dependency views and the allocation graph
+    switchyard::ContextPtr ctx; // copies, dependency views and the allocation graph
     size_t         ctx_size = 0;
     size_t         graph_size = 0;
 
@@ -92,7 +100,7 @@ struct ggml_backend_sched {
     int  next_copy = 0;
     bool op_offload = false;
 
-    ggml_backend_event_t events[switchyard::sched::kMaxBackends][switchyard::sched::kMaxCopies]{};
+    switchyard::EventPtr events[switchyard::sched::kMaxBackends][switchyard::sched::kMaxCopies];
 
     ggml_backend_sched_eval_callback callback_eval           = nullptr;
     void *                           callback_eval_user_data = nullptr;
@@ -100,7 +108,7 @@ struct ggml_backend_sched {
     int         debug = 0;
     std::string plan_path;  // GGML_SCHED_PLAN: write the plan as JSON after each split
     std::string trace_path; // GGML_SCHED_TRACE: write a Chrome/Perfetto trace of each compute
-    switchyard::sched::Trace * trace = nullptr;
+    switchyard::sched::TracePtr trace;
 };
 
 namespace switchyard::sched {

@@ -39,7 +39,7 @@ bool ensure_copies(ggml_backend_sched * sched, ggml_tensor * src, int backend_id
         return true;
     }
     for (int c = 0; c < sched->n_copies; ++c) {
-        ggml_tensor * copy = dup_layout(sched->ctx, src);
+        ggml_tensor * copy = dup_layout(sched->ctx.get(), src);
         if (!copy) {
             return false;
         }
@@ -161,7 +161,7 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
         n_inputs += s.inputs.size() * (2 + static_cast<size_t>(sched->n_copies));
     }
     const size_t size = static_cast<size_t>(std::max(graph->n_nodes, graph->n_leafs)) + n_inputs + 16;
-    sched->graph      = ggml_new_graph_custom(sched->ctx, size, false);
+    sched->graph      = ggml_new_graph_custom(sched->ctx.get(), size, false);
     if (!sched->graph) {
         return false;
     }
@@ -174,7 +174,7 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
             backend->iface.graph_optimize(backend, &s.graph);
         }
         for (ggml_tensor * input : s.inputs) {
-            ggml_tensor * keep_alive = ggml_view_tensor(sched->ctx, input);
+            ggml_tensor * keep_alive = ggml_view_tensor(sched->ctx.get(), input);
             if (!keep_alive) {
                 return false;
             }
@@ -211,12 +211,9 @@ bool reset_context(ggml_backend_sched * sched, const ggml_cgraph * graph) {
     const size_t graph_nodes = static_cast<size_t>(std::max(graph->n_nodes, graph->n_leafs)) * 4 + 64 +
                                static_cast<size_t>(graph->n_nodes) * GGML_MAX_SRC * static_cast<size_t>(sched->n_copies + 2);
     const size_t needed = n_tensors * ggml_tensor_overhead() + ggml_graph_overhead_custom(graph_nodes, false);
-    if (sched->ctx) {
-        ggml_free(sched->ctx);
-        sched->ctx = nullptr;
-    }
+    sched->ctx.reset();
     ggml_init_params params{needed, nullptr, true};
-    sched->ctx      = ggml_init(params);
+    sched->ctx.reset(ggml_init(params));
     sched->ctx_size = needed;
     return sched->ctx != nullptr;
 }

@@ -32,7 +32,7 @@ void trace_enable(ggml_backend_sched * sched, const char * path) {
     }
     sched->trace_path = path;
     if (!sched->trace) {
-        sched->trace = new Trace();
+        sched->trace.reset(new Trace());
     }
 }
 
@@ -70,8 +70,11 @@ void trace_end(ggml_backend_sched * sched) {
 }
 
 void trace_free(ggml_backend_sched * sched) {
-    delete sched->trace;
-    sched->trace = nullptr;
+    sched->trace.reset();
+}
+
+void TraceDeleter::operator()(Trace * trace) const {
+    delete trace;
 }
 
 } // namespace switchyard::sched
