@@ -31,8 +31,33 @@ bool is_view_op(ggml_op op) {
     return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
 }
 
+// A backend that cannot read a source where it lives still runs the node: the source becomes a split input,
+// copied into the backend's own memory before the split runs (splits.cpp). So the backend is asked about the
+// node as it will compute it -- each such source replaced by a same-layout tensor not yet in any buffer -- rather
+// than about the original, which a backend rightly refuses (the CPU cannot read device memory).
 bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node) {
-    return ggml_backend_supports_op(sched->backends[backend_id], node);
+    ggml_backend_t backend = sched->backends[backend_id];
+    ggml_tensor    probe;
+    ggml_tensor    copies[GGML_MAX_SRC];
+    bool           probing = false;
+    for (int j = 0; j < GGML_MAX_SRC; ++j) {
+        const ggml_tensor *         src = node->src[j];
+        const ggml_backend_buffer * buf = src ? (src->view_src ? src->view_src->buffer : src->buffer) : nullptr;
+        if (!buf || ggml_backend_supports_buft(backend, buf->buft)) {
+            continue;
+        }
+        if (!probing) {
+            probe   = *node;
+            probing = true;
+        }
+        copies[j]           = *src;
+        copies[j].buffer    = nullptr;
+        copies[j].data      = nullptr;
+        copies[j].view_src  = nullptr;
+        copies[j].view_offs = 0;
+        probe.src[j]        = &copies[j];
+    }
+    return ggml_backend_supports_op(backend, probing ? &probe : node);
 }
 
 ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t) {

@@ -57,6 +57,7 @@ struct Rewire {
     ggml_tensor * node;
     int           src_index;
     ggml_tensor * original;
+    ggml_tensor * copy; // what node->src[src_index] was set to
 };
 
 struct Trace; // execute.cpp / trace.cpp

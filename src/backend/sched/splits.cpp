@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 
 namespace switchyard::sched {
 
@@ -77,8 +78,9 @@ bool add_split_input(ggml_backend_sched * sched, Split & split, ggml_tensor * no
     if (std::find(split.inputs.begin(), split.inputs.end(), src) == split.inputs.end()) {
         split.inputs.push_back(src);
     }
-    sched->rewired.push_back(Rewire{node, j, src});
-    node->src[j] = sched->tensors[src].copies[cur_id][sched->cur_copy];
+    ggml_tensor * copy = sched->tensors[src].copies[cur_id][sched->cur_copy];
+    sched->rewired.push_back(Rewire{node, j, src, copy});
+    node->src[j] = copy;
     return true;
 }
 
@@ -228,8 +230,34 @@ void restore_sources(ggml_backend_sched * sched) {
     sched->rewired.clear();
 }
 
+namespace {
+
+// A computed split's redirections stay in its graph (the graph has been used as split, as upstream leaves it).
+// When that same graph is split again, its nodes still read the copies, which live in the context about to be
+// freed: give them their original sources back first. Only the new graph's nodes are touched, since the
+// previous graph may be gone.
+void undo_previous_rewiring(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    if (sched->rewired.empty()) {
+        return;
+    }
+    std::unordered_map<const ggml_tensor *, ggml_tensor *> original;
+    for (const Rewire & r : sched->rewired) {
+        original.emplace(r.copy, r.original);
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        for (ggml_tensor *& src : graph->nodes[i]->src) {
+            for (auto it = original.find(src); src != nullptr && it != original.end(); it = original.find(src)) {
+                src = it->second; // a source redirected twice goes back to its very first pointer
+            }
+        }
+    }
+    sched->rewired.clear();
+}
+
+} // namespace
+
 bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
-    sched->rewired.clear(); // a computed split's redirections stay: the graph has been used as split
+    undo_previous_rewiring(sched, graph);
     if (!reset_context(sched, graph)) {
         log_error("[ggml_backend_sched_split_graph] failed to allocate the scheduler's context\n");
         return false;
