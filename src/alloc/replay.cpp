@@ -153,7 +153,7 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
             return false;
         }
         if (grown && had_buffer) {
-            log_info("[%s] the graph needs more memory than reserved: buffer reallocated to %zu bytes\n", kAllocGraph,
+            log_debug("[%s] the graph needs more memory than reserved: buffer reallocated to %zu bytes\n", kAllocGraph,
                      galloc->groups[0].buffer.total_size());
         } else {
             log_debug("[%s] the graph differs from the reserved one: planned again\n", kAllocGraph);

@@ -3,14 +3,33 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
 namespace switchyard {
 namespace {
 
+// Routine messages (planning, buffer sizes) are logged at DEBUG: the default sink prints them only when
+// GGML_LOG_DEBUG=1 is set, so a program that works prints nothing. A callback set with ggml_log_set receives
+// every level and filters as it likes. CONT continues the previous message and follows its level.
+bool debug_enabled() {
+    static const bool enabled = [] {
+        const char * v = std::getenv("GGML_LOG_DEBUG");
+        return v != nullptr && v[0] != '\0' && v[0] != '0';
+    }();
+    return enabled;
+}
+
 void default_callback(ggml_log_level level, const char * text, void *) {
-    (void) level;
+    static thread_local bool last_was_debug = false;
+    const bool               debug = level == GGML_LOG_LEVEL_DEBUG || (level == GGML_LOG_LEVEL_CONT && last_was_debug);
+    if (level != GGML_LOG_LEVEL_CONT) {
+        last_was_debug = level == GGML_LOG_LEVEL_DEBUG;
+    }
+    if (debug && !debug_enabled()) {
+        return;
+    }
     std::fputs(text, stderr);
     std::fflush(stderr);
 }
