@@ -39,7 +39,7 @@ SplitState split(int axis, const std::vector<std::vector<int64_t>> & segments) {
     for (size_t i = 0; i < segments.size(); ++i) {
         s.nr[i] = 1;
         for (size_t d = 0; d < segments[i].size(); ++d) {
-            s.ne[i * GGML_BACKEND_META_MAX_DEVICES + d] = segments[i][d];
+            s.ne[i * segments[i].size() + d] = segments[i][d]; // segments outer, devices inner
         }
     }
     return s;

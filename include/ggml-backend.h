@@ -437,8 +437,10 @@ extern "C" {
 
         // For the dimension axes: the extent along `axis` is cut into n_segments segments (usually 1; more for
         // fused tensors such as a combined QKV weight), each split separately across the devices.
-        // ne[s*GGML_BACKEND_META_MAX_DEVICES + d] is device d's share of segment s, and segment s occurs nr[s]
-        // times in a row; summed over devices and repetitions the shares give the tensor's extent.
+        // With n devices, ne[s*n + d] is device d's share of segment s (segments outer, devices inner:
+        // [seg0_dev0, seg0_dev1, seg1_dev0, seg1_dev1] for two devices), and segment s occurs nr[s] times in a
+        // row; summed over devices and repetitions the shares give the tensor's extent. A fused QKV weight whose
+        // K and V are the same size: two segments, Q then K/V, with nr = {1, 2}.
         int64_t  ne[16*GGML_BACKEND_META_MAX_DEVICES];
         uint32_t nr[16];
         uint32_t n_segments;

@@ -168,8 +168,8 @@ bool Builder::sliced_of(const ggml_tensor * t, const SplitState & target, PerDev
     for (int d = 0; d < n_; ++d) {
         int64_t ne[GGML_MAX_DIMS];
         std::memcpy(ne, t->ne, sizeof(ne));
-        ne[a]               = share(target, 0, d);
-        const int64_t start = box_start(target, d);
+        ne[a]               = share(target, n_, 0, d);
+        const int64_t start = box_start(target, n_, d);
         const size_t  offs  = a == 0 ? ggml_row_size(t->type, start) : static_cast<size_t>(start) * whole[d]->nb[a];
         out[d]              = view_of(whole[d], ne, whole[d]->nb, offs);
         if (out[d] == nullptr) {

@@ -27,7 +27,7 @@ SplitState none_state() { return blank(GGML_BACKEND_SPLIT_AXIS_NONE); }
 SplitState dim_state(int axis, const int64_t * extents, int n) {
     SplitState s = blank(static_cast<ggml_backend_meta_split_axis>(axis));
     for (int d = 0; d < n; ++d) {
-        share(s, 0, d) = extents[d];
+        share(s, n, 0, d) = extents[d];
     }
     return s;
 }
@@ -38,7 +38,7 @@ int64_t device_extent(const SplitState & s, int n, int d) {
     }
     int64_t total = 0;
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
-        total += static_cast<int64_t>(s.nr[seg]) * share(s, static_cast<int>(seg), d);
+        total += static_cast<int64_t>(s.nr[seg]) * share(s, n, static_cast<int>(seg), d);
     }
     return total;
 }
@@ -59,21 +59,21 @@ SplitState canonical(SplitState s, int n) {
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
         bool equal = out > 0;
         for (int d = 0; equal && d < n; ++d) {
-            equal = share(s, static_cast<int>(seg), d) == share(s, static_cast<int>(out - 1), d);
+            equal = share(s, n, static_cast<int>(seg), d) == share(s, n, static_cast<int>(out - 1), d);
         }
         if (equal) {
             s.nr[out - 1] += s.nr[seg];
             continue;
         }
-        for (int d = 0; d < kMaxDevices; ++d) {
-            share(s, static_cast<int>(out), d) = d < n ? share(s, static_cast<int>(seg), d) : 0;
+        for (int d = 0; d < n; ++d) {
+            share(s, n, static_cast<int>(out), d) = share(s, n, static_cast<int>(seg), d);
         }
         s.nr[out++] = s.nr[seg];
     }
     for (uint32_t seg = out; seg < s.n_segments; ++seg) {
         s.nr[seg] = 0;
-        for (int d = 0; d < kMaxDevices; ++d) {
-            share(s, static_cast<int>(seg), d) = 0;
+        for (int d = 0; d < n; ++d) {
+            share(s, n, static_cast<int>(seg), d) = 0;
         }
     }
     s.n_segments = out;
@@ -97,7 +97,7 @@ bool same_state(const SplitState & x, const SplitState & y, int n) {
             return false;
         }
         for (int d = 0; d < n; ++d) {
-            if (share(a, static_cast<int>(seg), d) != share(b, static_cast<int>(seg), d)) {
+            if (share(a, n, static_cast<int>(seg), d) != share(b, n, static_cast<int>(seg), d)) {
                 return false;
             }
         }
@@ -113,7 +113,7 @@ std::vector<Portion> portions_of(const SplitState & s, int n) {
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
         for (uint32_t r = 0; r < s.nr[seg]; ++r, ++block) {
             for (int d = 0; d < n; ++d) {
-                const int64_t len = share(s, static_cast<int>(seg), d);
+                const int64_t len = share(s, n, static_cast<int>(seg), d);
                 if (len > 0) {
                     out.push_back({global, global + len, local[d], d, block, static_cast<int>(seg)});
                 }
@@ -127,10 +127,10 @@ std::vector<Portion> portions_of(const SplitState & s, int n) {
 
 bool is_single_box(const SplitState & s) { return is_dim_split(s) && s.n_segments == 1 && s.nr[0] == 1; }
 
-int64_t box_start(const SplitState & s, int d) {
+int64_t box_start(const SplitState & s, int n, int d) {
     int64_t start = 0;
     for (int e = 0; e < d; ++e) {
-        start += share(s, 0, e);
+        start += share(s, n, 0, e);
     }
     return start;
 }
@@ -146,11 +146,11 @@ bool scale_shares(SplitState & s, int n, int64_t num, int64_t den) {
     }
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
         for (int d = 0; d < n; ++d) {
-            const int64_t v = share(s, static_cast<int>(seg), d) * num;
+            const int64_t v = share(s, n, static_cast<int>(seg), d) * num;
             if (den == 0 || v % den != 0) {
                 return false;
             }
-            share(s, static_cast<int>(seg), d) = v / den;
+            share(s, n, static_cast<int>(seg), d) = v / den;
         }
     }
     return true;
@@ -165,7 +165,7 @@ bool concat_segments(const SplitState & a, const SplitState & b, int n, SplitSta
         const int to = static_cast<int>(a.n_segments + seg);
         out.nr[to]   = b.nr[seg];
         for (int d = 0; d < n; ++d) {
-            share(out, to, d) = share(b, static_cast<int>(seg), d);
+            share(out, n, to, d) = share(b, n, static_cast<int>(seg), d);
         }
     }
     out.n_segments = a.n_segments + b.n_segments;
@@ -205,7 +205,7 @@ bool normalize_user_state(SplitState & s, const ggml_tensor * t, int n) {
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
         s.nr[seg] = s.nr[seg] == 0 ? 1 : s.nr[seg];
         for (int d = 0; d < n; ++d) {
-            const int64_t v = share(s, static_cast<int>(seg), d);
+            const int64_t v = share(s, n, static_cast<int>(seg), d);
             if (v < 0 || v % blck != 0) {
                 log_error("[%s] tensor '%s': share %lld of segment %u on device %d is negative or not a multiple of "
                           "the block size %lld\n",
@@ -250,7 +250,7 @@ std::string state_json(const SplitState & s, int n) {
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
         j += seg ? ", [" : "[";
         for (int d = 0; d < n; ++d) {
-            j += (d ? ", " : "") + std::to_string(share(s, static_cast<int>(seg), d));
+            j += (d ? ", " : "") + std::to_string(share(s, n, static_cast<int>(seg), d));
         }
         j += "]";
     }

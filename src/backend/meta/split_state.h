@@ -4,7 +4,8 @@
 // of a tensor with its own memory, and how a state maps through a view or a reshape (view_map.cpp).
 //
 // Terms used throughout src/backend/meta:
-//   share    ne[s * kMaxDevices + d]: device d's part of one occurrence of segment s along the split axis
+//   share    ne[s * n + d] (n: the meta device's number of devices, as upstream lays the array out: segments
+//            outer, devices inner): device d's part of one occurrence of segment s along the split axis
 //   block    one occurrence of a segment (segment s occurs nr[s] times in a row)
 //   portion  a device's range inside one block; a device's slice is its portions, in order, back to back
 #pragma once
@@ -33,8 +34,8 @@ SplitState dim_state(int axis, const int64_t * extents, int n);
 
 inline bool is_dim_split(const SplitState & s) { return s.axis >= GGML_BACKEND_SPLIT_AXIS_0 && s.axis <= GGML_BACKEND_SPLIT_AXIS_3; }
 inline int  axis_of(const SplitState & s) { return static_cast<int>(s.axis); }
-inline int64_t share(const SplitState & s, int seg, int d) { return s.ne[seg * kMaxDevices + d]; }
-inline int64_t & share(SplitState & s, int seg, int d) { return s.ne[seg * kMaxDevices + d]; }
+inline int64_t share(const SplitState & s, int n, int seg, int d) { return s.ne[seg * n + d]; }
+inline int64_t & share(SplitState & s, int n, int seg, int d) { return s.ne[seg * n + d]; }
 
 // Device d's extent along the split axis (all segments, all repetitions).
 int64_t device_extent(const SplitState & s, int n, int d);
@@ -47,7 +48,7 @@ bool same_state(const SplitState & a, const SplitState & b, int n);
 // One segment occurring once: every device holds one contiguous range of the split axis.
 bool is_single_box(const SplitState & s);
 // For single-box states: the first index of device d's range.
-int64_t box_start(const SplitState & s, int d);
+int64_t box_start(const SplitState & s, int n, int d);
 
 // A device's range inside one block, in indices along the split axis.
 struct Portion {

@@ -38,7 +38,7 @@ Axis unfold(const SplitState & s, int n, const ggml_tensor * root) {
     for (uint32_t seg = 0; seg < s.n_segments; ++seg) {
         std::array<int64_t, kMaxDevices> shares{};
         for (int d = 0; d < n; ++d) {
-            shares[static_cast<size_t>(d)] = share(s, static_cast<int>(seg), d);
+            shares[static_cast<size_t>(d)] = share(s, n, static_cast<int>(seg), d);
         }
         blocks.insert(blocks.end(), s.nr[seg], shares);
     }
@@ -63,7 +63,7 @@ Axis unfold(const SplitState & s, int n, const ggml_tensor * root) {
     for (size_t b = 0; b < period; ++b) {
         ax.state.nr[b] = 1;
         for (int d = 0; d < n; ++d) {
-            share(ax.state, static_cast<int>(b), d) = blocks[b][static_cast<size_t>(d)];
+            share(ax.state, n, static_cast<int>(b), d) = blocks[b][static_cast<size_t>(d)];
         }
     }
     for (int d = 0; d < n; ++d) {
@@ -224,7 +224,7 @@ bool build_state(const Coverage & c, int n, int axis, int64_t periods, SplitStat
     for (size_t s = 0; s < segs.size(); ++s) {
         out.nr[s] = reps[s];
         for (int d = 0; d < n; ++d) {
-            share(out, static_cast<int>(s), d) = segs[s][static_cast<size_t>(d)];
+            share(out, n, static_cast<int>(s), d) = segs[s][static_cast<size_t>(d)];
         }
     }
     return true;

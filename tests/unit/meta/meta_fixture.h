@@ -44,7 +44,7 @@ inline SplitState state_segments(int axis, const std::vector<std::vector<int64_t
     for (size_t i = 0; i < segs.size(); ++i) {
         s.nr[i] = 1;
         for (size_t d = 0; d < segs[i].size(); ++d) {
-            s.ne[i * GGML_BACKEND_META_MAX_DEVICES + d] = segs[i][d];
+            s.ne[i * segs[i].size() + d] = segs[i][d]; // segments outer, devices inner
         }
     }
     return s;

@@ -27,7 +27,7 @@ protected:
     ggml_context * ctx_ = nullptr;
 };
 
-int64_t share_of(const SplitState & s, int seg, int d) { return s.ne[seg * GGML_BACKEND_META_MAX_DEVICES + d]; }
+int64_t share_of(const SplitState & s, int seg, int d, int n = 2) { return s.ne[seg * n + d]; }
 
 TEST(SplitState, AxisNames) {
     EXPECT_STREQ(ggml_backend_meta_split_axis_name(GGML_BACKEND_SPLIT_AXIS_0), "0");

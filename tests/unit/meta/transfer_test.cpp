@@ -187,6 +187,73 @@ TEST_P(MetaTransferTest, InvalidUserStateFailsTheAllocation) {
     EXPECT_EQ(ggml_backend_alloc_ctx_tensors_from_buft(ctx_, ggml_backend_dev_buffer_type(dev_)), nullptr);
 }
 
+// Multi-segment states written the way upstream's header describes them: with n devices, ne[s * n + d] is
+// device d's share of segment s (segments outer, devices inner), segment s occurring nr[s] times. Each device
+// must hold, in order, its part of every occurrence of every segment: rows listed here by hand.
+struct FusedCase {
+    int                        n_devices;
+    std::vector<int64_t>       ne;        // the raw array, as a user fills it
+    std::vector<uint32_t>      nr;
+    std::vector<std::vector<int>> rows;   // per device: the tensor rows it holds, in order
+};
+
+TEST_P(MetaTransferTest, MultiSegmentStatesUseTheDeviceCountAsSegmentStride) {
+    const std::vector<FusedCase> cases = {
+        // fused QKV, 2 devices: Q (4 rows) once, then K and V (2 rows each) as one segment repeated twice
+        {2, {2, 2, 1, 1}, {1, 2}, {{0, 1, 4, 6}, {2, 3, 5, 7}}},
+        // 3 devices, 2 segments: [2, 1, 1] once, [1, 0, 1] twice
+        {3, {2, 1, 1, 1, 0, 1}, {1, 2}, {{0, 1, 4, 6}, {2}, {3, 5, 7}}},
+        // 2 devices, 3 segments (Q, K, V of different sizes)
+        {2, {1, 2, 1, 1, 2, 1}, {1, 1, 1}, {{0, 3, 5, 6}, {1, 2, 4, 7}}},
+        // 3 devices, 3 segments
+        {3, {1, 1, 1, 0, 2, 1, 1, 0, 1}, {1, 1, 1}, {{0, 6}, {1, 3, 4}, {2, 5, 7}}},
+    };
+    for (const FusedCase & c : cases) {
+        SCOPED_TRACE("devices " + std::to_string(c.n_devices) + ", segments " + std::to_string(c.nr.size()));
+        TearDown();
+        buffer_ = nullptr;
+        SetUp();
+        table_.states.clear();
+        SplitState s;
+        std::memset(&s, 0, sizeof(s));
+        s.axis       = GGML_BACKEND_SPLIT_AXIS_1;
+        s.n_segments = static_cast<uint32_t>(c.nr.size());
+        for (size_t i = 0; i < c.ne.size(); ++i) {
+            s.ne[i] = c.ne[i];
+        }
+        for (size_t i = 0; i < c.nr.size(); ++i) {
+            s.nr[i] = c.nr[i];
+        }
+        int n_rows = 0;
+        for (const auto & r : c.rows) {
+            n_rows += static_cast<int>(r.size());
+        }
+        constexpr int kCols = 3;
+        ggml_tensor * qkv   = add("attn_qkv", GGML_TYPE_F32, {kCols, n_rows}, s);
+        allocate(c.n_devices);
+        std::vector<float> v(static_cast<size_t>(kCols * n_rows));
+        for (size_t i = 0; i < v.size(); ++i) {
+            v[i] = static_cast<float>(i);
+        }
+        ggml_backend_tensor_set(qkv, v.data(), 0, v.size() * sizeof(float));
+        for (int d = 0; d < c.n_devices; ++d) {
+            std::vector<float> want;
+            for (int row : c.rows[static_cast<size_t>(d)]) {
+                for (int col = 0; col < kCols; ++col) {
+                    want.push_back(static_cast<float>(row * kCols + col));
+                }
+            }
+            const std::vector<uint8_t> bytes = slice(qkv, d);
+            std::vector<float>         got(bytes.size() / sizeof(float));
+            std::memcpy(got.data(), bytes.data(), bytes.size());
+            EXPECT_EQ(got, want) << "device " << d;
+        }
+        std::vector<float> back(v.size());
+        ggml_backend_tensor_get(qkv, back.data(), 0, back.size() * sizeof(float));
+        EXPECT_EQ(back, v);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, MetaTransferTest, ::testing::Values(DeviceKind::Cpu, DeviceKind::Test),
                          [](const ::testing::TestParamInfo<DeviceKind> & info) { return kind_name(info.param); });
 
