@@ -5,7 +5,10 @@
 // computed or left untouched. Then the threads of the pool walk the node list together: each node's kernel runs
 // on its n_tasks threads (the others go straight to the barrier), and all threads meet at a barrier after every
 // node. Thread 0 polls the abort callback after each node; when it fires, every thread stops at that barrier
-// and the result is GGML_STATUS_ABORTED.
+// and the result is GGML_STATUS_ABORTED. A kernel that finds bad input data (an index out of range) reports it
+// (report_data_error); every thread stops at the barrier after that node, the error is logged once with the
+// node's name and op, and the result is GGML_STATUS_FAILED.
+#include "cpu/data_error.h"
 #include "cpu/plan.h"
 #include "cpu/thread_sync.h"
 #include "cpu/threadpool.h"
@@ -29,6 +32,7 @@ struct Step {
     ggml_tensor * node;
     KernelFn      compute;
     int           n_tasks;
+    int           index; // the node's position in the graph (for messages)
 };
 
 // "node 3 'ffn_out' (MUL_MAT f32 <- q4_0 'w', f32 'x')" for error messages
@@ -101,7 +105,7 @@ bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<
                       "with ggml_graph_plan and the same thread count)\n", what, needed, wsize);
             return false;
         }
-        steps.push_back(Step{node, info.compute, n_tasks});
+        steps.push_back(Step{node, info.compute, n_tasks, i});
     }
     return true;
 }
@@ -114,8 +118,24 @@ public:
 
     static void thread_entry(void * self, int ith) { static_cast<GraphRun *>(self)->thread_main(ith); }
 
+    // Call after every thread has returned. A data error outranks an abort at the same node.
     ggml_status status() const {
+        if (errors_.step() >= 0) {
+            return GGML_STATUS_FAILED;
+        }
         return abort_after_.load(std::memory_order_relaxed) >= 0 ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
+    }
+
+    // Logs the data error that stopped the computation, if any. Call after every thread has returned.
+    void log_data_error() const {
+        const int s = errors_.step();
+        if (s < 0) {
+            return;
+        }
+        const Step & step = steps_[static_cast<size_t>(s)];
+        char         what[512];
+        describe_node(step.node, step.index, what, sizeof(what));
+        log_error("[ggml_graph_compute] %s: %s; the computation stopped after this node\n", what, errors_.message());
     }
 
 private:
@@ -124,16 +144,17 @@ private:
         for (int s = 0; s < n_steps; ++s) {
             const Step & step = steps_[static_cast<size_t>(s)];
             if (ith < step.n_tasks) {
-                const ComputeParams params{ith, step.n_tasks, wdata_, wsize_, &node_sync_};
+                const ComputeParams params{ith, step.n_tasks, wdata_, wsize_, &node_sync_, &errors_, s};
                 step.compute(params, step.node);
             }
             if (ith == 0 && cplan_.abort_callback != nullptr && cplan_.abort_callback(cplan_.abort_callback_data)) {
                 abort_after_.store(s, std::memory_order_relaxed);
             }
-            // The barrier orders thread 0's store before every load below. The step number (not a flag) is what
-            // is compared: a thread slow to leave the barrier must not act on a store thread 0 makes a step later.
+            // The barrier orders thread 0's store and every data-error report of this node before the loads
+            // below. Step numbers (not flags) are compared: a thread slow to leave the barrier must not act on a
+            // store or report made a step later by a thread that has gone on.
             graph_sync_.arrive_and_wait(n_threads_);
-            if (abort_after_.load(std::memory_order_relaxed) == s) {
+            if (abort_after_.load(std::memory_order_relaxed) == s || errors_.step() == s) {
                 return;
             }
         }
@@ -147,6 +168,7 @@ private:
     ThreadSync                node_sync_;  // the threads of one node (kernel-internal barriers)
     ThreadSync                graph_sync_; // all threads, between nodes
     std::atomic<int>          abort_after_{-1}; // step after which the abort callback fired
+    DataErrorSlot             errors_;          // the first data error a kernel reported
 };
 
 // The pool to run on: the plan's, or a temporary one (nullptr with n_threads 1, or if it cannot be made).
@@ -230,6 +252,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     } else {
         GraphRun::thread_entry(&run, 0);
     }
+    run.log_data_error();
     return run.status();
 }
 

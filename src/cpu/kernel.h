@@ -5,6 +5,10 @@
 // splits its work by (ith, nth) and may call barrier() to separate phases (e.g. convert src1, then multiply);
 // every thread of the node must reach the same barriers. Kernels honour arbitrary strides, broadcasting and
 // in-place execution (dst may alias src[0]).
+//
+// Shapes and types are checked before anything runs (supports); what only the data can get wrong (an index or id
+// read from a tensor) the kernel checks as it reads it and reports with report_data_error: the graph then stops
+// after the node and ggml_graph_compute returns GGML_STATUS_FAILED.
 #pragma once
 
 #include "ggml.h"
@@ -13,18 +17,28 @@
 
 namespace switchyard::cpu {
 
-class ThreadSync; // owned by the executor
+class ThreadSync;    // owned by the executor
+class DataErrorSlot; // owned by the executor (cpu/data_error.h)
 
 struct ComputeParams {
-    int          ith;   // this thread's index in [0, nth)
-    int          nth;   // threads working on this node
-    void *       wdata; // scratch shared by the node's threads (work_size bytes), nullptr if none
-    size_t       wsize;
-    ThreadSync * sync;
+    int             ith;   // this thread's index in [0, nth)
+    int             nth;   // threads working on this node
+    void *          wdata; // scratch shared by the node's threads (work_size bytes), nullptr if none
+    size_t          wsize;
+    ThreadSync *    sync;
+    DataErrorSlot * errors = nullptr; // where report_data_error records; nullptr: it only logs
+    int             step   = 0;       // the node's position in the computation (tags its reports)
 };
 
 // Waits until all nth threads of the node arrive. Implemented by the executor.
 void barrier(const ComputeParams & params);
+
+// Reports that the node's input data cannot be computed, e.g. "index 9 out of range [0, 4) at (2, 0, 0) of src1
+// 'ids'" (printf format; the executor adds the node's name and op). Any thread of the node may call it, any number of
+// times: the first report of the computation is kept. The kernel must not read or write out of bounds for the bad
+// item and may return early (after its last barrier: every thread must still reach every barrier); dst may be
+// left in any state. Takes no lock; costs nothing until called.
+void report_data_error(const ComputeParams & params, const char * fmt, ...) __attribute__((format(printf, 2, 3)));
 
 using KernelFn   = void (*)(const ComputeParams & params, ggml_tensor * dst);
 using TasksFn    = int (*)(const ggml_tensor * dst, int n_threads);

@@ -116,10 +116,11 @@ void add_id_compute(const ComputeParams & p, ggml_tensor * dst) {
     for (int64_t r = rows.begin; r < rows.end; ++r) {
         const RowCoords c  = row_coords(dst, r);
         const int32_t   id = *reinterpret_cast<const int32_t *>(elem_ptr(ids, c.i1, c.i2, 0, 0));
-        if (id < 0 || id >= src1->ne[1]) {
-            log_error("[add_id] id %d out of range [0, %lld) at (%lld, %lld); row left unchanged\n", id,
-                      static_cast<long long>(src1->ne[1]), static_cast<long long>(c.i1), static_cast<long long>(c.i2));
-            continue;
+        if (!index_in_range(id, src1->ne[1])) {
+            report_data_error(p, "id %d out of range [0, %lld) at (%lld, %lld) of src2 '%s'", id,
+                              static_cast<long long>(src1->ne[1]), static_cast<long long>(c.i1),
+                              static_cast<long long>(c.i2), ids->name);
+            return;
         }
         binary_span(fn, src0, row_ptr(src0, c), src1, row_ptr(src1, id, 0, 0), dst, row_ptr(dst, c), 0, dst->ne[0]);
     }

@@ -9,10 +9,10 @@
 // translation units compiled with AVX2 + FMA), the op functors written once over them, and the tables of row
 // functions built from them (RowKernels; row_kernels() picks one at run time by features()).
 //
-// Contents: addressing (row_coords, row_ptr, elem_ptr, Cursor), work split (thread_range, row_spans, single_task),
-// element types and conversions (load_value / store_value, load_row / store_row, read_chunk / write_chunk,
-// can_read_floats / can_write_floats, copy_units / zero_units), op parameters (op_i32 / op_f32), strided views of
-// SET / ACC (ViewParams, make_view, view_in_bounds), then Vec / MapOp / RowKernels.
+// Contents: addressing (row_coords, row_ptr, elem_ptr, Cursor, index_in_range), work split (thread_range,
+// row_spans, single_task), element types and conversions (load_value / store_value, load_row / store_row,
+// read_chunk / write_chunk, can_read_floats / can_write_floats, copy_units / zero_units), op parameters (op_i32 /
+// op_f32), strided views of SET / ACC (ViewParams, make_view, view_in_bounds), then Vec / MapOp / RowKernels.
 //
 // Length: over the usual 600 lines because the kernel directory has one shared header; the Vec half would move to
 // src/cpu/simd/ as its own header without other changes.
@@ -98,6 +98,11 @@ struct Cursor {
         }
     }
 };
+
+// true when 0 <= i < n: the check of an index read from tensor data, in one compare (a negative i becomes huge).
+inline bool index_in_range(int64_t i, int64_t n) {
+    return static_cast<uint64_t>(i) < static_cast<uint64_t>(n);
+}
 
 // ---- work split ------------------------------------------------------------------------------------------------
 

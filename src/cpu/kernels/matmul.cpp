@@ -199,8 +199,11 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
     for (int64_t it = p.ith; it < n_items; it += p.nth) {
         const int64_t n = it % as->ne[1], e = (it / as->ne[1]) % n_used, t = it / (as->ne[1] * n_used);
         const int32_t expert = *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + e * ids->nb[0] + t * ids->nb[1]);
-        if (expert < 0 || expert >= as->ne[2]) {
-            continue; // out-of-range expert ids leave the output untouched rather than reading out of bounds
+        if (!index_in_range(expert, as->ne[2])) {
+            report_data_error(p, "expert id %d out of range [0, %lld) at (%lld, %lld) of src2 '%s'", expert,
+                              static_cast<long long>(as->ne[2]), static_cast<long long>(e), static_cast<long long>(t),
+                              ids->name);
+            return; // after the last barrier (convert_src1)
         }
         row_to_float(as->type, static_cast<const char *>(as->data) + n * as->nb[1] + expert * as->nb[2], a, as->ne[0]);
         const float * brow = src1_row(b, conv, e % b->ne[1], t, 0);

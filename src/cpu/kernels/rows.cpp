@@ -8,14 +8,12 @@
 // ne3 % ne12 == 0, dst (a view of the destination) [ne0, ne1, ne2, ne3]: dst row (src1[i, i2 % ne11, i3 % ne12], i2,
 // i3) = src0 row (i, i2, i3). dst of src0's type (bytes) or any writable type (F32/F16/BF16/I32, block formats
 // through from_float_ref).
-// An index outside the indexed dimension is reported with log_error: GET_ROWS writes zeros to that row, SET_ROWS
-// skips it. Threads split the rows.
+// An index outside the indexed dimension is a data error (report_data_error): the thread that reads it stops
+// without touching memory for it, and the computation fails after the node. Threads split the rows.
 // DIAG_MASK_INF: op_params [0] n_past: dst = src with -INF where i0 > n_past + i1 (float types, any strides, in
 // place or not).
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
-
-#include "base/log.h"
 
 #include <cmath>
 
@@ -64,14 +62,14 @@ void get_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
     for (int64_t i = rows.begin; i < rows.end; ++i) {
         const RowCoords c   = row_coords(dst, i); // dst rows are (i10, i11, i12)
         const int64_t   idx = load_index(src1, c.i1, c.i2, c.i3);
-        char *          d   = row_ptr(dst, c);
-        if (idx < 0 || idx >= src0->ne[1]) {
-            log_error("[get_rows] index %lld out of range [0, %lld); row zeroed\n", static_cast<long long>(idx),
-                      static_cast<long long>(src0->ne[1]));
-            zero_units(d, dst->nb[0], dst->ne[0] / ggml_blck_size(dst->type), ggml_type_size(dst->type));
-            continue;
+        if (!index_in_range(idx, src0->ne[1])) {
+            report_data_error(p, "index %lld out of range [0, %lld) at (%lld, %lld, %lld) of src1 '%s'",
+                              static_cast<long long>(idx), static_cast<long long>(src0->ne[1]),
+                              static_cast<long long>(c.i1), static_cast<long long>(c.i2), static_cast<long long>(c.i3),
+                              src1->name);
+            return;
         }
-        move_row(src0, row_ptr(src0, idx, c.i2, c.i3), dst, d, dst->ne[0]);
+        move_row(src0, row_ptr(src0, idx, c.i2, c.i3), dst, row_ptr(dst, c), dst->ne[0]);
     }
 }
 
@@ -95,11 +93,14 @@ void set_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
     const Range         rows = thread_range(p, ggml_nrows(src0));
     for (int64_t r = rows.begin; r < rows.end; ++r) {
         const RowCoords c   = row_coords(src0, r);
-        const int64_t   idx = load_index(src1, c.i1, c.i2 % src1->ne[1], c.i3 % src1->ne[2]);
-        if (idx < 0 || idx >= dst->ne[1]) {
-            log_error("[set_rows] index %lld out of range [0, %lld); row skipped\n", static_cast<long long>(idx),
-                      static_cast<long long>(dst->ne[1]));
-            continue;
+        const int64_t   i11 = c.i2 % src1->ne[1], i12 = c.i3 % src1->ne[2];
+        const int64_t   idx = load_index(src1, c.i1, i11, i12);
+        if (!index_in_range(idx, dst->ne[1])) {
+            report_data_error(p, "index %lld out of range [0, %lld) at (%lld, %lld, %lld) of src1 '%s'",
+                              static_cast<long long>(idx), static_cast<long long>(dst->ne[1]),
+                              static_cast<long long>(c.i1), static_cast<long long>(i11), static_cast<long long>(i12),
+                              src1->name);
+            return;
         }
         move_row(src0, row_ptr(src0, c), dst, row_ptr(dst, idx, c.i2, c.i3), src0->ne[0]);
     }

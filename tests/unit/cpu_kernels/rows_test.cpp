@@ -1,6 +1,6 @@
 // CPU kernels of GET_ROWS, SET_ROWS and DIAG_MASK_INF through ggml_graph_compute_with_ctx at 1 and 3 threads:
 // float and block-format sources, 3-d indexing and index broadcasting, I32 / I64 indices, out-of-range indices
-// (logged, no crash), in-place masking.
+// (the computation fails), in-place masking.
 #include "kernel_test_util.h"
 
 #include <cmath>
@@ -85,16 +85,25 @@ TEST(RowsKernels, GetRowsFromBlockFormats) {
     }
 }
 
-TEST(RowsKernels, GetRowsOutOfRangeIndexGivesZeros) {
+// An index out of range is a data error: the computation fails (tests/unit/cpu/data_error_test.cpp has the
+// details: the log, memory outside the tensors, the other ops, the backend path).
+TEST(RowsKernels, GetRowsOutOfRangeIndexFails) {
     Ctx           ctx;
     ggml_tensor * a   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
     ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
     for_each(a, [&](int64_t i0, int64_t i1, int64_t, int64_t) { set(a, 1.0 + i0 + 10.0 * i1, i0, i1); });
-    set(ids, 2, 0);
-    set(ids, 7, 1); // out of range: logged, row zeroed
-    set(ids, -1, 2);
-    check(ctx, ggml_get_rows(ctx, a, ids), [](int64_t i0, int64_t i1, int64_t, int64_t) {
-        return i1 == 0 ? 21.0 + i0 : 0.0;
+    ggml_tensor * out = ggml_get_rows(ctx, a, ids);
+    for (int bad : {7, -1}) {
+        set(ids, 2, 0);
+        set(ids, bad, 1);
+        set(ids, 0, 2);
+        for (int nt : thread_counts()) {
+            EXPECT_EQ(compute(ctx, out, nt), GGML_STATUS_FAILED) << "index " << bad << ", " << nt << " threads";
+        }
+    }
+    set(ids, 1, 1); // all in range again
+    check(ctx, out, [](int64_t i0, int64_t i1, int64_t, int64_t) {
+        return (i1 == 0 ? 21.0 : i1 == 1 ? 11.0 : 1.0) + i0; // rows 2, 1, 0 of a
     });
 }
 
