@@ -3,11 +3,9 @@
 // tensor's place when it is created (a small re-implementation of upstream ggml's strategy, below). Also times
 // planning a graph of more than 10,000 nodes.
 //
-// The bound and the greedy column use the lifetimes the allocator's semantics impose (issue 5): INPUT tensors
-// are live for the whole graph (placed first, never reused) and OUTPUT tensors to its end. The bound therefore
-// counts every input as live at every time; it is what any allocator with these semantics must use at least.
-// (Upstream frees an input after its last reader; the greedy column keeps it, so that it compares placement
-// strategies under the same lifetimes.)
+// The bound and the greedy column use the lifetimes the allocator's semantics impose: INPUT tensors are live
+// from before the first node (the caller sets them) to their last reader, as upstream frees them there, and
+// OUTPUT tensors to the end of the graph. The bound is what any allocator with these semantics must use at least.
 //
 // Graphs are built in no_alloc contexts; weights and KV caches are marked as living elsewhere (a placeholder
 // data pointer, never dereferenced), as they would in a weight buffer, so only activations are planned. The
@@ -117,15 +115,23 @@ struct LlamaShape {
 
 // LLaMA-2 7B shapes (4 layers by default): RMS norm, RoPE, soft_max_ext with a mask, SwiGLU MLP, KV cache,
 // logits for the last token.
-void build_llama(Built & b, const LlamaShape & s, int n_tokens, int n_past) {
+// With many_inputs, every layer has inputs of its own, as graphs with per-layer masks and positions (sliding
+// windows, several sequences) and the scheduler's split inputs have: positions, a mask and a residual
+// correction (an activation-sized input added at the start of the layer).
+void build_llama(Built & b, const LlamaShape & s, int n_tokens, int n_past, bool many_inputs = false) {
     const int d = s.n_embd / s.n_head, n_kv = n_past + n_tokens, n_embd_kv = d * s.n_head_kv;
-    init_built(b, 16 + 12 * static_cast<size_t>(s.n_layer), 32 + 48 * static_cast<size_t>(s.n_layer));
+    init_built(b, 16 + 12 * static_cast<size_t>(s.n_layer), 32 + 52 * static_cast<size_t>(s.n_layer));
     ggml_context * w   = b.wctx;
     ggml_context * ctx = b.ctx;
     ggml_tensor *  pos  = input(ctx, GGML_TYPE_I32, n_tokens);
     ggml_tensor *  mask = input(ctx, GGML_TYPE_F16, n_kv, GGML_PAD(n_tokens, 64));
     ggml_tensor *  inpL = ggml_get_rows(ctx, external(w, GGML_TYPE_F16, s.n_embd, s.n_vocab), input(ctx, GGML_TYPE_I32, n_tokens));
     for (int il = 0; il < s.n_layer; ++il) {
+        if (many_inputs) {
+            pos  = input(ctx, GGML_TYPE_I32, n_tokens);
+            mask = input(ctx, GGML_TYPE_F16, n_kv, GGML_PAD(n_tokens, 64));
+            inpL = ggml_add(ctx, inpL, input(ctx, GGML_TYPE_F32, s.n_embd, n_tokens));
+        }
         ggml_tensor * kc  = external(w, GGML_TYPE_F16, n_embd_kv, n_kv);
         ggml_tensor * vc  = external(w, GGML_TYPE_F16, n_embd_kv, n_kv);
         ggml_tensor * cur = ggml_mul(ctx, ggml_rms_norm(ctx, inpL, 1e-5f), external(w, GGML_TYPE_F32, s.n_embd));
@@ -285,8 +291,8 @@ bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
 
 // Tensors needing memory: not views, no data. A tensor's memory is used from its node (time i + 1; leafs from
 // 0) to its last reader (through views too); outputs and unconsumed results to the end. INPUT tensors (or the
-// tensor an INPUT view aliases) are live for the whole graph, from 0 to the end: the allocator's semantics
-// place them first and never reuse their memory, since the caller may set them at any time before the compute.
+// tensor an INPUT view aliases) are live from 0, since the caller sets them before the compute, to their last
+// reader; they are never taken over in place.
 // A node of an in-place op takes over its dying src[0] (the tensor or an offset-0 view of it) when layouts match.
 class LifetimeModel {
 public:
@@ -307,8 +313,7 @@ public:
                 b.end = n_ + 1;
             }
             if ((t->flags & GGML_TENSOR_FLAG_INPUT) || input_.count(t)) {
-                b.start = 0;
-                b.end   = n_ + 1;
+                b.start = 0; // set before the compute; free after its last reader
             }
         }
     }
@@ -544,8 +549,8 @@ int main() {
     ggml_log_set(quiet_log, nullptr); // the planner's per-graph debug lines would interleave with the table
     ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
     std::printf("compute buffer planned by ggml_gallocr (CPU buffer type) vs the lower bound (most bytes alive at once)\n");
-    std::printf("bound and greedy count INPUT and OUTPUT tensors as live to the end of the graph (inputs from the start),\n");
-    std::printf("as the allocator's semantics require\n");
+    std::printf("bound and greedy count INPUT tensors as live from the start to their last reader and OUTPUT tensors\n");
+    std::printf("to the end of the graph, as the allocator's semantics require\n");
     std::printf("greedy = upstream-style placement at creation time (re-implemented in this benchmark)\n\n");
     std::printf("| %-24s | %6s | %10s | %10s | %6s | %10s | %6s | %8s |\n", "graph", "nodes", "ours MiB",
                 "bound MiB", "ratio", "greedy MiB", "ratio", "plan ms");
@@ -558,6 +563,13 @@ int main() {
         {"gpt2-4L, 512 tokens", [](Built & b, int) { build_gpt2(b, 512, 0); }, 0},
         {"llama-7B-4L, 1 token", [](Built & b, int) { build_llama(b, LlamaShape{}, 1, 511); }, 0},
         {"llama-7B-4L, 512 tokens", [](Built & b, int) { build_llama(b, LlamaShape{}, 512, 0); }, 0},
+        {"llama7B-4L 1t, in/layer", [](Built & b, int) { build_llama(b, LlamaShape{}, 1, 511, true); }, 0},
+        {"llama7B-4L 512t, in/layer", [](Built & b, int) { build_llama(b, LlamaShape{}, 512, 0, true); }, 0},
+        {"llama1B-16L 32t, in/layer", [](Built & b, int) {
+             LlamaShape s;
+             s.n_embd = 2048, s.n_head = 32, s.n_head_kv = 8, s.n_ff = 8192, s.n_layer = 16;
+             build_llama(b, s, 32, 224, true);
+         }, 0},
         {"mlp 784-4x2048-10, b256", build_mlp, 256},
         {"cnn vgg-like 112px, b8", build_cnn, 8},
         {"unet 128px, b2", build_unet, 2},

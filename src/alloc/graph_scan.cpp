@@ -157,8 +157,8 @@ void GraphScan::compute_lifetimes() {
     mark_survivors();
 }
 
-// Tensors whose memory must outlive the graph: inputs and outputs, and results nobody in the graph consumes (the caller
-// reads them afterwards). For a view, its root survives; an INPUT view also makes its root busy from time 0. Views
+// Tensors whose memory must outlive the graph: outputs, and results nobody in the graph consumes (the caller reads
+// them afterwards). For a view, its root survives; an INPUT view makes its root busy from time 0. Views
 // of op NONE are dependency markers (the scheduler adds them to pin a tensor until a point of the graph) and keep
 // nothing alive by themselves.
 void GraphScan::mark_survivors() {
@@ -182,8 +182,7 @@ void GraphScan::mark_survivors() {
             survives[owner] = 1;
         }
         if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0) {
-            survives[owner]      = 1;
-            tensors[owner].start = 0;
+            tensors[owner].start = 0; // the caller writes the aliased memory before the compute
         }
     }
     for (int32_t idx = 0; idx < static_cast<int32_t>(tensors.size()); ++idx) {
@@ -191,9 +190,9 @@ void GraphScan::mark_survivors() {
         if (info.kind != TensorKind::Owned) {
             continue;
         }
-        // inputs are never reused: the caller may write them at any time before the compute
-        const bool pinned = (info.tensor->flags & (GGML_TENSOR_FLAG_OUTPUT | GGML_TENSOR_FLAG_INPUT)) != 0;
-        if (survives[idx] || pinned || (!consumed[idx] && n_views[idx] == 0)) {
+        // inputs live from the start to their last reader (as upstream frees them); outputs to the end
+        const bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+        if (survives[idx] || output || (!consumed[idx] && n_views[idx] == 0)) {
             info.end = end_time();
         }
     }

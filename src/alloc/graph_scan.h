@@ -9,9 +9,8 @@
 //
 // Roles: leafs, INPUT tensors and sources from outside the graph are busy from time 0 (their data is set
 // before the graph runs, so nothing computed may overlap them). INPUT tensors (and the tensor an INPUT view
-// aliases) stay busy until end_time(): their memory is never taken over in place nor given to any other
-// tensor, even after their last reader (unlike upstream, which frees it there), since the caller may set them
-// at any time before the compute. OUTPUT tensors and results no node consumes are busy until end_time().
+// aliases) stay busy until their last reader, as upstream frees them there; they are never taken over in place.
+// OUTPUT tensors and results no node consumes are busy until end_time().
 // A view's uses (and a view node's own position) extend its root.
 #pragma once
 

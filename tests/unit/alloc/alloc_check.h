@@ -4,8 +4,8 @@
 //   - every such tensor lies inside a buffer of the expected type, at an aligned offset, with room for its
 //     alloc size; views point into their source;
 //   - two tensors whose lifetimes meet never share bytes, except a node that reused its dying src[0] in place;
-//     INPUT tensors (and the tensor an INPUT view aliases) are alive for the whole graph, so their memory is
-//     never given to another tensor, even after their last reader;
+//     INPUT tensors (and the tensor an INPUT view aliases) are alive from before the first node to their last
+//     reader (the caller writes them before the compute), after which their memory may be reused;
 //   - in-place reuse happened exactly where the rules allow it.
 #pragma once
 
@@ -152,16 +152,14 @@ private:
             }
             if (v->flags & GGML_TENSOR_FLAG_INPUT) { // the caller writes the aliased memory before the compute
                 e.start = 0;
-                e.end   = end;
             }
         }
         for (auto & [t, e] : owned_) {
             if ((t->flags & GGML_TENSOR_FLAG_OUTPUT) || (!consumed_.count(t) && !viewed.count(t))) {
                 e.end = end;
             }
-            if (t->flags & GGML_TENSOR_FLAG_INPUT) { // placed first, never reused: alive for the whole graph
+            if (t->flags & GGML_TENSOR_FLAG_INPUT) { // set before the compute: alive from the start to its last reader
                 e.start = 0;
-                e.end   = end;
             }
         }
     }

@@ -127,7 +127,9 @@ TEST_P(MetaMemory, ComputeBuffersHoldTheDeviceShare) {
         for (int d = 0; d < n; ++d) {
             const size_t device_bytes = meta::part_size(*buf, d);
             total += device_bytes;
-            EXPECT_LT(device_bytes, virtual_bytes * (n == 2 ? 7 : 5) / 10) << "device " << d;
+            // the device layout follows the virtual one by address (layout.cpp), so a tighter virtual plan (inputs
+            // reused after their last reader) leaves devices a little above 1/n of it
+            EXPECT_LT(device_bytes, virtual_bytes * (n == 2 ? 7 : 6) / 10) << "device " << d;
         }
         std::printf("[meta memory] %d devices: compute buffer planned %zu bytes; held per device %zu bytes on average "
                     "(%.0f%% of the full size every device would hold otherwise)\n",
