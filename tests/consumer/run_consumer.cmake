@@ -41,6 +41,17 @@ foreach (f include/ggml.h include/ggml-backend.h ${LIBDIR}/cmake/ggml/ggml-confi
     endif()
 endforeach()
 
+# 1b. the installed tools run from the prefix alone (their RPATH finds the installed libraries): a slice of the
+#     conformance suite, and the planner benchmark's bound check
+if (EXISTS ${prefix}/bin/switchyard-ops)
+    run_step("installed switchyard-ops test -o ADD,MUL_MAT" ${prefix}/bin/switchyard-ops test -o ADD,MUL_MAT --no-progress)
+else()
+    message(FATAL_ERROR "the install lacks bin/switchyard-ops")
+endif()
+if (EXISTS ${prefix}/bin/alloc_plan)
+    run_step("installed alloc_plan" ${prefix}/bin/alloc_plan)
+endif()
+
 # 2. find_package(ggml)
 set(cmake_build ${WORK_DIR}/cmake-build)
 run_step("configure the consumer project with find_package(ggml)"
