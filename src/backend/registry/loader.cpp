@@ -1,11 +1,12 @@
 // Backends built as dynamic modules. A module exports
 //   ggml_backend_reg_t ggml_backend_init(void)   its reg (required; see GGML_BACKEND_DL_IMPL)
 //   int                ggml_backend_score(void)  0: unusable on this machine, higher: better (optional)
-// ggml_backend_load opens one module (dlopen, RTLD_NOW | RTLD_LOCAL), checks its backend API version and
-// registers its reg. ggml_backend_load_all(_from_path) looks for the known backends by file name
-// (libggml-<name>-<variant>.so: the best-scoring variant wins; else libggml-<name>.so) in the search paths:
-// the given directory, or GGML_BACKEND_DIR (compile time), the executable's directory and the working
-// directory; then it loads the module named by the environment variable GGML_BACKEND_PATH, if set.
+// ggml_backend_load opens one module (dlopen, RTLD_NOW | RTLD_LOCAL, plus RTLD_DEEPBIND where available: see
+// module_open_flags), checks its backend API version and registers its reg. ggml_backend_load_all(_from_path)
+// looks for the known backends by file name (libggml-<name>-<variant>.so: the best-scoring variant wins; else
+// libggml-<name>.so) in the search paths: the given directory, or GGML_BACKEND_DIR (compile time), the
+// executable's directory and the working directory; then it loads the module named by the environment variable
+// GGML_BACKEND_PATH, if set.
 // Failures are logged and skipped; nothing here aborts.
 #include "backend/registry/registry.h"
 
@@ -34,8 +35,43 @@ constexpr const char * kKnownBackends[] = {
     "vulkan", "virtgpu", "opencl", "hexagon", "musa", "openvino", "cpu",
 };
 
+// Whether this build runs under ASan or TSan, whose runtimes refuse RTLD_DEEPBIND ("incompatible with
+// sanitizer runtime") because a deep-bound module would bypass their malloc/free interceptors.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SWITCHYARD_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SWITCHYARD_SANITIZED 1
+#endif
+#endif
+
+// A module's calls to functions it defines itself must reach its own definitions. A module built for upstream
+// (its CPU backend, for one) defines and exports names our libraries export too (ggml_backend_cpu_init,
+// ggml_graph_compute, ...); with plain RTLD_LOCAL the dynamic linker searches the global scope first, so the
+// module's internal calls would run our compiled-in CPU backend instead of its own code. RTLD_DEEPBIND (glibc)
+// puts the module and its own dependencies ahead of the global scope. Cost: a module that calls malloc or
+// operator new binds to libc's even if the executable replaces them. Sanitizer runtimes abort the process on
+// the flag, so a sanitized build, or an unsanitized one loaded into a sanitized program, and platforms without
+// the flag keep the old flags; names a module shares with our libraries then resolve to ours.
+int module_open_flags() {
+    constexpr int kPlain = RTLD_NOW | RTLD_LOCAL;
+#if defined(RTLD_DEEPBIND) && !defined(SWITCHYARD_SANITIZED)
+    static const bool sanitizer_runtime = [] {
+        for (const char * init : {"__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"}) {
+            if (dlsym(RTLD_DEFAULT, init) != nullptr) {
+                return true;
+            }
+        }
+        return false;
+    }();
+    return sanitizer_runtime ? kPlain : kPlain | RTLD_DEEPBIND;
+#else
+    return kPlain;
+#endif
+}
+
 void * open_library(const fs::path & path, bool silent) {
-    void * handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void * handle = dlopen(path.c_str(), module_open_flags());
     if (handle == nullptr && !silent) {
         const char * reason = dlerror();
         log_error("[ggml_backend_load] cannot load %s: %s\n", path.c_str(), reason != nullptr ? reason : "unknown");
