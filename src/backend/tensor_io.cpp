@@ -7,6 +7,9 @@
 
 #include "base/log.h"
 
+#include <cstddef>
+#include <cstdint>
+
 using namespace switchyard;
 
 namespace switchyard::backend {
@@ -48,6 +51,32 @@ bool check_allocated(const ggml_tensor * tensor, const char * caller) {
     return true;
 }
 
+// The bytes [begin, end) of the tensor's data lie inside its buffer's memory: a view's data, or data set by hand,
+// may not. Device buffers hand out addresses relative to their (possibly fake) base, so the comparison holds for
+// them too. A buffer of 0 bytes (whose interface may be empty) holds no byte at all. Not checked: buffers without
+// a base address (a multi-buffer, whose tensors live in its parts). Called with begin <= end.
+bool check_in_buffer(const ggml_tensor * tensor, size_t begin, size_t end, const char * caller) {
+    ggml_backend_buffer_t buf  = tensor_buffer(tensor);
+    const size_t          size = ggml_backend_buffer_get_size(buf);
+    uintptr_t             base = 0;
+    if (size > 0) {
+        base = buf->iface.get_base != nullptr ? reinterpret_cast<uintptr_t>(buf->iface.get_base(buf)) : 0;
+        if (base == 0) {
+            return true;
+        }
+    }
+    // data + end <= base + size, without forming a sum that may wrap
+    const auto data = reinterpret_cast<uintptr_t>(tensor->data);
+    if (data < base || data - base > size || end > size - (data - base)) {
+        log_error("[%s] out of range: bytes %zu to %zu of tensor '%s' (data at offset %td of its buffer) leave "
+                  "buffer %s of %zu bytes\n",
+                  caller, begin, end, tensor->name, static_cast<ptrdiff_t>(data - base),
+                  ggml_backend_buffer_name(buf), size);
+        return false;
+    }
+    return true;
+}
+
 bool check_host_pointer(const void * data, const char * caller) {
     if (data == nullptr) {
         log_error("[%s] host data pointer is NULL\n", caller);
@@ -68,7 +97,7 @@ bool check_range(const ggml_tensor * tensor, size_t offset, size_t size, const c
                   tensor->name, nbytes);
         return false;
     }
-    return true;
+    return check_in_buffer(tensor, offset, offset + size, caller);
 }
 
 bool check_range_2d(const ggml_tensor * tensor, size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
@@ -87,7 +116,7 @@ bool check_range_2d(const ggml_tensor * tensor, size_t offset, size_t size, size
                   caller, n_copies, size, stride_tensor, offset, tensor->name, nbytes);
         return false;
     }
-    return true;
+    return check_in_buffer(tensor, offset, end, caller);
 }
 
 bool tensor_set(ggml_tensor * tensor, const void * data, size_t offset, size_t size, const char * caller) {

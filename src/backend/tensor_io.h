@@ -2,8 +2,9 @@
 // (ggml_backend_tensor_set, ..._get, ..._copy) are thin shims over these; library code that needs to know
 // whether a transfer happened (graph copy, the scheduler) calls these directly.
 //
-// Every function validates its request (tensor allocated, in a buffer, offset + size within ggml_nbytes),
-// logs a message naming `caller` when it is not valid and returns false without touching any memory.
+// Every function validates its request (tensor allocated, in a buffer, offset + size within ggml_nbytes, and
+// the bytes touched inside the buffer's memory when the buffer has a base address), logs a message naming
+// `caller` when it is not valid and returns false without touching any memory.
 #pragma once
 
 #include "ggml-backend.h"
@@ -19,7 +20,8 @@ ggml_backend_buffer_t tensor_buffer(const ggml_tensor * tensor);
 // Same type, extents and strides (the condition for a byte-wise copy).
 bool same_layout(const ggml_tensor * a, const ggml_tensor * b);
 
-// True if `size` bytes at `offset` of an allocated tensor are in range (logged otherwise). Overflow-safe.
+// True if `size` bytes at `offset` of an allocated tensor are in range, both of the tensor and of its buffer
+// (logged otherwise). Overflow-safe.
 bool check_range(const ggml_tensor * tensor, size_t offset, size_t size, const char * caller);
 
 // Same for n_copies blocks of `size` bytes, stride_tensor apart, starting at offset.

@@ -9,6 +9,62 @@
 
 namespace switchyard {
 
+std::optional<PackedSize> packed_size(ggml_type type, int n_dims, const int64_t * ne) {
+    const TypeInfo & info      = type_info(type);
+    int64_t          nelements = ne[0];
+    size_t           nbytes    = 0;
+    if (__builtin_mul_overflow(info.type_size, static_cast<size_t>(ne[0] / info.blck_size), &nbytes)) {
+        return std::nullopt;
+    }
+    for (int i = 1; i < n_dims; ++i) {
+        if (__builtin_mul_overflow(nelements, ne[i], &nelements) ||
+            __builtin_mul_overflow(nbytes, static_cast<size_t>(ne[i]), &nbytes)) {
+            return std::nullopt;
+        }
+    }
+    if (nbytes > kMaxTensorBytes) {
+        return std::nullopt;
+    }
+    return PackedSize{nelements, nbytes};
+}
+
+std::optional<size_t> strided_extent(ggml_type type, const int64_t * ne, const size_t * nb) {
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        if (ne[i] == 0) {
+            return size_t{0};
+        }
+    }
+    // as ggml_nbytes: the bytes of the first row, then each further index along every dimension
+    const TypeInfo & info   = type_info(type);
+    size_t           extent = 0;
+    const bool       row_overflow =
+        info.blck_size == 1 ? __builtin_mul_overflow(static_cast<size_t>(ne[0] - 1), nb[0], &extent) ||
+                                  __builtin_add_overflow(extent, info.type_size, &extent)
+                            : __builtin_mul_overflow(static_cast<size_t>(ne[0] / info.blck_size), nb[0], &extent);
+    if (row_overflow) {
+        return std::nullopt;
+    }
+    for (int i = 1; i < GGML_MAX_DIMS; ++i) {
+        size_t step = 0;
+        if (__builtin_mul_overflow(static_cast<size_t>(ne[i] - 1), nb[i], &step) ||
+            __builtin_add_overflow(extent, step, &extent)) {
+            return std::nullopt;
+        }
+    }
+    if (extent > kMaxTensorBytes) {
+        return std::nullopt;
+    }
+    return extent;
+}
+
+void log_size_overflow(const char * caller, ggml_type type, const int64_t * ne) {
+    log_error("[%s] the size of a %s tensor of [%lld, %lld, %lld, %lld] overflows (more than %lld elements or %zu "
+              "bytes)\n",
+              caller, type_info(type).name, static_cast<long long>(ne[0]), static_cast<long long>(ne[1]),
+              static_cast<long long>(ne[2]), static_cast<long long>(ne[3]), static_cast<long long>(INT64_MAX),
+              kMaxTensorBytes);
+}
+
 ggml_tensor * new_tensor_impl(ggml_context * ctx, ggml_type type, int n_dims, const int64_t * ne,
                               ggml_tensor * view_src, size_t view_offs, const char * caller) {
     if (!ctx) {
@@ -37,17 +93,24 @@ ggml_tensor * new_tensor_impl(ggml_context * ctx, ggml_type type, int n_dims, co
                   static_cast<long long>(dims[0]), info.name, static_cast<long long>(info.blck_size));
         return nullptr;
     }
+    const std::optional<PackedSize> size = packed_size(type, GGML_MAX_DIMS, dims);
+    if (!size) {
+        log_size_overflow(caller, type, dims);
+        return nullptr;
+    }
+    const size_t data_size = size->nbytes;
 
     if (view_src && view_src->view_src) {
-        view_offs += view_src->view_offs;
-        view_src = view_src->view_src;
+        size_t root_offs = 0;
+        if (__builtin_add_overflow(view_offs, view_src->view_offs, &root_offs)) {
+            log_error("[%s] view offset %zu plus the offset %zu of its source '%s' overflows\n", caller, view_offs,
+                      view_src->view_offs, view_src->name);
+            return nullptr;
+        }
+        view_offs = root_offs;
+        view_src  = view_src->view_src;
     }
-
-    size_t data_size = info.type_size * static_cast<size_t>(dims[0] / info.blck_size);
-    for (int i = 1; i < GGML_MAX_DIMS; ++i) {
-        data_size *= static_cast<size_t>(dims[i]);
-    }
-    if (view_src && view_offs + data_size > ggml_nbytes(view_src)) {
+    if (view_src && (view_offs > ggml_nbytes(view_src) || data_size > ggml_nbytes(view_src) - view_offs)) {
         log_error("[%s] view of %zu bytes at offset %zu exceeds its source '%s' of %zu bytes\n", caller, data_size,
                   view_offs, view_src->name, ggml_nbytes(view_src));
         return nullptr;
@@ -76,6 +139,7 @@ ggml_tensor * new_tensor_impl(ggml_context * ctx, ggml_type type, int n_dims, co
     for (int i = 0; i < GGML_MAX_DIMS; ++i) {
         t->ne[i] = dims[i];
     }
+    // packed_size bounds every partial product, so these cannot overflow
     t->nb[0] = info.type_size;
     t->nb[1] = t->nb[0] * static_cast<size_t>(t->ne[0] / info.blck_size);
     for (int i = 2; i < GGML_MAX_DIMS; ++i) {
@@ -88,6 +152,16 @@ ggml_tensor * view_of(ggml_context * ctx, ggml_tensor * a, const char * caller) 
     if (!a) {
         log_error("[%s] source tensor is NULL\n", caller);
         return nullptr;
+    }
+    if (a->view_src && is_valid_type(a->type)) {
+        // a's strides were checked when it was made; this catches fields changed by hand since
+        const std::optional<size_t> extent = strided_extent(a->type, a->ne, a->nb);
+        const size_t                root   = ggml_nbytes(a->view_src);
+        if (!extent || a->view_offs > root || *extent > root - a->view_offs) {
+            log_error("[%s] view '%s' at offset %zu reaches past the %zu bytes of its source '%s'\n", caller, a->name,
+                      a->view_offs, root, a->view_src->name);
+            return nullptr;
+        }
     }
     ggml_tensor * t = new_tensor_impl(ctx, a->type, GGML_MAX_DIMS, a->ne, a, 0, caller);
     if (!t) {

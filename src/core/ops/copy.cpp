@@ -4,11 +4,13 @@
 // CPY:  a and b have the same element count; the result is a view of b named "<b> (copy of <a>)" (or
 //       "<a> (copy)" when b has no name); src = {a, b}. ggml_cast: src = {a, result} (backends expect src[1]).
 // SET / ACC: op_params (i32) = {nb1, nb2, nb3, offset, inplace}: the byte strides and offset of the view of a
-//       that receives b. The plain form returns a copy of a with the view updated, `_inplace` a view of a.
+//       that receives b, which must lie inside a. The plain form returns a copy of a with the view updated,
+//       `_inplace` a view of a.
 #include "core/ops/op_common.h"
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 namespace switchyard::ops {
 
@@ -18,9 +20,12 @@ ggml_tensor * cont_to(ggml_context * ctx, ggml_tensor * a, const Ne & ne, const 
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    const int64_t n = ne[0] * ne[1] * ne[2] * ne[3];
-    shape_check(ggml_nelements(a) == n, name, "a %s has %lld elements, the new shape %lld", shape(a).text,
-                static_cast<long long>(ggml_nelements(a)), static_cast<long long>(n));
+    const std::optional<PackedSize> size = checked_size(a->type, ne.data(), name);
+    if (!size) {
+        return nullptr;
+    }
+    shape_check(ggml_nelements(a) == size->nelements, name, "a %s has %lld elements, the new shape %lld",
+                shape(a).text, static_cast<long long>(ggml_nelements(a)), static_cast<long long>(size->nelements));
     ggml_tensor * t = new_result(ctx, a->type, ne, name);
     if (t) {
         ggml_format_name(t, "%s (cont)", a->name);
@@ -36,6 +41,14 @@ void check_view_params(size_t nb1, size_t nb2, size_t nb3, size_t offset, const 
                 "strides (%zu, %zu, %zu) and offset %zu must fit in int32", nb1, nb2, nb3, offset);
 }
 
+// The view of a that receives b (b's extents, a's element size, strides nb1..nb3, `offset` bytes in) lies inside
+// a. The CPU kernels check it again before they run.
+void check_view_of_a(const ggml_tensor * a, const ggml_tensor * b, size_t nb1, size_t nb2, size_t nb3, size_t offset,
+                     const char * name) {
+    const size_t nb[GGML_MAX_DIMS] = {a->nb[0], nb1, nb2, nb3};
+    check_strided_range(a->type, b->ne, nb, offset, ggml_nbytes(a), "a", name);
+}
+
 ggml_tensor * with_view_params(ggml_tensor * t, size_t nb1, size_t nb2, size_t nb3, size_t offset, bool inplace) {
     return with_i32(t, {static_cast<int32_t>(nb1), static_cast<int32_t>(nb2), static_cast<int32_t>(nb3),
                         static_cast<int32_t>(offset), inplace ? 1 : 0});
@@ -47,6 +60,7 @@ ggml_tensor * set_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, siz
                 shape(a).text);
     shape_check(offset < (size_t{1} << 30), name, "offset %zu must be below 2^30", offset);
     check_view_params(nb1, nb2, nb3, offset, name);
+    check_view_of_a(a, b, nb1, nb2, nb3, offset, name);
     ggml_tensor * t = set_op(like(ctx, a, inplace, name), GGML_OP_SET, {a, b});
     return with_view_params(t, nb1, nb2, nb3, offset, inplace);
 }
@@ -62,6 +76,7 @@ ggml_tensor * acc_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, siz
     shape_check(a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32, name, "a %s and b %s must be f32",
                 shape(a).text, shape(b).text);
     check_view_params(nb1, nb2, nb3, offset, name);
+    check_view_of_a(a, b, nb1, nb2, nb3, offset, name);
     ggml_tensor * t = set_op(like(ctx, a, inplace, name), GGML_OP_ACC, {a, b});
     return with_view_params(t, nb1, nb2, nb3, offset, inplace);
 }

@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace switchyard::ops {
 
@@ -21,6 +22,43 @@ ShapeText shape(const ggml_tensor * t) {
                   static_cast<long long>(t->ne[1]), static_cast<long long>(t->ne[2]),
                   static_cast<long long>(t->ne[3]));
     return s;
+}
+
+ShapeText dims_text(const int64_t * ne) {
+    ShapeText s{};
+    std::snprintf(s.text, sizeof(s.text), "[%lld, %lld, %lld, %lld]", static_cast<long long>(ne[0]),
+                  static_cast<long long>(ne[1]), static_cast<long long>(ne[2]), static_cast<long long>(ne[3]));
+    return s;
+}
+
+ShapeText strides_text(const size_t * nb) {
+    ShapeText s{};
+    std::snprintf(s.text, sizeof(s.text), "[%zu, %zu, %zu, %zu]", nb[0], nb[1], nb[2], nb[3]);
+    return s;
+}
+
+std::optional<PackedSize> checked_size(ggml_type type, const int64_t * ne, const char * op) {
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        shape_check(ne[i] >= 0, op, "negative extent ne[%d] = %lld", i, static_cast<long long>(ne[i]));
+    }
+    const TypeInfo & info = type_info(type);
+    shape_check(ne[0] % info.blck_size == 0, op, "ne[0] = %lld is not a whole number of %s blocks",
+                static_cast<long long>(ne[0]), info.name);
+    const std::optional<PackedSize> size = packed_size(type, GGML_MAX_DIMS, ne);
+    if (!size) {
+        log_size_overflow(op, type, ne);
+    }
+    return size;
+}
+
+void check_strided_range(ggml_type type, const int64_t * ne, const size_t * nb, size_t offset, size_t memory_bytes,
+                         const char * what, const char * op) {
+    const std::optional<size_t> extent = strided_extent(type, ne, nb);
+    shape_check(extent.has_value(), op, "extents %s with strides %s span more than %zu bytes", dims_text(ne).text,
+                strides_text(nb).text, kMaxTensorBytes);
+    shape_check(offset <= memory_bytes && *extent <= memory_bytes - offset, op,
+                "extents %s with strides %s span %zu bytes at offset %zu, past the %zu bytes of %s",
+                dims_text(ne).text, strides_text(nb).text, *extent, offset, memory_bytes, what);
 }
 
 bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> inputs) {

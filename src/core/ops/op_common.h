@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 
 namespace switchyard::ops {
 
@@ -35,6 +36,20 @@ bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> input
 
 // When cond is false: logs "[op] <formatted message>" and calls fatal (does not return).
 void shape_check(bool cond, const char * op, const char * fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// "[ne0, ne1, ne2, ne3]" and "[nb0, nb1, nb2, nb3]" for messages, alive as long as a ShapeText.
+ShapeText dims_text(const int64_t * ne);
+ShapeText strides_text(const size_t * nb);
+
+// The element count and packed size of a `type` tensor with 4-d extents ne (packed_size). A shape error when an
+// extent is negative or ne[0] is not a whole number of blocks of type. A size that overflows is a user error, as
+// in ggml_new_tensor: logged ("[op] the size of ... overflows"), std::nullopt, and the constructor returns NULL.
+std::optional<PackedSize> checked_size(ggml_type type, const int64_t * ne, const char * op);
+
+// The bytes that extents ne with strides nb reach from `offset` on (strided_extent) lie inside memory_bytes
+// bytes; a shape error otherwise, also when the extent overflows. `what` names the memory in the message.
+void check_strided_range(ggml_type type, const int64_t * ne, const size_t * nb, size_t offset, size_t memory_bytes,
+                         const char * what, const char * op);
 
 // A fresh contiguous tensor of `type` with 4-d extents ne (NULL when the context is full).
 ggml_tensor * new_result(ggml_context * ctx, ggml_type type, const Ne & ne, const char * op);

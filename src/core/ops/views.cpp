@@ -4,25 +4,42 @@
 //
 // RESHAPE:   a contiguous, same element count; contiguous strides for the new shape. No op parameters.
 // VIEW:      extents and byte strides given by the caller; op_params = the byte offset (size_t, slots 0-1).
-//            The viewed bytes must lie inside the source's memory.
+//            The viewed bytes must lie inside the root's memory: both the packed size (upstream's rule) and the
+//            strided extent (the bytes the strides reach, as ggml_nbytes counts them) from the offset on.
 // PERMUTE:   op_params = axis0..axis3 (i32); source dimension i becomes dimension axis_i.
 // TRANSPOSE: PERMUTE(1, 0, 2, 3) without op parameters.
+// Sizes are computed overflow-checked (packed_size): a size or derived stride that overflows is a user error, as
+// in ggml_new_tensor (logged, NULL). A strided extent that overflows, or an offset that overflows when added to
+// the viewed tensor's own offset, reaches past the viewed memory: a shape error.
 #include "core/ops/op_common.h"
 
+#include "base/log.h"
 #include "core/type_traits.h"
+
+#include <cstdio>
+#include <optional>
 
 namespace switchyard::ops {
 
 namespace {
 
-ggml_tensor * reshape_impl(ggml_context * ctx, ggml_tensor * a, int n_dims, const int64_t * ne, const char * name) {
-    int64_t n = 1;
-    for (int i = 0; i < n_dims; ++i) {
-        n *= ne[i];
+// The caller's n_dims extents as 4-d extents (the others 1).
+void extents_4d(int n_dims, const int64_t * ne_in, int64_t * ne) {
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        ne[i] = i < n_dims ? ne_in[i] : 1;
+    }
+}
+
+ggml_tensor * reshape_impl(ggml_context * ctx, ggml_tensor * a, int n_dims, const int64_t * ne_in, const char * name) {
+    int64_t ne[GGML_MAX_DIMS];
+    extents_4d(n_dims, ne_in, ne);
+    const std::optional<PackedSize> size = checked_size(a->type, ne, name);
+    if (!size) {
+        return nullptr;
     }
     shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a).text);
-    shape_check(ggml_nelements(a) == n, name, "a %s has %lld elements, the new shape %lld", shape(a).text,
-                static_cast<long long>(ggml_nelements(a)), static_cast<long long>(n));
+    shape_check(ggml_nelements(a) == size->nelements, name, "a %s has %lld elements, the new shape %lld",
+                shape(a).text, static_cast<long long>(ggml_nelements(a)), static_cast<long long>(size->nelements));
     ggml_tensor * t = new_tensor_impl(ctx, a->type, n_dims, ne, a, 0, name);
     if (t) {
         ggml_format_name(t, "%s (reshaped)", a->name);
@@ -30,31 +47,63 @@ ggml_tensor * reshape_impl(ggml_context * ctx, ggml_tensor * a, int n_dims, cons
     return set_op(t, GGML_OP_RESHAPE, {a});
 }
 
-// Bytes of a contiguous tensor of `type` with these extents (the size new_tensor_impl checks against).
-size_t packed_size(ggml_type type, int n_dims, const int64_t * ne) {
-    size_t size = ggml_row_size(type, ne[0]);
-    for (int i = 1; i < n_dims; ++i) {
-        size *= static_cast<size_t>(ne[i]);
+// The strides of a view: nb[0] the element (block) size, nb[1..n_dims) from the caller, and each further one
+// spanning the dimension below it (nb[i] = nb[i-1] * ne[i-1]), as upstream sets them. false (logged) when such a
+// product overflows, a size overflow as in checked_size.
+bool view_strides(const TypeInfo & info, int n_dims, const int64_t * ne, const size_t * nb_in, size_t * nb,
+                  const char * name) {
+    nb[0] = info.type_size;
+    for (int i = 1; i < GGML_MAX_DIMS; ++i) {
+        if (i < n_dims) {
+            nb[i] = nb_in[i];
+            continue;
+        }
+        const size_t below = i == 1 ? info.type_size : nb[i - 1];
+        const size_t count = static_cast<size_t>(i == 1 ? ne[0] / info.blck_size : ne[i - 1]);
+        if (__builtin_mul_overflow(below, count, &nb[i])) {
+            log_error("[%s] the stride nb[%d] = %zu * %zu overflows\n", name, i, below, count);
+            return false;
+        }
     }
-    return size;
+    return true;
 }
 
-ggml_tensor * view_impl(ggml_context * ctx, ggml_tensor * a, int n_dims, const int64_t * ne, size_t offset,
-                        const char * name) {
-    const ggml_tensor * root      = a->view_src ? a->view_src : a;
-    const size_t        root_offs = offset + (a->view_src ? a->view_offs : 0);
-    for (int i = 0; i < n_dims; ++i) {
-        shape_check(ne[i] >= 0, name, "negative extent ne[%d] = %lld", i, static_cast<long long>(ne[i]));
+// The viewed bytes, packed and strided, must lie inside the root's memory. Stricter than upstream, which checks
+// only the packed size: a strided view reaching past its source would read and write outside it.
+void check_view_range(const ggml_tensor * a, const ggml_tensor * root, size_t root_offs, const int64_t * ne,
+                      const size_t * nb, size_t packed, const char * name) {
+    const size_t root_bytes = ggml_nbytes(root);
+    shape_check(root_offs <= root_bytes && packed <= root_bytes - root_offs, name,
+                "%zu bytes at offset %zu exceed the %zu bytes of the viewed memory (a %s)", packed, root_offs,
+                root_bytes, shape(a).text);
+    char what[128];
+    std::snprintf(what, sizeof(what), "the viewed memory (a %s)", shape(a).text);
+    check_strided_range(a->type, ne, nb, root_offs, root_bytes, what, name);
+}
+
+// A view of a with n_dims extents ne_in, the byte strides nb_in[1..n_dims) and `offset` bytes from a's data.
+ggml_tensor * view_impl(ggml_context * ctx, ggml_tensor * a, int n_dims, const int64_t * ne_in, const size_t * nb_in,
+                        size_t offset, const char * name) {
+    int64_t ne[GGML_MAX_DIMS];
+    extents_4d(n_dims, ne_in, ne);
+    const std::optional<PackedSize> size = checked_size(a->type, ne, name);
+    size_t                          nb[GGML_MAX_DIMS];
+    if (!size || !view_strides(type_info(a->type), n_dims, ne, nb_in, nb, name)) {
+        return nullptr;
     }
-    shape_check(ne[0] % type_info(a->type).blck_size == 0, name, "ne[0] = %lld is not a whole number of %s blocks",
-                static_cast<long long>(ne[0]), type_info(a->type).name);
-    const size_t size = packed_size(a->type, n_dims, ne);
-    shape_check(size == 0 || root_offs + size <= ggml_nbytes(root), name,
-                "%zu bytes at offset %zu exceed the %zu bytes of the viewed memory (a %s)", size, root_offs,
-                ggml_nbytes(root), shape(a).text);
+
+    const ggml_tensor * root      = a->view_src ? a->view_src : a;
+    size_t              root_offs = offset;
+    shape_check(!a->view_src || !__builtin_add_overflow(offset, a->view_offs, &root_offs), name,
+                "offset %zu plus the offset %zu of the viewed tensor overflows", offset, a->view_offs);
+    check_view_range(a, root, root_offs, ne, nb, size->nbytes, name);
+
     ggml_tensor * t = new_tensor_impl(ctx, a->type, n_dims, ne, a, offset, name);
     if (!t) {
         return nullptr;
+    }
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        t->nb[i] = nb[i];
     }
     ggml_format_name(t, "%s (view)", a->name);
     set_op_params(t, &offset, sizeof(offset));
@@ -115,7 +164,7 @@ struct ggml_tensor * ggml_view_1d(struct ggml_context * ctx, struct ggml_tensor 
     if (!inputs_ok("ggml_view_1d", {a})) {
         return nullptr;
     }
-    return view_impl(ctx, a, 1, &ne0, offset, "ggml_view_1d");
+    return view_impl(ctx, a, 1, &ne0, nullptr, offset, "ggml_view_1d");
 }
 
 struct ggml_tensor * ggml_view_2d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1,
@@ -124,13 +173,8 @@ struct ggml_tensor * ggml_view_2d(struct ggml_context * ctx, struct ggml_tensor 
         return nullptr;
     }
     const int64_t ne[2] = {ne0, ne1};
-    ggml_tensor * t     = view_impl(ctx, a, 2, ne, offset, "ggml_view_2d");
-    if (t) {
-        t->nb[1] = nb1;
-        t->nb[2] = nb1 * static_cast<size_t>(ne1);
-        t->nb[3] = t->nb[2];
-    }
-    return t;
+    const size_t  nb[2] = {0, nb1};
+    return view_impl(ctx, a, 2, ne, nb, offset, "ggml_view_2d");
 }
 
 struct ggml_tensor * ggml_view_3d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1,
@@ -139,13 +183,8 @@ struct ggml_tensor * ggml_view_3d(struct ggml_context * ctx, struct ggml_tensor 
         return nullptr;
     }
     const int64_t ne[3] = {ne0, ne1, ne2};
-    ggml_tensor * t     = view_impl(ctx, a, 3, ne, offset, "ggml_view_3d");
-    if (t) {
-        t->nb[1] = nb1;
-        t->nb[2] = nb2;
-        t->nb[3] = nb2 * static_cast<size_t>(ne2);
-    }
-    return t;
+    const size_t  nb[3] = {0, nb1, nb2};
+    return view_impl(ctx, a, 3, ne, nb, offset, "ggml_view_3d");
 }
 
 struct ggml_tensor * ggml_view_4d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1,
@@ -154,13 +193,8 @@ struct ggml_tensor * ggml_view_4d(struct ggml_context * ctx, struct ggml_tensor 
         return nullptr;
     }
     const int64_t ne[4] = {ne0, ne1, ne2, ne3};
-    ggml_tensor * t     = view_impl(ctx, a, 4, ne, offset, "ggml_view_4d");
-    if (t) {
-        t->nb[1] = nb1;
-        t->nb[2] = nb2;
-        t->nb[3] = nb3;
-    }
-    return t;
+    const size_t  nb[4] = {0, nb1, nb2, nb3};
+    return view_impl(ctx, a, 4, ne, nb, offset, "ggml_view_4d");
 }
 
 struct ggml_tensor * ggml_permute(struct ggml_context * ctx, struct ggml_tensor * a, int axis0, int axis1, int axis2,

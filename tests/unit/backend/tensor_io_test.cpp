@@ -1,5 +1,6 @@
 // Tensor data access in CPU buffers: set/get/memset round trips (1-D and 2-D), copies, views, tensor
-// placement, and the error model: out-of-range or unallocated requests are logged and change nothing.
+// placement, and the error model: out-of-range or unallocated requests are logged and change nothing, also when
+// the tensor's own size allows them but its buffer does not (data set by hand, a view changed by hand).
 #include "backend_test_util.h"
 
 #include <cstdint>
@@ -192,6 +193,119 @@ TEST_F(TensorIo, TensorAllocRejectsPlacementsOutsideTheBuffer) {
     ggml_tensor * view = ggml_view_1d(ctx_.get(), src, 2, 0);
     EXPECT_EQ(ggml_backend_tensor_alloc(buffer_, view, base), GGML_STATUS_FAILED);
     EXPECT_TRUE(log.contains("is a view"));
+}
+
+// A tensor placed at the end of the buffer, then moved 8 bytes further by hand: its 16 bytes now end 8 bytes
+// past the buffer. Every request that reaches past the buffer is logged and dropped; the part inside still works.
+TEST_F(TensorIo, RequestsPastTheBufferAreLoggedAndChangeNothing) {
+    char *        base = static_cast<char *>(ggml_backend_buffer_get_base(buffer_));
+    ggml_tensor * t    = ggml_new_tensor_1d(ctx_.get(), GGML_TYPE_F32, 4);
+    ggml_set_name(t, "t");
+    ASSERT_EQ(ggml_backend_tensor_alloc(buffer_, t, base + 4096 - 16), GGML_STATUS_SUCCESS);
+    t->data = base + 4096 - 8;
+    std::memset(base + 4096 - 16, 0x11, 16);
+    const float values[4] = {1, 2, 3, 4};
+    float       out[4]    = {-7, -7, -7, -7};
+
+    LogCapture log;
+    ggml_backend_tensor_set(t, values, 0, sizeof(values));
+    EXPECT_EQ(log.text(), "[ggml_backend_tensor_set] out of range: bytes 0 to 16 of tensor 't' (data at offset 4088 of "
+                          "its buffer) leave buffer CPU of 4096 bytes\n");
+    ggml_backend_tensor_set(t, values, 4, 8);
+    ggml_backend_tensor_memset(t, 0xFF, 8, 8);
+    ggml_backend_tensor_get(t, out, 0, sizeof(out));
+    ggml_backend_tensor_set_2d(t, values, 0, 4, 3, 4, 4);
+    ggml_backend_tensor_get_2d(t, out, 0, 4, 4, 4, 4);
+    ggml_backend_tensor_set_async(nullptr, t, values, 0, 16); // NULL backend: logged before the range
+    EXPECT_EQ(log.errors(), 7u);
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_memset] out of range: bytes 8 to 16 of tensor 't'"));
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_get] out of range: bytes 0 to 16 of tensor 't'"));
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_set_2d] out of range: bytes 0 to 12 of tensor 't'"));
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_get_2d] out of range: bytes 0 to 16 of tensor 't'"));
+
+    // copies check both sides
+    ggml_tensor * inside = tensor(4);
+    write_f32(inside, {5, 6, 7, 8});
+    log.clear();
+    ggml_backend_tensor_copy(inside, t);
+    ggml_backend_tensor_copy(t, inside);
+    EXPECT_EQ(log.errors(), 2u);
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_copy] out of range: bytes 0 to 16 of tensor 't'"));
+    EXPECT_EQ(read_f32(inside), (std::vector<float>{5, 6, 7, 8}));
+
+    // nothing was read or written: the bytes before the tensor's data kept their value, `out` too
+    for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ(static_cast<uint8_t>(base[4096 - 16 + i]), 0x11) << i;
+    }
+    EXPECT_EQ(out[0], -7.0f);
+    EXPECT_EQ(out[3], -7.0f);
+
+    // the 8 bytes that are inside the buffer may still be used
+    log.clear();
+    ggml_backend_tensor_set(t, values, 0, 8);
+    ggml_backend_tensor_get(t, out, 0, 8);
+    EXPECT_EQ(log.errors(), 0u);
+    EXPECT_EQ(out[0], 1.0f);
+    EXPECT_EQ(out[1], 2.0f);
+}
+
+TEST_F(TensorIo, DataBeforeTheBufferOrInAnEmptyBufferIsRejected) {
+    char *        base = static_cast<char *>(ggml_backend_buffer_get_base(buffer_));
+    ggml_tensor * t    = tensor(4);
+    ggml_set_name(t, "t");
+    t->data = base - 8; // by hand
+    float out[4] = {-7, -7, -7, -7};
+
+    LogCapture log;
+    ggml_backend_tensor_get(t, out, 0, 4);
+    EXPECT_EQ(log.text(), "[ggml_backend_tensor_get] out of range: bytes 0 to 4 of tensor 't' (data at offset -8 of "
+                          "its buffer) leave buffer CPU of 4096 bytes\n");
+    EXPECT_EQ(out[0], -7.0f);
+
+    ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 0);
+    ASSERT_NE(empty, nullptr);
+    ASSERT_EQ(ggml_backend_buffer_get_size(empty), 0u);
+    t->buffer = empty;
+    t->data   = out; // a host address, but no byte of the empty buffer
+    log.clear();
+    ggml_backend_tensor_set(t, out, 0, 4);
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_set] out of range: bytes 0 to 4 of tensor 't'")) << log.text();
+    EXPECT_TRUE(log.contains("leave buffer CPU of 0 bytes")) << log.text();
+    t->buffer = buffer_;
+    ggml_backend_buffer_free(empty);
+}
+
+// The strided view (4 rows of 4 floats, 64 bytes apart, of a 16-float source) cannot be made through
+// ggml_view_2d any more; made by hand at the end of the buffer, its 208 bytes are stopped by the buffer check.
+TEST_F(TensorIo, AViewChangedByHandCannotReachPastTheBuffer) {
+    char *        base = static_cast<char *>(ggml_backend_buffer_get_base(buffer_));
+    ggml_tensor * src  = ggml_new_tensor_1d(ctx_.get(), GGML_TYPE_F32, 16);
+    ASSERT_EQ(ggml_backend_tensor_alloc(buffer_, src, base + 4096 - 64), GGML_STATUS_SUCCESS);
+    ggml_tensor * v = ggml_view_2d(ctx_.get(), src, 4, 4, 16, 0);
+    ASSERT_EQ(ggml_backend_view_init(v), GGML_STATUS_SUCCESS);
+    ggml_set_name(v, "v");
+    v->nb[1] = 64;
+    v->nb[2] = v->nb[3] = 256;
+    ASSERT_EQ(ggml_nbytes(v), 208u);
+
+    std::vector<uint8_t> bytes(208, 0xAB);
+    LogCapture           log;
+    ggml_backend_tensor_set(v, bytes.data(), 0, bytes.size());
+    ggml_backend_tensor_get(v, bytes.data(), 0, bytes.size());
+    ggml_backend_tensor_set(v, bytes.data(), 64, 16); // bytes 64..80: past the buffer's last byte
+    EXPECT_EQ(log.errors(), 3u);
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_set] out of range: bytes 0 to 208 of tensor 'v' (data at offset "
+                             "4032 of its buffer) leave buffer CPU of 4096 bytes"))
+        << log.text();
+    EXPECT_TRUE(log.contains("[ggml_backend_tensor_set] out of range: bytes 64 to 80 of tensor 'v'")) << log.text();
+    EXPECT_EQ(bytes[0], 0xAB);
+    EXPECT_EQ(read_f32(src), std::vector<float>(16, 0.0f));
+
+    // its first 64 bytes are the source's: allowed
+    log.clear();
+    ggml_backend_tensor_set(v, bytes.data(), 0, 64);
+    EXPECT_EQ(log.errors(), 0u);
+    EXPECT_EQ(static_cast<uint8_t>(base[4096 - 1]), 0xAB);
 }
 
 } // namespace
