@@ -9,6 +9,7 @@
 #include "ggml-backend.h"
 
 #include "base/abort.h"
+#include "base/guard.h"
 #include "base/log.h"
 #include "core/context.h"
 
@@ -364,7 +365,13 @@ void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor *
     }
     const int n_nodes = cgraph->n_nodes;
     const int n_leafs = cgraph->n_leafs;
-    visit(cgraph, tensor);
+    if (!guard_void("ggml_build_forward_expand", [&] { visit(cgraph, tensor); })) {
+        // out of memory for the walk's stack: tensors entered but not added would look visited to the next
+        // expand, so the graph is cleared rather than left half-built (logged by the guard)
+        ggml_graph_clear(cgraph);
+        cgraph->uid = next_graph_uid();
+        return;
+    }
     if (cgraph->n_nodes > n_nodes && cgraph->nodes[cgraph->n_nodes - 1] != tensor) {
         fatal("[ggml_build_forward_expand] internal error: '%s' is not the last node added", tensor->name);
     }

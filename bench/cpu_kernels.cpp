@@ -1,0 +1,517 @@
+// cpu_kernels: the CPU backend's kernels on the shapes that decide a model's speed, each as a ratio to this
+// machine's peaks measured in the same run (the machines are shared and noisy: absolute figures drift between
+// runs, ratios within one run do not).
+//
+// Peaks: DRAM read bandwidth (a 1 GiB array summed by the same number of threads), FP32 FMA throughput (a loop
+// of independent vector FMAs on the widest ISA the CPU has). Cases, all through the public API (graphs computed
+// on a CPU backend):
+//   decode   MUL_MAT of a weight matrix larger than the last-level cache by one activation vector, per weight
+//            type: GB/s of weights streamed, ratio to the DRAM read bandwidth (the ceiling of token generation)
+//   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the FMA peak
+//   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
+//   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written
+//   layers   one decode step of a LLaMA-7B-shaped layer stack (q4_0 weights): time per token against the time
+//            the weight bytes take at the measured DRAM bandwidth
+// Each figure is the median of repeated runs (at least 5, for about half a second).
+//
+// usage: cpu_kernels [--threads N] [--layers N] [--filter SUBSTRING] [--quick]
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Median seconds per call of fn: at least min_runs runs and about `budget` seconds, after one warm-up run.
+double time_median(const std::function<void()> & fn, double budget = 0.5, int min_runs = 5) {
+    fn();
+    std::vector<double> t;
+    const auto          start = Clock::now();
+    while (static_cast<int>(t.size()) < min_runs || (seconds_since(start) < budget && t.size() < 200)) {
+        const auto t0 = Clock::now();
+        fn();
+        t.push_back(seconds_since(t0));
+    }
+    return median(t);
+}
+
+void run_threads(int n, const std::function<void(int)> & body) {
+    std::vector<std::thread> pool;
+    for (int i = 1; i < n; ++i) {
+        pool.emplace_back(body, i);
+    }
+    body(0);
+    for (std::thread & t : pool) {
+        t.join();
+    }
+}
+
+// ---- peaks -----------------------------------------------------------------------------------------------------
+
+__attribute__((target("avx2"))) uint64_t sum_avx2(const uint64_t * p, size_t n) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i + 16 <= n; i += 16) {
+        a0 = _mm256_add_epi64(a0, _mm256_load_si256(reinterpret_cast<const __m256i *>(p + i)));
+        a1 = _mm256_add_epi64(a1, _mm256_load_si256(reinterpret_cast<const __m256i *>(p + i + 4)));
+        a2 = _mm256_add_epi64(a2, _mm256_load_si256(reinterpret_cast<const __m256i *>(p + i + 8)));
+        a3 = _mm256_add_epi64(a3, _mm256_load_si256(reinterpret_cast<const __m256i *>(p + i + 12)));
+    }
+    a0 = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
+    alignas(32) uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), a0);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+
+uint64_t sum_scalar(const uint64_t * p, size_t n) {
+    uint64_t a[8] = {};
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        for (int k = 0; k < 8; ++k) {
+            a[k] += p[i + k];
+        }
+    }
+    return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+}
+
+// GB/s reading a 1 GiB array with n_threads threads (each sums its half, the sums are kept).
+double dram_read_gbs(int n_threads) {
+    const size_t n     = (size_t(1) << 30) / sizeof(uint64_t);
+    auto *       data  = static_cast<uint64_t *>(std::aligned_alloc(64, n * sizeof(uint64_t)));
+    const bool   avx2  = __builtin_cpu_supports("avx2");
+    run_threads(n_threads, [&](int t) { // first touch by the thread that reads the part
+        const size_t b = n * static_cast<size_t>(t) / static_cast<size_t>(n_threads);
+        const size_t e = n * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads);
+        for (size_t i = b; i < e; ++i) {
+            data[i] = i;
+        }
+    });
+    std::atomic<uint64_t> sink{0};
+    const double          s = time_median(
+        [&] {
+            run_threads(n_threads, [&](int t) {
+                const size_t b = n * static_cast<size_t>(t) / static_cast<size_t>(n_threads) / 16 * 16;
+                const size_t e = n * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads) / 16 * 16;
+                sink += avx2 ? sum_avx2(data + b, e - b) : sum_scalar(data + b, e - b);
+            });
+        },
+        1.0, 5);
+    std::free(data);
+    return static_cast<double>(n * sizeof(uint64_t)) / s / 1e9;
+}
+
+__attribute__((target("avx512f"))) float fma_loop_avx512(int64_t iters) {
+    __m512 a[12];
+    for (int k = 0; k < 12; ++k) {
+        a[k] = _mm512_set1_ps(static_cast<float>(k) * 1e-3f);
+    }
+    const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+    for (int64_t i = 0; i < iters; ++i) {
+        for (int k = 0; k < 12; ++k) {
+            a[k] = _mm512_fmadd_ps(a[k], m, c);
+        }
+    }
+    __m512 s = a[0];
+    for (int k = 1; k < 12; ++k) {
+        s = _mm512_add_ps(s, a[k]);
+    }
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, s);
+    return lanes[0] + lanes[15];
+}
+
+__attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters) {
+    __m256 a[12];
+    for (int k = 0; k < 12; ++k) {
+        a[k] = _mm256_set1_ps(static_cast<float>(k) * 1e-3f);
+    }
+    const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+    for (int64_t i = 0; i < iters; ++i) {
+        for (int k = 0; k < 12; ++k) {
+            a[k] = _mm256_fmadd_ps(a[k], m, c);
+        }
+    }
+    alignas(32) float lanes[8];
+    __m256            s = a[0];
+    for (int k = 1; k < 12; ++k) {
+        s = _mm256_add_ps(s, a[k]);
+    }
+    _mm256_store_ps(lanes, s);
+    return lanes[0] + lanes[7];
+}
+
+// FP32 GFLOP/s of independent FMAs on n_threads threads (AVX-512 when present, else AVX2).
+double fma_peak_gflops(int n_threads, const char ** isa) {
+    const bool    avx512 = __builtin_cpu_supports("avx512f");
+    const int64_t iters  = 20'000'000;
+    const int     lanes  = avx512 ? 16 : 8;
+    *isa                 = avx512 ? "avx512" : "avx2";
+    std::atomic<float> sink{0};
+    const double       s = time_median(
+        [&] {
+            run_threads(n_threads, [&](int) {
+                const float r = avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters);
+                sink.store(r);
+            });
+        },
+        0.5, 5);
+    return 2.0 * 12 * lanes * static_cast<double>(iters) * n_threads / s / 1e9;
+}
+
+// ---- graphs on the CPU backend ----------------------------------------------------------------------------------
+
+struct Options {
+    int         threads = 2;
+    int         layers  = 8;
+    std::string filter;
+    bool        quick = false;
+};
+
+// A graph whose tensors live in one CPU buffer, filled with random data, computed on `backend`.
+class Bench {
+public:
+    Bench(ggml_backend_t backend, size_t n_tensors) : backend_(backend) {
+        ctx_ = ggml_init({n_tensors * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true});
+    }
+    ~Bench() {
+        ggml_backend_buffer_free(buffer_);
+        ggml_free(ctx_);
+    }
+    Bench(const Bench &)             = delete;
+    Bench & operator=(const Bench &) = delete;
+
+    ggml_context * ctx() { return ctx_; }
+
+    ggml_tensor * tensor(ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1, int64_t ne3 = 1) {
+        ggml_tensor * t = ggml_new_tensor_4d(ctx_, type, ne0, ne1, ne2, ne3);
+        filled_.push_back(t);
+        return t;
+    }
+
+    // Allocates everything, fills the tensors made with tensor() and builds the graph of `out`.
+    bool prepare(ggml_tensor * out) {
+        graph_ = ggml_new_graph(ctx_);
+        ggml_build_forward_expand(graph_, out);
+        buffer_ = ggml_backend_alloc_ctx_tensors(ctx_, backend_);
+        if (buffer_ == nullptr) {
+            return false;
+        }
+        std::mt19937 rng(42);
+        for (ggml_tensor * t : filled_) {
+            fill(t, rng);
+        }
+        return true;
+    }
+
+    double seconds(double budget) {
+        return time_median([&] { ggml_backend_graph_compute(backend_, graph_); }, budget);
+    }
+
+private:
+    static void fill(ggml_tensor * t, std::mt19937 & rng) {
+        const int64_t n = ggml_nelements(t);
+        if (t->type == GGML_TYPE_I32) {
+            std::vector<int32_t> v(static_cast<size_t>(n));
+            for (int32_t & x : v) {
+                x = static_cast<int32_t>(rng() % 512);
+            }
+            ggml_backend_tensor_set(t, v.data(), 0, ggml_nbytes(t));
+            return;
+        }
+        std::normal_distribution<float> d(0.0f, 1.0f);
+        // one row's worth of random floats, converted per row block to keep the quantization cheap
+        const int64_t      ne0   = t->ne[0];
+        const int64_t      rows  = n / ne0;
+        const int64_t      chunk = std::max<int64_t>(1, std::min<int64_t>(rows, 64));
+        std::vector<float> src(static_cast<size_t>(ne0 * chunk));
+        for (float & x : src) {
+            x = d(rng) * 0.1f;
+        }
+        std::vector<uint8_t> bytes(ggml_row_size(t->type, ne0) * static_cast<size_t>(chunk));
+        if (t->type == GGML_TYPE_F32) {
+            std::memcpy(bytes.data(), src.data(), bytes.size());
+        } else {
+            ggml_quantize_chunk(t->type, src.data(), bytes.data(), 0, chunk, ne0, nullptr);
+        }
+        for (int64_t r = 0; r < rows; r += chunk) {
+            const int64_t k = std::min(chunk, rows - r);
+            ggml_backend_tensor_set(t, bytes.data(), static_cast<size_t>(r) * ggml_row_size(t->type, ne0),
+                                    static_cast<size_t>(k) * ggml_row_size(t->type, ne0));
+        }
+    }
+
+    ggml_backend_t             backend_;
+    ggml_context *             ctx_    = nullptr;
+    ggml_backend_buffer_t      buffer_ = nullptr;
+    ggml_cgraph *              graph_  = nullptr;
+    std::vector<ggml_tensor *> filled_;
+};
+
+struct Peaks {
+    double dram_gbs;
+    double fma_gflops;
+};
+
+void row(const char * name, double value, const char * unit, double ratio, const char * of) {
+    std::printf("| %-44s | %9.1f %-7s | %6.3f x %-5s |\n", name, value, unit, ratio, of);
+}
+
+bool selected(const Options & o, const std::string & name) {
+    return o.filter.empty() || name.find(o.filter) != std::string::npos;
+}
+
+void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
+    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+                               GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
+    const int64_t   k = 4096, m = o.quick ? 4096 : 14336;
+    for (ggml_type type : types) {
+        const std::string name = std::string("decode ") + std::to_string(m) + "x" + std::to_string(k) + " " +
+                                 ggml_type_name(type) + ", GB/s of weights";
+        if (!selected(o, name)) {
+            continue;
+        }
+        Bench         b(be, 8);
+        ggml_tensor * w = b.tensor(type, k, m);
+        ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
+        if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+            continue;
+        }
+        const double gbs = static_cast<double>(ggml_nbytes(w)) / b.seconds(0.5) / 1e9;
+        row(name.c_str(), gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
+    }
+}
+
+void batch_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
+    struct Case {
+        int64_t   n;
+        ggml_type type;
+    };
+    const Case cases[] = {
+        {8, GGML_TYPE_Q4_0},   {8, GGML_TYPE_Q4_K},    {8, GGML_TYPE_IQ4_NL},  {8, GGML_TYPE_Q8_0},
+        {512, GGML_TYPE_F32},  {512, GGML_TYPE_F16},   {512, GGML_TYPE_BF16},  {512, GGML_TYPE_Q8_0},
+        {512, GGML_TYPE_Q4_0}, {512, GGML_TYPE_Q4_K},  {512, GGML_TYPE_IQ4_NL},
+    };
+    const int64_t k = 4096, m = 4096;
+    for (const Case & c : cases) {
+        const std::string name = "batch " + std::to_string(c.n) + ", 4096x4096 " + ggml_type_name(c.type) + ", GFLOP/s";
+        if (!selected(o, name)) {
+            continue;
+        }
+        Bench         b(be, 8);
+        ggml_tensor * w = b.tensor(c.type, k, m);
+        ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, c.n);
+        if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+            continue;
+        }
+        const double gflops = 2.0 * static_cast<double>(k * m * c.n) / b.seconds(0.5) / 1e9;
+        row(name.c_str(), gflops, "GFLOP/s", gflops / p.fma_gflops, "FMA");
+    }
+}
+
+void attention_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
+    struct Case {
+        int64_t n_q, n_kv;
+    };
+    for (const Case c : {Case{1, 4096}, Case{512, 512}}) {
+        const std::string name = "FLASH_ATTN_EXT hs128 32/8 heads f16 KV, " + std::to_string(c.n_q) + " x " +
+                                 std::to_string(c.n_kv) + ", GFLOP/s";
+        if (!selected(o, name)) {
+            continue;
+        }
+        const int64_t hs = 128, n_head = 32, n_head_kv = 8;
+        Bench         b(be, 16);
+        ggml_tensor * q    = b.tensor(GGML_TYPE_F32, hs, c.n_q, n_head);
+        ggml_tensor * kt   = b.tensor(GGML_TYPE_F16, hs, c.n_kv, n_head_kv);
+        ggml_tensor * vt   = b.tensor(GGML_TYPE_F16, hs, c.n_kv, n_head_kv);
+        ggml_tensor * mask = b.tensor(GGML_TYPE_F16, c.n_kv, GGML_PAD(c.n_q, 64));
+        ggml_tensor * out  = ggml_flash_attn_ext(b.ctx(), q, kt, vt, mask, 1.0f / std::sqrt(128.0f), 0.0f, 0.0f);
+        if (!b.prepare(out)) {
+            continue;
+        }
+        const double flops  = 4.0 * static_cast<double>(hs * c.n_q * c.n_kv * n_head);
+        const double gflops = flops / b.seconds(0.5) / 1e9;
+        row(name.c_str(), gflops, "GFLOP/s", gflops / p.fma_gflops, "FMA");
+    }
+}
+
+void memory_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
+    struct Case {
+        const char *                                                        name;
+        std::function<ggml_tensor *(Bench &, double & bytes)> build;
+    };
+    const Case cases[] = {
+        {"SOFT_MAX [4096,512] with mask, GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * x    = b.tensor(GGML_TYPE_F32, 4096, 512);
+             ggml_tensor * mask = b.tensor(GGML_TYPE_F16, 4096, 512);
+             bytes              = 2.0 * static_cast<double>(ggml_nbytes(x)) + static_cast<double>(ggml_nbytes(mask));
+             return ggml_soft_max_ext(b.ctx(), x, mask, 0.125f, 0.0f);
+         }},
+        {"ROPE neox [128,32,512], GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * x   = b.tensor(GGML_TYPE_F32, 128, 32, 512);
+             ggml_tensor * pos = b.tensor(GGML_TYPE_I32, 512);
+             bytes             = 2.0 * static_cast<double>(ggml_nbytes(x));
+             return ggml_rope_ext(b.ctx(), x, pos, nullptr, 128, GGML_ROPE_TYPE_NEOX, 4096, 10000.0f, 1.0f, 0.0f,
+                                  1.0f, 32.0f, 1.0f);
+         }},
+        {"SWIGLU [11008,512], GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * g = b.tensor(GGML_TYPE_F32, 11008, 512);
+             ggml_tensor * u = b.tensor(GGML_TYPE_F32, 11008, 512);
+             bytes           = 3.0 * static_cast<double>(ggml_nbytes(g));
+             return ggml_swiglu_split(b.ctx(), g, u);
+         }},
+        {"CPY f32->f16 [4096,4096], GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * x = b.tensor(GGML_TYPE_F32, 4096, 4096);
+             ggml_tensor * y = ggml_new_tensor_2d(b.ctx(), GGML_TYPE_F16, 4096, 4096);
+             bytes           = 1.5 * static_cast<double>(ggml_nbytes(x));
+             return ggml_cpy(b.ctx(), x, y);
+         }},
+        {"RMS_NORM [4096,512], GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * x = b.tensor(GGML_TYPE_F32, 4096, 512);
+             bytes           = 2.0 * static_cast<double>(ggml_nbytes(x));
+             return ggml_rms_norm(b.ctx(), x, 1e-5f);
+         }},
+        {"GET_ROWS q4_0 [4096, 32000] x 512, GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * w   = b.tensor(GGML_TYPE_Q4_0, 4096, 32000);
+             ggml_tensor * ids = b.tensor(GGML_TYPE_I32, 512);
+             bytes             = 512.0 * (static_cast<double>(ggml_row_size(GGML_TYPE_Q4_0, 4096)) + 4096.0 * 4);
+             return ggml_get_rows(b.ctx(), w, ids);
+         }},
+        {"ADD [4096,512] + [4096,512], GB/s",
+         [](Bench & b, double & bytes) {
+             ggml_tensor * x = b.tensor(GGML_TYPE_F32, 4096, 512);
+             ggml_tensor * y = b.tensor(GGML_TYPE_F32, 4096, 512);
+             bytes           = 3.0 * static_cast<double>(ggml_nbytes(x));
+             return ggml_add(b.ctx(), x, y);
+         }},
+    };
+    for (const Case & c : cases) {
+        if (!selected(o, c.name)) {
+            continue;
+        }
+        Bench        b(be, 16);
+        double       bytes = 0;
+        ggml_tensor * out  = c.build(b, bytes);
+        if (!b.prepare(out)) {
+            continue;
+        }
+        const double gbs = bytes / b.seconds(0.5) / 1e9;
+        row(c.name, gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
+    }
+}
+
+// One decode step (1 token) of a LLaMA-7B-shaped stack of `layers` layers with q4_0 weights: attention
+// projections, 512 cached positions, SwiGLU FFN. Reported against the weight bytes at DRAM speed.
+void layer_case(ggml_backend_t be, const Options & o, const Peaks & p) {
+    const std::string name = "decode step, LLaMA-7B x " + std::to_string(o.layers) + " layers q4_0, ms/token";
+    if (!selected(o, name)) {
+        return;
+    }
+    const int64_t embd = 4096, ff = 11008, hs = 128, n_head = 32, n_kv = 512;
+    Bench         b(be, 64 * static_cast<size_t>(o.layers) + 16);
+    ggml_context * ctx     = b.ctx();
+    ggml_tensor *  cur     = b.tensor(GGML_TYPE_F32, embd, 1);
+    ggml_tensor *  pos     = b.tensor(GGML_TYPE_I32, 1);
+    double         w_bytes = 0;
+    for (int l = 0; l < o.layers; ++l) {
+        auto weight = [&](int64_t k, int64_t m) {
+            ggml_tensor * w = b.tensor(GGML_TYPE_Q4_0, k, m);
+            w_bytes += static_cast<double>(ggml_nbytes(w));
+            return w;
+        };
+        ggml_tensor * norm = b.tensor(GGML_TYPE_F32, embd);
+        ggml_tensor * h    = ggml_mul(ctx, ggml_rms_norm(ctx, cur, 1e-5f), norm);
+        ggml_tensor * q    = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, weight(embd, embd), h), hs, n_head, 1);
+        ggml_mul_mat(ctx, weight(embd, embd), h); // K and V projections (their cache writes are left out)
+        ggml_tensor * kc = b.tensor(GGML_TYPE_F16, hs, n_kv, n_head);
+        ggml_tensor * vc = b.tensor(GGML_TYPE_F16, hs, n_kv, n_head);
+        q                = ggml_rope_ext(ctx, q, pos, nullptr, hs, GGML_ROPE_TYPE_NORMAL, 4096, 10000.0f, 1.0f, 0.0f,
+                                         1.0f, 32.0f, 1.0f);
+        ggml_tensor * a  = ggml_flash_attn_ext(ctx, ggml_permute(ctx, q, 0, 2, 1, 3), kc, vc, nullptr,
+                                               1.0f / std::sqrt(128.0f), 0.0f, 0.0f);
+        ggml_tensor * o_ = ggml_mul_mat(ctx, weight(embd, embd), ggml_reshape_2d(ctx, a, embd, 1));
+        ggml_tensor * f  = ggml_add(ctx, o_, cur);
+        ggml_tensor * g  = ggml_mul_mat(ctx, weight(embd, ff), f);
+        ggml_tensor * u  = ggml_mul_mat(ctx, weight(embd, ff), f);
+        cur              = ggml_add(ctx, ggml_mul_mat(ctx, weight(ff, embd), ggml_swiglu_split(ctx, g, u)), f);
+        w_bytes += static_cast<double>(ggml_row_size(GGML_TYPE_Q4_0, embd)) * embd; // the K/V projections
+    }
+    if (!b.prepare(cur)) {
+        return;
+    }
+    const double s     = b.seconds(2.0);
+    const double bound = w_bytes / (p.dram_gbs * 1e9);
+    row(name.c_str(), s * 1e3, "ms", bound / s, "bound");
+}
+
+} // namespace
+
+int main(int argc, char ** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--threads" && i + 1 < argc) {
+            o.threads = std::atoi(argv[++i]);
+        } else if (a == "--layers" && i + 1 < argc) {
+            o.layers = std::atoi(argv[++i]);
+        } else if (a == "--filter" && i + 1 < argc) {
+            o.filter = argv[++i];
+        } else if (a == "--quick") {
+            o.quick = true;
+        } else {
+            std::fprintf(stderr, "usage: cpu_kernels [--threads N] [--layers N] [--filter SUBSTRING] [--quick]\n");
+            return 2;
+        }
+    }
+    ggml_backend_t be = ggml_backend_cpu_init();
+    if (be == nullptr) {
+        return 1;
+    }
+    ggml_backend_cpu_set_n_threads(be, o.threads);
+    const char * isa = "";
+    Peaks        p{};
+    p.dram_gbs   = dram_read_gbs(o.threads);
+    p.fma_gflops = fma_peak_gflops(o.threads, &isa);
+    std::printf("cpu_kernels, %d threads: DRAM read %.1f GB/s (1 GiB), FP32 FMA peak %.0f GFLOP/s (%s)\n\n", o.threads,
+                p.dram_gbs, p.fma_gflops, isa);
+    std::printf("| %-44s | %-17s | %-13s |\n", "case", "median", "ratio");
+    std::printf("|%s|%s|%s|\n", std::string(46, '-').c_str(), std::string(19, '-').c_str(), std::string(15, '-').c_str());
+    decode_cases(be, o, p);
+    batch_cases(be, o, p);
+    attention_cases(be, o, p);
+    memory_cases(be, o, p);
+    layer_case(be, o, p);
+    ggml_backend_free(be);
+    return 0;
+}
