@@ -8,8 +8,9 @@
 #include "base/fp16.h"
 #include "base/log.h"
 
+#include <algorithm>
 #include <cstring>
-#include <vector>
+#include <new>
 
 namespace switchyard::cpu {
 
@@ -66,19 +67,24 @@ void sum_f32(ggml_tensor * const * tensors, size_t n, size_t count) {
     }
 }
 
+// Sums in float a chunk of elements at a time, on the stack.
 void sum_converted(ggml_tensor * const * tensors, size_t n, size_t count) {
-    const ggml_type    type = tensors[0]->type;
-    std::vector<float> acc(count);
-    for (size_t i = 0; i < count; ++i) {
-        acc[i] = load(type, tensors[0]->data, i);
-    }
-    for (size_t k = 1; k < n; ++k) {
-        for (size_t i = 0; i < count; ++i) {
-            acc[i] += load(type, tensors[k]->data, i);
+    constexpr size_t kChunk = 256;
+    const ggml_type  type   = tensors[0]->type;
+    float            acc[kChunk];
+    for (size_t i0 = 0; i0 < count; i0 += kChunk) {
+        const size_t m = std::min(kChunk, count - i0);
+        for (size_t i = 0; i < m; ++i) {
+            acc[i] = load(type, tensors[0]->data, i0 + i);
         }
-    }
-    for (size_t i = 0; i < count; ++i) {
-        store(type, tensors[0]->data, i, acc[i]);
+        for (size_t k = 1; k < n; ++k) {
+            for (size_t i = 0; i < m; ++i) {
+                acc[i] += load(type, tensors[k]->data, i0 + i);
+            }
+        }
+        for (size_t i = 0; i < m; ++i) {
+            store(type, tensors[0]->data, i0 + i, acc[i]);
+        }
     }
 }
 
@@ -94,7 +100,11 @@ void * comm_init(ggml_backend_t * backends, size_t n_backends) {
             return nullptr;
         }
     }
-    return new Communicator{n_backends};
+    auto * comm = new (std::nothrow) Communicator{n_backends};
+    if (comm == nullptr) {
+        log_error("[ggml_backend_comm_init] out of memory\n");
+    }
+    return comm;
 }
 
 void comm_free(void * comm_ctx) { delete static_cast<Communicator *>(comm_ctx); }

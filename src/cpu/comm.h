@@ -10,7 +10,7 @@
 namespace switchyard::cpu {
 
 // A communicator for n_backends CPU backends; NULL (nothing logged above debug level) when one of them is not a
-// CPU backend, so the caller uses its generic path. Release it with comm_free.
+// CPU backend, so the caller uses its generic path; NULL (logged) when out of memory. Release it with comm_free.
 void * comm_init(ggml_backend_t * backends, size_t n_backends);
 void   comm_free(void * comm_ctx);
 

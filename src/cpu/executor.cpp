@@ -8,6 +8,12 @@
 // and the result is GGML_STATUS_ABORTED. A kernel that finds bad input data (an index out of range) reports it
 // (report_data_error); every thread stops at the barrier after that node, the error is logged once with the
 // node's name and op, and the result is GGML_STATUS_FAILED.
+//
+// Kernels allocate nothing while they run: what they need beyond their tensors is the plan's work memory, sized by
+// their KernelInfo::work_size, so no allocation failure (and no exception) can arise on a worker thread. The only
+// allocations of a computation are the step list and, without a thread pool in the plan, a temporary pool, both
+// before anything runs; their failure is GGML_STATUS_ALLOC_FAILED (list) or a computation on fewer threads (pool).
+// ggml_graph_compute_with_ctx takes work memory from the context only when the plan asks for some.
 #include "cpu/data_error.h"
 #include "cpu/plan.h"
 #include "cpu/thread_sync.h"
@@ -18,10 +24,12 @@
 #include "base/log.h"
 #include "core/graph.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <vector>
 
 namespace switchyard::cpu {
@@ -74,7 +82,19 @@ const char * data_problem(const ggml_tensor * node) {
     return nullptr;
 }
 
-// Checks every scheduled node and lists the ones with a kernel; false (logged) if any cannot be computed.
+// Room for a step per node, so that build_steps never allocates; false (logged) when there is no memory for it.
+bool reserve_steps(std::vector<Step> & steps, int n_nodes) {
+    try {
+        steps.reserve(static_cast<size_t>(std::max(n_nodes, 0)));
+    } catch (const std::bad_alloc &) {
+        log_error("[ggml_graph_compute] out of memory for the list of %d nodes\n", n_nodes);
+        return false;
+    }
+    return true;
+}
+
+// Checks every scheduled node and lists the ones with a kernel (steps: reserved for every node); false (logged) if
+// any cannot be computed.
 bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<Step> & steps) {
     char what[512];
     for (int i = 0; i < cgraph->n_nodes; ++i) {
@@ -232,6 +252,9 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     int                              n_threads = cplan->n_threads;
     std::unique_ptr<ggml_threadpool> temporary;
     std::vector<Step>                steps;
+    if (!reserve_steps(steps, cgraph->n_nodes)) {
+        return GGML_STATUS_ALLOC_FAILED;
+    }
     if (!build_steps(cgraph, n_threads, wsize, steps)) {
         return GGML_STATUS_FAILED;
     }

@@ -6,6 +6,12 @@
 // every thread of the node must reach the same barriers. Kernels honour arbitrary strides, broadcasting and
 // in-place execution (dst may alias src[0]).
 //
+// Kernels never allocate: they run on the thread pool's workers, where an allocation failure could not be
+// reported. What they need beyond their tensors is either small and bounded (on the stack, a chunk at a time) or
+// asked for through work_size, computed from the node's shapes and types and n_tasks alone, and as little as the
+// kernel really uses (an F32 x F32 MUL_MAT asks for none): ggml_graph_plan's work_size is the largest of these,
+// and programs size their memory by it.
+//
 // Shapes and types are checked before anything runs (supports); what only the data can get wrong (an index or id
 // read from a tensor) the kernel checks as it reads it and reports with report_data_error: the graph then stops
 // after the node and ggml_graph_compute returns GGML_STATUS_FAILED.

@@ -1,15 +1,16 @@
 // ggml_get_type_traits_cpu: for each type, the type src1 is converted to for dot products (vec_dot_type, as
 // upstream pairs them), the converter (from_float) and the dot product itself (vec_dot). The dot products here
-// are generic (both operands converted to floats); the matrix kernels in kernels/matmul.cpp do not use them.
+// are generic (both operands converted to floats, a chunk at a time on the stack: they allocate nothing); the matrix
+// kernels in kernels/matmul.cpp do not use them.
 #include "ggml-cpu.h"
 
 #include "cpu/kernels/matmul_dot.h"
 
 #include "base/fp16.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
-#include <vector>
 
 namespace {
 
@@ -51,16 +52,25 @@ ggml_type vec_dot_type_of(ggml_type type) {
     }
 }
 
+// Elements converted at a time: a whole number of blocks of every format.
+constexpr int kDotChunk = 256;
+
 template <ggml_type X>
 void vec_dot_generic(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) {
-    thread_local std::vector<float> xf, yf;
-    xf.resize(static_cast<size_t>(n));
-    yf.resize(static_cast<size_t>(n));
     const ggml_type yt = vec_dot_type_of(X);
+    float           xf[kDotChunk];
+    float           yf[kDotChunk];
     for (int r = 0; r < nrc; ++r) {
-        to_floats(X, static_cast<const char *>(x) + static_cast<size_t>(r) * bx, xf.data(), n);
-        to_floats(yt, static_cast<const char *>(y) + static_cast<size_t>(r) * by, yf.data(), n);
-        s[static_cast<size_t>(r) * bs / sizeof(float)] = dot_kernels().dot(xf.data(), yf.data(), n);
+        const char * xr  = static_cast<const char *>(x) + static_cast<size_t>(r) * bx;
+        const char * yr  = static_cast<const char *>(y) + static_cast<size_t>(r) * by;
+        float        sum = 0.0f;
+        for (int i0 = 0; i0 < n; i0 += kDotChunk) {
+            const int m = std::min(kDotChunk, n - i0);
+            to_floats(X, xr + ggml_row_size(X, i0), xf, m);
+            to_floats(yt, yr + ggml_row_size(yt, i0), yf, m);
+            sum += dot_kernels().dot(xf, yf, m);
+        }
+        s[static_cast<size_t>(r) * bs / sizeof(float)] = sum;
     }
 }
 

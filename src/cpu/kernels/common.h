@@ -10,9 +10,10 @@
 // functions built from them (RowKernels; row_kernels() picks one at run time by features()).
 //
 // Contents: addressing (row_coords, row_ptr, elem_ptr, Cursor, index_in_range), work split (thread_range,
-// row_spans, single_task), element types and conversions (load_value / store_value, load_row / store_row,
-// read_chunk / write_chunk, can_read_floats / can_write_floats, copy_units / zero_units), op parameters (op_i32 /
-// op_f32), strided views of SET / ACC (ViewParams, make_view, view_in_bounds), then Vec / MapOp / RowKernels.
+// row_spans, single_task), scratch (scratch_floats, thread_slot), element types and conversions (load_value /
+// store_value, load_row / store_row, read_chunk / write_chunk, can_read_floats / can_write_floats, copy_units /
+// zero_units), op parameters (op_i32 / op_f32), strided views of SET / ACC (ViewParams, make_view,
+// view_in_bounds), then Vec / MapOp / RowKernels.
 //
 // Length: over the usual 600 lines because the kernel directory has one shared header; the Vec half would move to
 // src/cpu/simd/ as its own header without other changes.
@@ -145,6 +146,33 @@ inline RowSpans row_spans(const ComputeParams & p, int64_t nrows, int64_t ne0) {
 // n_tasks for kernels that run on one thread only.
 inline int single_task(const ggml_tensor *, int) {
     return 1;
+}
+
+// ---- scratch -------------------------------------------------------------------------------------------------
+//
+// Kernels that need memory beyond their tensors take it from the node's scratch (ComputeParams::wdata, sized by
+// their KernelInfo::work_size from the same shapes and thread count), never from the heap: the kernels run on the
+// thread pool's workers, where an allocation failure could not be reported. Areas start on 64-byte bounds so the
+// threads' slots never share a cache line.
+
+constexpr size_t kScratchAlign = 64;
+
+inline size_t scratch_align(size_t bytes) {
+    return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+}
+
+// Bytes of an area of n floats.
+inline size_t scratch_floats(int64_t n) {
+    return scratch_align(static_cast<size_t>(std::max<int64_t>(n, 0)) * sizeof(float));
+}
+
+// This thread's slot: `slot_bytes` (aligned) per thread after `shared_bytes` (aligned) used by all threads.
+// nullptr when the slot is empty.
+inline char * thread_slot(const ComputeParams & p, size_t shared_bytes, size_t slot_bytes) {
+    if (slot_bytes == 0) {
+        return nullptr;
+    }
+    return static_cast<char *>(p.wdata) + shared_bytes + static_cast<size_t>(p.ith) * slot_bytes;
 }
 
 // ---- element types ---------------------------------------------------------------------------------------------

@@ -33,6 +33,16 @@ DequantRowFn dequant_row(const DequantKernels & k, ggml_type type);
 bool row_convertible(ggml_type type);
 void row_to_float(ggml_type type, const void * src, float * dst, int64_t n);
 
+// The n elements of such a row as floats: the row itself when type is F32 (no copy; buf may then be nullptr),
+// else converted into buf (room for n floats).
+inline const float * row_as_float(ggml_type type, const void * src, float * buf, int64_t n) {
+    if (type == GGML_TYPE_F32) {
+        return static_cast<const float *>(src);
+    }
+    row_to_float(type, src, buf, n);
+    return buf;
+}
+
 // ISA tables (dequant_avx2.cpp, dequant_avx512.cpp); call only when the CPU has the ISA.
 const DequantKernels & dequant_kernels_avx2();
 const DequantKernels & dequant_kernels_avx512();

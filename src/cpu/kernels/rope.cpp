@@ -2,6 +2,11 @@
 // scaling and optional frequency factors. op_params (int32 slots): 1 n_dims, 2 mode, 4 n_ctx_orig; floats:
 // 5 freq_base, 6 freq_scale, 7 ext_factor, 8 attn_factor, 9 beta_fast, 10 beta_slow.
 // a: [head_dim, n_head, n_tokens, ne3]; src[1]: I32 positions [n_tokens]; src[2]: F32 freq factors [n_dims/2].
+//
+// Threads split the tokens. A token's rotation angles are the same for every head: they are computed once per
+// chunk of kChunk dimensions into a cos/sin table on the stack and applied to all heads before the next chunk
+// (one chunk for head sizes up to kChunk), so no scratch is needed.
+#include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
 
 #include "base/fp16.h"
@@ -9,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace switchyard::cpu::kernels {
 
@@ -63,40 +67,59 @@ void store(ggml_type type, char * p, float v) {
     }
 }
 
+// Rotates dimensions [c0, c1) (c0, c1 even, or c1 = n_dims) of every head of token row (i2, i3); cs holds the
+// cos / sin pairs of those dimensions.
+void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3, int64_t c0,
+                  int64_t c1, const float * cs) {
+    const bool neox = (r.mode & GGML_ROPE_TYPE_NEOX) != 0;
+    for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
+        const char * src = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
+        char *       out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        for (int64_t i0 = c0; i0 < c1; i0 += 2) {
+            const int64_t j0 = neox ? i0 / 2 : i0;
+            const int64_t j1 = neox ? i0 / 2 + r.n_dims / 2 : i0 + 1;
+            const float   c = cs[i0 - c0], s = cs[i0 - c0 + 1];
+            const float   x0 = load(a->type, src + j0 * a->nb[0]);
+            const float   x1 = load(a->type, src + j1 * a->nb[0]);
+            store(dst->type, out + j0 * dst->nb[0], x0 * c - x1 * s);
+            store(dst->type, out + j1 * dst->nb[0], x0 * s + x1 * c);
+        }
+    }
+}
+
+// Copies the dimensions past n_dims of every head of token row (i2, i3) unchanged.
+void copy_tail(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3) {
+    for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
+        const char * src = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
+        char *       out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        for (int64_t i0 = r.n_dims; i0 < a->ne[0]; ++i0) {
+            store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
+        }
+    }
+}
+
 void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
-    const ggml_tensor * a     = dst->src[0];
-    const ggml_tensor * pos   = dst->src[1];
-    const ggml_tensor * ff    = dst->src[2];
-    const RopeParams    r     = read_params(dst);
-    const bool          neox  = (r.mode & GGML_ROPE_TYPE_NEOX) != 0;
+    const ggml_tensor * a           = dst->src[0];
+    const ggml_tensor * pos         = dst->src[1];
+    const ggml_tensor * ff          = dst->src[2];
+    const RopeParams    r           = read_params(dst);
     const float         theta_scale = std::pow(r.freq_base, -2.0f / static_cast<float>(r.n_dims));
-    std::vector<float>  cs(static_cast<size_t>(r.n_dims));
-    const int64_t       n_tok_rows = a->ne[2] * a->ne[3];
+    const int64_t       n_tok_rows  = a->ne[2] * a->ne[3];
+    float               cs[kChunk]; // cos / sin of the chunk's dimension pairs
     for (int64_t tr = p.ith; tr < n_tok_rows; tr += p.nth) {
         const int64_t i2 = tr % a->ne[2], i3 = tr / a->ne[2];
         const float   position = static_cast<float>(*reinterpret_cast<const int32_t *>(static_cast<const char *>(pos->data) + i2 * pos->nb[0]));
         float         theta    = position;
-        for (int64_t i0 = 0; i0 < r.n_dims; i0 += 2) {
-            const float f = ff ? *reinterpret_cast<const float *>(static_cast<const char *>(ff->data) + (i0 / 2) * ff->nb[0]) : 1.0f;
-            yarn_angle(r, theta / f, i0, &cs[static_cast<size_t>(i0)], &cs[static_cast<size_t>(i0 + 1)]);
-            theta *= theta_scale;
-        }
-        for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
-            const char * src = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
-            char *       out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
-            for (int64_t i0 = 0; i0 < r.n_dims; i0 += 2) {
-                const int64_t j0 = neox ? i0 / 2 : i0;
-                const int64_t j1 = neox ? i0 / 2 + r.n_dims / 2 : i0 + 1;
-                const float   c = cs[static_cast<size_t>(i0)], s = cs[static_cast<size_t>(i0 + 1)];
-                const float   x0 = load(a->type, src + j0 * a->nb[0]);
-                const float   x1 = load(a->type, src + j1 * a->nb[0]);
-                store(dst->type, out + j0 * dst->nb[0], x0 * c - x1 * s);
-                store(dst->type, out + j1 * dst->nb[0], x0 * s + x1 * c);
+        for (int64_t c0 = 0; c0 < r.n_dims; c0 += kChunk) {
+            const int64_t c1 = std::min<int64_t>(r.n_dims, c0 + kChunk);
+            for (int64_t i0 = c0; i0 < c1; i0 += 2) {
+                const float f = ff ? *reinterpret_cast<const float *>(static_cast<const char *>(ff->data) + (i0 / 2) * ff->nb[0]) : 1.0f;
+                yarn_angle(r, theta / f, i0, &cs[i0 - c0], &cs[i0 - c0 + 1]);
+                theta *= theta_scale;
             }
-            for (int64_t i0 = r.n_dims; i0 < a->ne[0]; ++i0) {
-                store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
-            }
+            rotate_chunk(r, a, dst, i2, i3, c0, c1, cs);
         }
+        copy_tail(r, a, dst, i2, i3);
     }
 }
 

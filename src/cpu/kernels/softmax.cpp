@@ -1,6 +1,11 @@
 // SOFT_MAX: dst = softmax(a*scale + slope*mask) along rows, with optional per-head sink logits.
 // op_params: scale (f32), max_bias (f32). src[1]: mask F32/F16 [ne0, >= ne01, ne12, ne13], broadcast over dims
 // 2 and 3; src[2]: sinks F32 [ne02]. slope is the ALiBi slope of the head (i02) when max_bias > 0, else 1.
+//
+// Each row is computed in float in three passes (logits and their max, exponentials and their sum, scaling). An F32
+// dst row with adjacent elements holds the intermediate values itself (also in place, dst == a: every element is
+// read before it is written); otherwise they go to a float row per thread in the scratch (work_size).
+#include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
 
 #include "base/fp16.h"
@@ -8,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace switchyard::cpu::kernels {
 
@@ -33,6 +37,15 @@ float load(const ggml_tensor * t, const char * p) {
     }
 }
 
+// The dst row holds the intermediate values (no scratch).
+bool rows_in_dst(const ggml_tensor * dst) {
+    return dst->type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float);
+}
+
+size_t softmax_work_size(const ggml_tensor * dst, int n_threads) {
+    return rows_in_dst(dst) ? 0 : static_cast<size_t>(n_threads) * scratch_floats(dst->ne[0]);
+}
+
 void softmax_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * a        = dst->src[0];
     const ggml_tensor * mask     = dst->src[1];
@@ -41,7 +54,8 @@ void softmax_compute(const ComputeParams & p, ggml_tensor * dst) {
     const float         max_bias = get_op_param_f32(dst, 1);
     const int64_t       ne0 = a->ne[0], ne1 = a->ne[1], ne2 = a->ne[2];
     const int64_t       nrows = ggml_nrows(a);
-    std::vector<float>  x(static_cast<size_t>(ne0));
+    const bool          in_dst = rows_in_dst(dst);
+    auto *              buf    = reinterpret_cast<float *>(thread_slot(p, 0, in_dst ? 0 : scratch_floats(ne0)));
     for (int64_t r = p.ith; r < nrows; r += p.nth) {
         const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
         const char *  src   = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
@@ -49,13 +63,15 @@ void softmax_compute(const ComputeParams & p, ggml_tensor * dst) {
         const char *  mrow  = mask ? static_cast<const char *>(mask->data) + i1 * mask->nb[1] +
                                        (i2 % mask->ne[2]) * mask->nb[2] + (i3 % mask->ne[3]) * mask->nb[3]
                                    : nullptr;
-        float max = -INFINITY;
+        char *  out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        float * x   = in_dst ? reinterpret_cast<float *>(out) : buf;
+        float   max = -INFINITY;
         for (int64_t i0 = 0; i0 < ne0; ++i0) {
             float v = load(a, src + i0 * a->nb[0]) * scale;
             if (mrow) {
                 v += slope * load(mask, mrow + i0 * mask->nb[0]);
             }
-            x[static_cast<size_t>(i0)] = v;
+            x[i0] = v;
             max = std::max(max, v);
         }
         float sink = -INFINITY;
@@ -65,15 +81,16 @@ void softmax_compute(const ComputeParams & p, ggml_tensor * dst) {
         }
         double sum = sinks ? std::exp(static_cast<double>(sink - max)) : 0.0;
         for (int64_t i0 = 0; i0 < ne0; ++i0) {
-            const float e = max == -INFINITY ? 0.0f : std::exp(x[static_cast<size_t>(i0)] - max);
-            x[static_cast<size_t>(i0)] = e;
+            const float e = max == -INFINITY ? 0.0f : std::exp(x[i0] - max);
+            x[i0] = e;
             sum += e;
         }
         const float inv = sum > 0.0 ? static_cast<float>(1.0 / sum) : 0.0f;
-        char *      out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
         for (int64_t i0 = 0; i0 < ne0; ++i0) {
-            const float v = x[static_cast<size_t>(i0)] * inv;
-            if (dst->type == GGML_TYPE_F16) {
+            const float v = x[i0] * inv;
+            if (in_dst) {
+                x[i0] = v;
+            } else if (dst->type == GGML_TYPE_F16) {
                 *reinterpret_cast<uint16_t *>(out + i0 * dst->nb[0]) = fp32_to_fp16(v);
             } else {
                 *reinterpret_cast<float *>(out + i0 * dst->nb[0]) = v;
@@ -97,7 +114,7 @@ bool softmax_supports(const ggml_tensor * dst) {
 
 KernelInfo softmax(ggml_op op) {
     if (op == GGML_OP_SOFT_MAX) {
-        return KernelInfo{softmax_compute, nullptr, nullptr, softmax_supports};
+        return KernelInfo{softmax_compute, nullptr, softmax_work_size, softmax_supports};
     }
     return KernelInfo{};
 }

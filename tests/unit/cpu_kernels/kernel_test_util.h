@@ -1,7 +1,9 @@
 // Helpers for the CPU kernel unit tests: an allocating context, element access by coordinates for the plain types,
 // random fills, running one op through ggml_graph_compute_with_ctx, and element-wise comparison against a scalar
-// reference written in the test.
+// reference written in the test or the shared one of tests/support.
 #pragma once
+
+#include "support/reference/reference.h"
 
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace switchyard::kernel_test {
@@ -186,6 +189,21 @@ inline void expect_all_near(const ggml_tensor * out, const RefFn & ref, Tol tol)
 
 inline void expect_all_near(const ggml_tensor * out, const RefFn & ref) {
     expect_all_near(out, ref, tol_for(out->type));
+}
+
+// The scalar reference's result for out (tests/support/reference): computes every node of gf with it, in order,
+// and returns out's values in logical order (i0 fastest). Run it before the kernels when the graph works in place.
+inline std::vector<double> reference_values(ggml_cgraph * gf, const ggml_tensor * out) {
+    EXPECT_TRUE(switchyard::testing::reference::compute_graph(gf));
+    return values(out);
+}
+
+// A RefFn over values in logical order (as returned by values / reference_values) for a tensor shaped like out.
+inline RefFn from_values(const ggml_tensor * out, std::vector<double> v) {
+    const int64_t ne0 = out->ne[0], ne1 = out->ne[1], ne2 = out->ne[2];
+    return [ne0, ne1, ne2, v = std::move(v)](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        return v[static_cast<size_t>(((i3 * ne2 + i2) * ne1 + i1) * ne0 + i0)];
+    };
 }
 
 // The thread counts every kernel test runs with.
