@@ -19,8 +19,11 @@ public:
             want *= 2;
         }
         if (keys_.size() < want) {
-            keys_.assign(want, nullptr);
-            values_.assign(want, -1);
+            // build the new arrays first: if either allocation throws, the map is left as it was
+            std::vector<const void *> keys(want, nullptr);
+            std::vector<int32_t>      values(want, -1);
+            keys_.swap(keys);
+            values_.swap(values);
         } else {
             std::fill(keys_.begin(), keys_.end(), nullptr);
         }
@@ -65,13 +68,16 @@ private:
         return static_cast<size_t>(h >> 20) & (keys_.size() - 1);
     }
 
+    // Doubles the slots. Exception-safe: the new arrays are allocated before the map changes.
     void grow() {
+        const size_t              new_size = keys_.empty() ? 32 : keys_.size() * 2;
+        std::vector<const void *> new_keys(new_size, nullptr);
+        std::vector<int32_t>      new_values(new_size, -1);
         std::vector<const void *> old_keys   = std::move(keys_);
         std::vector<int32_t>      old_values = std::move(values_);
-        size_t                    new_size   = old_keys.empty() ? 32 : old_keys.size() * 2;
-        keys_.assign(new_size, nullptr);
-        values_.assign(new_size, -1);
-        count_ = 0;
+        keys_                                = std::move(new_keys);
+        values_                              = std::move(new_values);
+        count_                               = 0;
         for (size_t i = 0; i < old_keys.size(); ++i) {
             if (old_keys[i] != nullptr) {
                 insert(old_keys[i], old_values[i]);

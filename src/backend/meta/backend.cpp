@@ -92,23 +92,29 @@ MetaBackend * meta_backend(ggml_backend_t backend) {
     return backend != nullptr && backend->iface.get_name == backend_get_name ? ctx_of(backend) : nullptr;
 }
 
+// Every path out, exceptions included (out of memory, a worker thread that cannot start), releases what was made.
 ggml_backend_t new_meta_backend(MetaDevice & dev) {
-    auto * mb = new MetaBackend();
-    mb->dev   = &dev;
+    struct Releaser {
+        void operator()(MetaBackend * mb) const { release(mb); }
+    };
+    std::unique_ptr<MetaBackend, Releaser> mb(new MetaBackend());
+    mb->dev = &dev;
+    mb->simple.reserve(dev.devs.size());
     for (ggml_backend_dev_t simple : dev.devs) {
         ggml_backend_t backend = ggml_backend_dev_init(simple, nullptr);
         if (backend == nullptr) {
             log_error("[ggml_backend_meta] cannot create a backend on %s for %s\n", ggml_backend_dev_name(simple),
                       dev.name.c_str());
-            release(mb);
             return nullptr;
         }
-        mb->simple.push_back(backend);
+        mb->simple.push_back(backend); // cannot throw: reserved
     }
     mb->scratch.assign(dev.devs.size(), nullptr);
     mb->workers = std::make_unique<Workers>(mb->n());
     mb->comm    = comm_init(*mb);
-    return new ggml_backend{meta_guid(), kInterface, &dev.device, mb};
+    auto * backend = new ggml_backend{meta_guid(), kInterface, &dev.device, mb.get()};
+    mb.release();
+    return backend;
 }
 
 } // namespace switchyard::meta

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <new>
 
 namespace switchyard::meta {
@@ -20,11 +21,7 @@ std::atomic<uintptr_t> g_next_base{uintptr_t(0x500000000000)};
 MetaBuffer * ctx_of(ggml_backend_buffer_t buffer) { return static_cast<MetaBuffer *>(buffer->context); }
 
 void buffer_free(ggml_backend_buffer_t buffer) {
-    MetaBuffer * buf = ctx_of(buffer);
-    for (ggml_backend_buffer_t part : buf->parts) {
-        ggml_backend_buffer_free(part);
-    }
-    delete buf;
+    delete ctx_of(buffer); // with its parts
 }
 
 void * buffer_get_base(ggml_backend_buffer_t buffer) { return reinterpret_cast<void *>(ctx_of(buffer)->base); }
@@ -164,33 +161,29 @@ constexpr ggml_backend_buffer_i kInterface = {
 
 ggml_backend_buffer_t new_meta_buffer(MetaDevice & dev, size_t size, Placement placement,
                                       const std::vector<size_t> & part_sizes) {
-    auto * buf = new (std::nothrow) MetaBuffer();
-    if (buf == nullptr) {
-        return nullptr;
-    }
-    const size_t n = static_cast<size_t>(dev.n());
-    buf->dev       = &dev;
-    buf->placement = placement;
+    auto         buf = std::make_unique<MetaBuffer>(); // frees the parts made so far on every early exit
+    const size_t n   = static_cast<size_t>(dev.n());
+    buf->dev         = &dev;
+    buf->placement   = placement;
     buf->parts.assign(n, nullptr);
     buf->packed_end.assign(n, 0);
     buf->pools.resize(n);
     const size_t align = ggml_backend_buft_get_alignment(&dev.buft);
     buf->base          = g_next_base.fetch_add((size + (size_t(1) << 20)) / align * align + align);
-    bool ok = true;
-    for (size_t d = 0; ok && d < part_sizes.size() && d < n; ++d) {
+    for (size_t d = 0; d < part_sizes.size() && d < n; ++d) {
         buf->parts[d] = ggml_backend_buft_alloc_buffer(dev.bufts[d], part_sizes[d]);
-        ok            = buf->parts[d] != nullptr;
+        if (buf->parts[d] == nullptr) {
+            log_error("[ggml_backend_meta] cannot allocate a meta buffer of %zu bytes: %zu bytes on %s failed\n",
+                      size, part_sizes[d], ggml_backend_dev_name(dev.devs[d]));
+            return nullptr;
+        }
     }
-    buf->handle = ok ? ggml_backend_buffer_init(&dev.buft, kInterface, buf, size) : nullptr;
+    buf->handle = ggml_backend_buffer_init(&dev.buft, kInterface, buf.get(), size);
     if (buf->handle == nullptr) {
         log_error("[ggml_backend_meta] cannot allocate a meta buffer of %zu bytes\n", size);
-        for (ggml_backend_buffer_t part : buf->parts) {
-            ggml_backend_buffer_free(part);
-        }
-        delete buf;
         return nullptr;
     }
-    return buf->handle;
+    return buf.release()->handle;
 }
 
 ggml_status bind_slice(MetaBuffer & buf, Record & rec, int d) {

@@ -18,8 +18,22 @@ namespace switchyard::meta {
 //
 
 Workers::Workers(int n) {
-    for (int d = 1; d < n; ++d) {
-        threads_.emplace_back(&Workers::loop, this, d);
+    try {
+        threads_.reserve(static_cast<size_t>(n > 1 ? n - 1 : 0));
+        for (int d = 1; d < n; ++d) {
+            threads_.emplace_back(&Workers::loop, this, d);
+        }
+    } catch (...) {
+        // a thread that cannot be started: stop the ones that did (a joinable std::thread must not be destroyed)
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        start_cv_.notify_all();
+        for (std::thread & t : threads_) {
+            t.join();
+        }
+        throw;
     }
 }
 

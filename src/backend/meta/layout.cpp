@@ -52,6 +52,7 @@ ggml_tensor * TensorPool::make(ggml_type type, const int64_t ne[GGML_MAX_DIMS]) 
             used_ = 0;
         }
         if (current_ == contexts_.size()) {
+            contexts_.reserve(contexts_.size() + 1); // so that push_back below cannot throw and leak ctx
             ggml_init_params params{kTensorsPerContext * ggml_tensor_overhead(), nullptr, true};
             ggml_context *   ctx = ggml_init(params);
             if (ctx == nullptr) {

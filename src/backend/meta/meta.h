@@ -87,6 +87,15 @@ struct MetaBuffer {
     std::unordered_map<const ggml_tensor *, Record>  records;
     std::vector<TensorPool>                          pools; // per device: the slices' metadata
     bool                                             needs_layout = false;
+
+    MetaBuffer() = default;
+    MetaBuffer(const MetaBuffer &)             = delete;
+    MetaBuffer & operator=(const MetaBuffer &) = delete;
+    ~MetaBuffer() {
+        for (ggml_backend_buffer_t part : parts) {
+            ggml_backend_buffer_free(part); // the device memory is the meta buffer's
+        }
+    }
 };
 
 // The meta buffer behind `buffer` / holding t's memory (its view source's for a view); NULL if none.

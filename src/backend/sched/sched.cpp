@@ -36,16 +36,20 @@ bool valid_backend_set(ggml_backend_t * backends, int n_backends) {
     return true;
 }
 
-void write_plan_if_requested(ggml_backend_sched * sched) {
+// Observability only: a plan that cannot be written (no file, no memory for the JSON) is logged, never a failure
+// of the call that asked for it.
+void write_plan_if_requested(ggml_backend_sched * sched) noexcept {
     if (sched->plan_path.empty()) {
         return;
     }
-    std::ofstream out(sched->plan_path);
-    if (!out) {
-        log_error("[ggml_backend_sched] cannot write the plan to '%s'\n", sched->plan_path.c_str());
-        return;
-    }
-    out << plan_json(sched);
+    guard_void("ggml_backend_sched (GGML_SCHED_PLAN)", [&] {
+        std::ofstream out(sched->plan_path);
+        if (!out) {
+            log_error("[ggml_backend_sched] cannot write the plan to '%s'\n", sched->plan_path.c_str());
+            return;
+        }
+        out << plan_json(sched);
+    });
 }
 
 // false (logged) when the caller passed a NULL scheduler or graph; every C function checks its handles first.
@@ -155,6 +159,9 @@ bool alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
     }
     const bool changed = sched->prev_node_backend_ids != sched->node_backend_ids ||
                          sched->prev_leaf_backend_ids != sched->leaf_backend_ids;
+    // copied before anything is placed, so that nothing after the placement can throw
+    std::vector<int> placed_node_ids = sched->node_backend_ids;
+    std::vector<int> placed_leaf_ids = sched->leaf_backend_ids;
     if (changed || !ggml_gallocr_alloc_graph(sched->galloc.get(), sched->graph)) {
         // re-plan: wait for everything that may still use the old buffers
         for (int i = 0; i < sched->n_backends; ++i) {
@@ -166,8 +173,8 @@ bool alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
             return false;
         }
     }
-    sched->prev_node_backend_ids = sched->node_backend_ids;
-    sched->prev_leaf_backend_ids = sched->leaf_backend_ids;
+    sched->prev_node_backend_ids.swap(placed_node_ids);
+    sched->prev_leaf_backend_ids.swap(placed_leaf_ids);
     sched->is_alloc = true;
     write_plan_if_requested(sched); // again, now with the compute buffer sizes
     return true;
