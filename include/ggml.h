@@ -447,6 +447,14 @@ extern "C" {
         GGML_TENSOR_FLAG_COMPUTE = 16, // set by graph building on every node to execute; executors skip the rest
     };
 
+    // the part of a matrix ggml_tri keeps (the rest becomes 0): on and above the diagonal, strictly above, ...
+    enum ggml_tri_type {
+        GGML_TRI_TYPE_UPPER_DIAG = 0,
+        GGML_TRI_TYPE_UPPER      = 1,
+        GGML_TRI_TYPE_LOWER_DIAG = 2,
+        GGML_TRI_TYPE_LOWER      = 3
+    };
+
     struct ggml_init_params {
         size_t mem_size;   // bytes of the arena
         void * mem_buffer; // caller-owned arena, or NULL to let the context allocate (and free) it
@@ -541,6 +549,7 @@ extern "C" {
     GGML_API bool ggml_is_transposed(const struct ggml_tensor * tensor);
     GGML_API bool ggml_is_permuted  (const struct ggml_tensor * tensor);
     GGML_API bool ggml_is_empty     (const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_view      (const struct ggml_tensor * tensor); // has a view_src
     GGML_API bool ggml_is_scalar    (const struct ggml_tensor * tensor);
     GGML_API bool ggml_is_vector    (const struct ggml_tensor * tensor);
     GGML_API bool ggml_is_matrix    (const struct ggml_tensor * tensor);
@@ -552,6 +561,11 @@ extern "C" {
     GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // same as ggml_is_contiguous
     GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // contiguous for dims >= 1
     GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // contiguous for dims >= 2
+
+    // dimensions below n are contiguous; dimensions >= n may have any strides
+    GGML_API bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor);
+    GGML_API bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor);
 
     // the elements fill one block of memory (no gaps), in any order
     GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
@@ -679,6 +693,8 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_sqrt_inplace(struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_log         (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_log_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_expm1        (struct ggml_context * ctx, struct ggml_tensor * a); // exp(x) - 1
+    GGML_API struct ggml_tensor * ggml_expm1_inplace(struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_sin         (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_sin_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_cos         (struct ggml_context * ctx, struct ggml_tensor * a);
@@ -687,6 +703,7 @@ extern "C" {
     // reductions
     GGML_API struct ggml_tensor * ggml_sum     (struct ggml_context * ctx, struct ggml_tensor * a); // -> scalar
     GGML_API struct ggml_tensor * ggml_sum_rows(struct ggml_context * ctx, struct ggml_tensor * a); // [a,b,c,d] -> [1,b,c,d]
+    GGML_API struct ggml_tensor * ggml_cumsum  (struct ggml_context * ctx, struct ggml_tensor * a); // F32, running sum along each row
     GGML_API struct ggml_tensor * ggml_mean    (struct ggml_context * ctx, struct ggml_tensor * a); // per row
     GGML_API struct ggml_tensor * ggml_argmax  (struct ggml_context * ctx, struct ggml_tensor * a); // per row, I32
 
@@ -728,8 +745,21 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_hardsigmoid        (struct ggml_context * ctx, struct ggml_tensor * a); // relu6(x+3)/6
     GGML_API struct ggml_tensor * ggml_exp                (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_exp_inplace        (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_floor              (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_floor_inplace      (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_ceil               (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_ceil_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_round              (struct ggml_context * ctx, struct ggml_tensor * a); // halves away from 0
+    GGML_API struct ggml_tensor * ggml_round_inplace      (struct ggml_context * ctx, struct ggml_tensor * a);
+    GGML_API struct ggml_tensor * ggml_trunc              (struct ggml_context * ctx, struct ggml_tensor * a); // toward 0
+    GGML_API struct ggml_tensor * ggml_trunc_inplace      (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_softplus           (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_softplus_inplace   (struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // xIELU: x > 0: a_p*x^2 + beta*x, else a_n*(expm1(min(x, eps)) - x) + beta*x, with the constrained coefficients
+    // a_p = softplus(alpha_p) and a_n = beta + softplus(alpha_n) (op_params f32 [1..4] = {a_n, a_p, beta, eps})
+    GGML_API struct ggml_tensor * ggml_xielu(
+            struct ggml_context * ctx, struct ggml_tensor * a, float alpha_n, float alpha_p, float beta, float eps);
 
     // gated linear units. Fused form: a holds [x | gate] in each row (gate first when swapped) and the result
     // has half a row. Split form: a is x, b is the gate, same shapes.
@@ -847,6 +877,9 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_set_rows(
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c);
 
+    // a: [n, 1, ne2, ne3] -> [n, n, ne2, ne3], a on the diagonal of each matrix, 0 elsewhere
+    GGML_API struct ggml_tensor * ggml_diag(struct ggml_context * ctx, struct ggml_tensor * a);
+
     // elements above the diagonal (shifted by n_past) set to -INF
     GGML_API struct ggml_tensor * ggml_diag_mask_inf        (struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
     GGML_API struct ggml_tensor * ggml_diag_mask_inf_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
@@ -921,6 +954,17 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a,
             int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
 
+    // element i of each dimension moves to (i + shift) mod ne, shifts smaller than the extents in magnitude
+    GGML_API struct ggml_tensor * ggml_roll(
+            struct ggml_context * ctx, struct ggml_tensor * a, int shift0, int shift1, int shift2, int shift3);
+
+    // F32 square matrices with zeros outside the part `type` keeps
+    GGML_API struct ggml_tensor * ggml_tri(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_tri_type type);
+
+    // a's shape (F32, contiguous) with every element c
+    GGML_API struct ggml_tensor * ggml_fill        (struct ggml_context * ctx, struct ggml_tensor * a, float c);
+    GGML_API struct ggml_tensor * ggml_fill_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float c);
+
     // timesteps: [N] -> [dim, N] (cos in the first half of each row, sin in the second)
     GGML_API struct ggml_tensor * ggml_timestep_embedding(
             struct ggml_context * ctx, struct ggml_tensor * timesteps, int dim, int max_period);
@@ -932,6 +976,10 @@ extern "C" {
 
     // per-row indices (I32) that sort the row
     GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
+
+    // per-row indices (I32) of the k largest elements, largest first: a view of the first k columns of a
+    // descending ggml_argsort
+    GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
 
     // F32 [ceil((stop - start)/step)]
     GGML_API struct ggml_tensor * ggml_arange(struct ggml_context * ctx, float start, float stop, float step);
@@ -953,6 +1001,55 @@ extern "C" {
 
     GGML_API struct ggml_tensor * ggml_unary        (struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
     GGML_API struct ggml_tensor * ggml_unary_inplace(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
+
+    //
+    // custom operators: a function of the application computes the result on the CPU backend. It is called once
+    // for each ith in [0, nth) (in parallel, on the backend's threads) and splits its work by (ith, nth); nth is
+    // n_tasks, at most the backend's thread count, or the thread count for GGML_N_TASKS_MAX. Other devices
+    // refuse these ops (supports_op), so a scheduler runs them on the CPU.
+    //
+
+    typedef void (*ggml_custom1_op_t)(
+            struct ggml_tensor * dst, const struct ggml_tensor * a, int ith, int nth, void * userdata);
+    typedef void (*ggml_custom2_op_t)(
+            struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b, int ith, int nth,
+            void * userdata);
+    typedef void (*ggml_custom3_op_t)(
+            struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b,
+            const struct ggml_tensor * c, int ith, int nth, void * userdata);
+
+    // n_tasks: as many as the backend has threads
+#define GGML_N_TASKS_MAX (-1)
+
+    // the result has a's shape and type (`_inplace`: a view of a); fun reads a (b, c) and writes dst
+    GGML_API struct ggml_tensor * ggml_map_custom1(
+            struct ggml_context * ctx, struct ggml_tensor * a, ggml_custom1_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom1_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, ggml_custom1_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom2(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, ggml_custom2_op_t fun,
+            int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom2_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, ggml_custom2_op_t fun,
+            int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom3(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            ggml_custom3_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom3_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            ggml_custom3_op_t fun, int n_tasks, void * userdata);
+
+    typedef void (*ggml_custom_op_t)(struct ggml_tensor * dst, int ith, int nth, void * userdata);
+
+    // a new tensor of the given type and shape with sources args[0..n_args) (n_args < GGML_MAX_SRC)
+    GGML_API struct ggml_tensor * ggml_custom_4d(
+            struct ggml_context * ctx, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+            struct ggml_tensor ** args, int n_args, ggml_custom_op_t fun, int n_tasks, void * userdata);
+
+    // a view of a with sources a, args[0..n_args) (n_args < GGML_MAX_SRC - 1)
+    GGML_API struct ggml_tensor * ggml_custom_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor ** args, int n_args,
+            ggml_custom_op_t fun, int n_tasks, void * userdata);
 
     //
     // graphs
@@ -991,6 +1088,8 @@ extern "C" {
 
     typedef void (*ggml_log_callback)(enum ggml_log_level level, const char * text, void * user_data);
 
+    // the current callback and its user data (the default callback when none is set); either pointer may be NULL
+    GGML_API void ggml_log_get(ggml_log_callback * log_callback, void ** user_data);
     // route all log output to log_callback (NULL restores the default: stderr)
     GGML_API void ggml_log_set(ggml_log_callback log_callback, void * user_data);
 

@@ -89,7 +89,22 @@ void set_log_callback(ggml_log_callback callback, void * user_data) {
     s.user_data = callback ? user_data : nullptr;
 }
 
+void get_log_callback(ggml_log_callback * callback, void ** user_data) {
+    LogSink &       s = sink();
+    std::lock_guard lock(s.mutex);
+    if (callback != nullptr) {
+        *callback = s.callback;
+    }
+    if (user_data != nullptr) {
+        *user_data = s.user_data;
+    }
+}
+
 } // namespace switchyard
+
+extern "C" void ggml_log_get(ggml_log_callback * log_callback, void ** user_data) {
+    switchyard::get_log_callback(log_callback, user_data);
+}
 
 extern "C" void ggml_log_set(ggml_log_callback log_callback, void * user_data) {
     switchyard::set_log_callback(log_callback, user_data);

@@ -339,16 +339,15 @@ bool is_contiguous_n(const ggml_tensor * t, int n) {
     }
     next_nb *= static_cast<size_t>(t->ne[0] / ggml_blck_size(t->type));
     for (int i = 1; i < GGML_MAX_DIMS; ++i) {
-        if (t->ne[i] != 1) {
-            if (i > n) {
-                if (t->nb[i] != next_nb) {
-                    return false;
-                }
-                next_nb *= static_cast<size_t>(t->ne[i]);
-            } else {
-                // dimensions <= n may have gaps after them
-                next_nb = static_cast<size_t>(t->ne[i]) * t->nb[i];
+        if (i > n) {
+            if (t->ne[i] != 1 && t->nb[i] != next_nb) {
+                return false;
             }
+            next_nb *= static_cast<size_t>(t->ne[i]);
+        } else {
+            // dimensions <= n may have gaps after them; the next one starts after this one's stride even when
+            // its extent is 1 (as upstream since its fix of this function)
+            next_nb = static_cast<size_t>(t->ne[i]) * t->nb[i];
         }
     }
     return true;

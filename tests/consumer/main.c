@@ -6,7 +6,7 @@
  * Every check compares with a value worked out by hand from upstream ggml's documented semantics; failed checks
  * are listed on stderr (naming the check) and make the exit status 1.
  *
- * One file on purpose (about 1500 lines): the installed-package test compiles this single source twice, through a
+ * One file on purpose (about 1650 lines): the installed-package test compiles this single source twice, through a
  * find_package(ggml) project and as `cc main.c $(pkg-config --cflags --libs ggml)`, so the program must stand
  * alone. The sections below follow the areas of the API, one function per area.
  *
@@ -73,6 +73,21 @@ static void start_log_capture(void) {
 }
 
 static void stop_log_capture(void) { ggml_log_set(NULL, NULL); }
+
+/* ggml_log_get returns what ggml_log_set installed (and a default callback when nothing is) */
+static void check_log_get(void) {
+    ggml_log_callback def = NULL, cb = NULL;
+    void *            data = NULL;
+    ggml_log_set(NULL, NULL);
+    ggml_log_get(&def, &data);
+    CHECK_MSG(def != NULL && data == NULL, "ggml_log_get: a default callback when none is set");
+    start_log_capture();
+    ggml_log_get(&cb, &data);
+    CHECK_MSG(cb == capture_log && data == &g_log, "ggml_log_get: the callback and user data that were set");
+    stop_log_capture();
+    ggml_log_get(&cb, NULL);
+    CHECK_MSG(cb == def, "ggml_log_get: ggml_log_set(NULL) restores the default");
+}
 
 static int same_ne(const struct ggml_tensor * t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3) {
     return t->ne[0] == ne0 && t->ne[1] == ne1 && t->ne[2] == ne2 && t->ne[3] == ne3;
@@ -483,6 +498,11 @@ static void check_layout_predicates(struct ggml_context * ctx) {
     struct ggml_tensor * planes = ggml_view_3d(ctx, big, 4, 3, 2, big->nb[1], big->nb[2], 0);
     CHECK_MSG(!ggml_is_contiguous_0(planes) && !ggml_is_contiguous_1(planes) && ggml_is_contiguous_2(planes),
               "plane-gap view: only contiguous_2");
+    /* the inner dimensions: below n packed, whatever comes after */
+    CHECK_MSG(ggml_is_contiguous_to_1(planes) && ggml_is_contiguous_to_2(planes) && !ggml_is_contiguous_to_3(planes),
+              "plane-gap view: contiguous_to_1 and _to_2, not _to_3");
+    CHECK_MSG(ggml_is_contiguous_to_1(cols) && !ggml_is_contiguous_to_2(cols), "row-gap view: only contiguous_to_1");
+    CHECK_MSG(ggml_is_view(cols) && !ggml_is_view(c), "ggml_is_view: a view yes, a fresh tensor no");
 
     struct ggml_tensor * tr = ggml_transpose(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3));
     CHECK_MSG(ggml_is_transposed(tr) && ggml_is_permuted(tr) && !ggml_is_contiguous_rows(tr),
@@ -1367,6 +1387,87 @@ static void check_generator_ops(struct ggml_context * ctx) {
     CHECK_MSG(r && r->src[0] == ai && r->src[1] == bi && r->src[2] == idi, "add_id: sources {a, b, ids}");
 }
 
+/* the ops applications extend ggml with: custom functions, fill/tri/diag, roll, cumsum, argsort_top_k, xielu */
+static void custom1_fn(struct ggml_tensor * dst, const struct ggml_tensor * a, int ith, int nth, void * userdata) {
+    (void) dst, (void) a, (void) ith, (void) nth, (void) userdata;
+}
+static void custom_fn(struct ggml_tensor * dst, int ith, int nth, void * userdata) {
+    (void) dst, (void) ith, (void) nth, (void) userdata;
+}
+
+/* upstream's ggml_map_custom1_op_params / ggml_custom_op_params: {fun, n_tasks, userdata} from op_params[0] */
+struct custom_params {
+    void (*fun)(void);
+    int    n_tasks;
+    void * userdata;
+};
+
+static struct custom_params custom_params_of(const struct ggml_tensor * t) {
+    struct custom_params p;
+    memcpy(&p, t->op_params, sizeof(p));
+    return p;
+}
+
+static void check_extension_ops(struct ggml_context * ctx, struct ggml_tensor * x) {
+    static int           user = 42;
+    struct ggml_tensor * r;
+    r = expect_op("map_custom1", ggml_map_custom1(ctx, x, custom1_fn, 2, &user), GGML_OP_MAP_CUSTOM1, GGML_TYPE_F32,
+                  16, 7, 2, 1);
+    CHECK_MSG(r && custom_params_of(r).n_tasks == 2 && custom_params_of(r).userdata == &user && r->src[0] == x,
+              "map_custom1: op_params {fun, n_tasks, userdata}, src[0] = a");
+    r = expect_op("map_custom1_inplace", ggml_map_custom1_inplace(ctx, x, custom1_fn, GGML_N_TASKS_MAX, NULL),
+                  GGML_OP_MAP_CUSTOM1, GGML_TYPE_F32, 16, 7, 2, 1);
+    CHECK_MSG(r && r->view_src == x && ggml_is_view(r) && custom_params_of(r).n_tasks == -1,
+              "map_custom1_inplace: a view of a, n_tasks GGML_N_TASKS_MAX = -1");
+    struct ggml_tensor * args[2] = {x, x};
+    r = expect_op("custom_4d", ggml_custom_4d(ctx, GGML_TYPE_I32, 3, 2, 1, 1, args, 2, custom_fn, 1, &user),
+                  GGML_OP_CUSTOM, GGML_TYPE_I32, 3, 2, 1, 1);
+    CHECK_MSG(r && r->src[0] == x && r->src[1] == x && r->src[2] == NULL && custom_params_of(r).userdata == &user,
+              "custom_4d: sources args[0..n_args)");
+    r = expect_op("custom_inplace", ggml_custom_inplace(ctx, x, args, 1, custom_fn, 1, NULL), GGML_OP_CUSTOM,
+                  GGML_TYPE_F32, 16, 7, 2, 1);
+    CHECK_MSG(r && r->view_src == x && r->src[0] == x && r->src[1] == x && r->src[2] == NULL,
+              "custom_inplace: a view of a with sources {a, args...}");
+
+    struct ggml_tensor * sq = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 5, 5, 2);
+    r = expect_op("fill", ggml_fill(ctx, sq, 0.5f), GGML_OP_FILL, GGML_TYPE_F32, 5, 5, 2, 1);
+    CHECK_MSG(r && op_f32(r, 0) == 0.5f, "fill: the constant in op_params[0]");
+    r = expect_op("fill_inplace", ggml_fill_inplace(ctx, sq, 1.0f), GGML_OP_FILL, GGML_TYPE_F32, 5, 5, 2, 1);
+    CHECK_MSG(r && r->view_src == sq, "fill_inplace: a view of a");
+    r = expect_op("tri", ggml_tri(ctx, sq, GGML_TRI_TYPE_LOWER_DIAG), GGML_OP_TRI, GGML_TYPE_F32, 5, 5, 2, 1);
+    CHECK_MSG(r && op_i32(r, 0) == 2, "tri: GGML_TRI_TYPE_LOWER_DIAG = 2 in op_params[0]");
+    struct ggml_tensor * row = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 6, 1, 3);
+    expect_op("diag", ggml_diag(ctx, row), GGML_OP_DIAG, GGML_TYPE_F32, 6, 6, 3, 1);
+    r = expect_op("roll", ggml_roll(ctx, x, 3, -2, 1, 0), GGML_OP_ROLL, GGML_TYPE_F32, 16, 7, 2, 1);
+    CHECK_MSG(r && op_i32(r, 0) == 3 && op_i32(r, 1) == -2 && op_i32(r, 2) == 1 && op_i32(r, 3) == 0,
+              "roll: op_params {shift0, shift1, shift2, shift3}");
+    expect_op("cumsum", ggml_cumsum(ctx, x), GGML_OP_CUMSUM, GGML_TYPE_F32, 16, 7, 2, 1);
+    r = expect_op("argsort_top_k", ggml_argsort_top_k(ctx, x, 4), GGML_OP_VIEW, GGML_TYPE_I32, 4, 7, 2, 1);
+    CHECK_MSG(r && r->src[0] && r->src[0]->op == GGML_OP_ARGSORT && op_i32(r->src[0], 0) == GGML_SORT_ORDER_DESC &&
+                  r->nb[1] == 16 * sizeof(int32_t),
+              "argsort_top_k: a view of the first k columns of a descending argsort");
+    /* softplus(0) = ln 2 = 0.6931472, so alpha_n' = beta + ln 2 and alpha_p' = ln 2 */
+    r = expect_op("xielu", ggml_xielu(ctx, x, 0.0f, 0.0f, 0.5f, -1e-6f), GGML_OP_UNARY, GGML_TYPE_F32, 16, 7, 2, 1);
+    CHECK_MSG(r && op_i32(r, 0) == GGML_UNARY_OP_XIELU && fabsf(op_f32(r, 1) - 1.1931472f) < 1e-6f &&
+                  fabsf(op_f32(r, 2) - 0.6931472f) < 1e-6f && op_f32(r, 3) == 0.5f && op_f32(r, 4) == -1e-6f,
+              "xielu: op_params {XIELU, beta + softplus(alpha_n), softplus(alpha_p), beta, eps}");
+    static const struct {
+        struct ggml_tensor * (*fn)(struct ggml_context *, struct ggml_tensor *);
+        const char * what;
+        int          op;
+    } rounding[] = {
+        {ggml_expm1, "expm1", GGML_UNARY_OP_EXPM1}, {ggml_floor, "floor", GGML_UNARY_OP_FLOOR},
+        {ggml_ceil, "ceil", GGML_UNARY_OP_CEIL},    {ggml_round, "round", GGML_UNARY_OP_ROUND},
+        {ggml_trunc, "trunc", GGML_UNARY_OP_TRUNC},
+    };
+    for (size_t i = 0; i < sizeof(rounding) / sizeof(rounding[0]); ++i) {
+        r = expect_op(rounding[i].what, rounding[i].fn(ctx, x), GGML_OP_UNARY, GGML_TYPE_F32, 16, 7, 2, 1);
+        CHECK_MSG(r && op_i32(r, 0) == rounding[i].op, "%s: unary op %d", rounding[i].what, rounding[i].op);
+    }
+    r = expect_op("trunc_inplace", ggml_trunc_inplace(ctx, x), GGML_OP_UNARY, GGML_TYPE_F32, 16, 7, 2, 1);
+    CHECK_MSG(r && r->view_src == x, "trunc_inplace: a view of a");
+}
+
 /* gated linear units: fused (half a row) and split */
 static void check_glu_ops(struct ggml_context * ctx) {
     struct ggml_tensor * r;
@@ -1531,6 +1632,7 @@ static void check_op_constructors(void) {
     check_conv_and_pool_ops(ctx);
     check_generator_ops(ctx);
     check_glu_ops(ctx);
+    check_extension_ops(ctx, x);
     check_unary_ops(ctx, x, x16);
     check_op_graph(ctx, x);
     ggml_free(ctx);
@@ -1541,6 +1643,7 @@ int main(int argc, char ** argv) {
 
     check_types();
     check_errors_and_timing();
+    check_log_get();
     check_context_limits();
     check_contexts();
     check_no_alloc_context();

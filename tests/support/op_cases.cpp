@@ -1,5 +1,6 @@
 #include "support/op_cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -101,6 +102,22 @@ void add_unary(std::vector<OpCase> & cases) {
                              return ggml_unary(b.ctx(), ggml_scale(b.ctx(), x, 3.0f), op);
                          }, 1e-6});
     }
+    // the named constructors of the rounding ops and expm1, out of place and in place
+    using Named = ggml_tensor * (*) (ggml_context *, ggml_tensor *);
+    struct NamedUnary { const char * name; Named fn; };
+    const NamedUnary named[] = {{"expm1", ggml_expm1},          {"expm1_inplace", ggml_expm1_inplace},
+                                {"floor", ggml_floor},          {"floor_inplace", ggml_floor_inplace},
+                                {"ceil", ggml_ceil},            {"ceil_inplace", ggml_ceil_inplace},
+                                {"round", ggml_round},          {"round_inplace", ggml_round_inplace},
+                                {"trunc", ggml_trunc},          {"trunc_inplace", ggml_trunc_inplace}};
+    for (const NamedUnary & u : named) {
+        cases.push_back({std::string("UNARY(ggml_") + u.name + ",type=f32,ne=[16,5,2,1])", GGML_OP_UNARY, [u](B & b) {
+                             return u.fn(b.ctx(), ggml_scale(b.ctx(), b.input(GGML_TYPE_F32, 16, 5, 2), 2.5f));
+                         }, 1e-6});
+    }
+    cases.push_back({"UNARY(XIELU,alpha_n=0.8,alpha_p=0.8,beta=0.5,eps=-1e-6)", GGML_OP_UNARY, [](B & b) {
+                         return ggml_xielu(b.ctx(), ggml_scale(b.ctx(), b.input(GGML_TYPE_F32, 32, 5, 2), 3.0f), 0.8f, 0.8f, 0.5f, -1e-6f);
+                     }, 1e-6});
     cases.push_back({"UNARY(SILU,type=f32,permuted)", GGML_OP_UNARY, [](B & b) {
                          return ggml_silu(b.ctx(), ggml_permute(b.ctx(), b.input(GGML_TYPE_F32, 32, 2, 5), 0, 2, 1, 3));
                      }, 1e-6});
@@ -139,6 +156,14 @@ void add_reduce_norm(std::vector<OpCase> & cases) {
     cases.push_back({"SUM(ne=[10,5,4,3])", GGML_OP_SUM, [](B & b) { return ggml_sum(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3)); }});
     cases.push_back({"SUM_ROWS(ne=[10,5,4,3])", GGML_OP_SUM_ROWS, [](B & b) { return ggml_sum_rows(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3)); }});
     cases.push_back({"MEAN(ne=[10,5,4,3])", GGML_OP_MEAN, [](B & b) { return ggml_mean(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3)); }});
+    for (int64_t n : {int64_t{10}, int64_t{300}}) {
+        cases.push_back({"CUMSUM(ne=[" + std::to_string(n) + ",5,4,3])", GGML_OP_CUMSUM, [n](B & b) {
+                             return ggml_cumsum(b.ctx(), b.input(GGML_TYPE_F32, n, 5, 4, 3));
+                         }});
+    }
+    cases.push_back({"CUMSUM(permuted)", GGML_OP_CUMSUM, [](B & b) {
+                         return ggml_cumsum(b.ctx(), ggml_permute(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3), 1, 0, 2, 3));
+                     }});
     cases.push_back({"ARGMAX(ne=[32,10])", GGML_OP_ARGMAX, [](B & b) { return ggml_argmax(b.ctx(), b.input(GGML_TYPE_F32, 32, 10)); }});
     cases.push_back({"NORM(eps=1e-5,ne=[64,5,4,3])", GGML_OP_NORM, [](B & b) { return ggml_norm(b.ctx(), b.input(GGML_TYPE_F32, 64, 5, 4, 3), 1e-5f); }});
     cases.push_back({"RMS_NORM(eps=1e-5,ne=[64,5,4,3])", GGML_OP_RMS_NORM, [](B & b) {
@@ -247,6 +272,9 @@ void add_layout(std::vector<OpCase> & cases) {
                          }, 0.0});
     }
     cases.push_back({"TOP_K(k=4,ne=[16,10])", GGML_OP_TOP_K, [](B & b) { return ggml_top_k(b.ctx(), b.input(GGML_TYPE_F32, 16, 10), 4); }, 0.0, true});
+    cases.push_back({"ARGSORT_TOP_K(k=4,ne=[16,10,2])", GGML_OP_ARGSORT, [](B & b) {
+                         return ggml_argsort_top_k(b.ctx(), b.input(GGML_TYPE_F32, 16, 10, 2), 4);
+                     }, 0.0});
     cases.push_back({"DIAG_MASK_INF(n_past=2,ne=[10,10,3])", GGML_OP_DIAG_MASK_INF, [](B & b) {
                          return ggml_diag_mask_inf(b.ctx(), b.input(GGML_TYPE_F32, 10, 10, 3), 2);
                      }});
@@ -388,6 +416,117 @@ void add_conv(std::vector<OpCase> & cases) {
     }
 }
 
+void add_fill(std::vector<OpCase> & cases) {
+    cases.push_back({"FILL(c=0.5,ne=[10,5,4,3])", GGML_OP_FILL, [](B & b) { return ggml_fill(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3), 0.5f); }});
+    cases.push_back({"FILL(c=-2,inplace)", GGML_OP_FILL, [](B & b) { return ggml_fill_inplace(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3), -2.0f); }});
+    const char * tri_names[] = {"upper_diag", "upper", "lower_diag", "lower"};
+    for (int type = 0; type < 4; ++type) {
+        cases.push_back({std::string("TRI(") + tri_names[type] + ",ne=[9,9,3,2])", GGML_OP_TRI, [type](B & b) {
+                             return ggml_tri(b.ctx(), b.input(GGML_TYPE_F32, 9, 9, 3, 2), static_cast<ggml_tri_type>(type));
+                         }});
+    }
+    cases.push_back({"DIAG(ne=[10,1,3,2])", GGML_OP_DIAG, [](B & b) { return ggml_diag(b.ctx(), b.input(GGML_TYPE_F32, 10, 1, 3, 2)); }});
+}
+
+void add_roll(std::vector<OpCase> & cases) {
+    struct Shifts { int s[4]; };
+    for (const Shifts & sh : {Shifts{{2, -1, 0, 1}}, Shifts{{-9, 4, -3, 2}}, Shifts{{0, 0, 0, 0}}}) {
+        cases.push_back({"ROLL(shift=[" + std::to_string(sh.s[0]) + "," + std::to_string(sh.s[1]) + "," + std::to_string(sh.s[2]) + "," +
+                             std::to_string(sh.s[3]) + "],ne=[10,5,4,3])",
+                         GGML_OP_ROLL, [sh](B & b) {
+                             return ggml_roll(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3), sh.s[0], sh.s[1], sh.s[2], sh.s[3]);
+                         }});
+    }
+    cases.push_back({"ROLL(type=f16,shift=[3,1,0,0])", GGML_OP_ROLL, [](B & b) {
+                         return ggml_roll(b.ctx(), b.input(GGML_TYPE_F16, 10, 5, 4, 3), 3, 1, 0, 0);
+                     }});
+}
+
+// Custom ops: element-wise functions of the application over F32 tensors of one shape, each thread taking a
+// contiguous range of rows (ith of nth). The reference runs them as one task.
+template <class F>
+void for_rows(ggml_tensor * dst, int ith, int nth, F && f) {
+    const int64_t rows = ggml_nrows(dst), per = (rows + nth - 1) / nth;
+    for (int64_t r = per * ith; r < std::min(rows, per * (ith + 1)); ++r) {
+        const int64_t i1 = r % dst->ne[1], i2 = r / dst->ne[1] % dst->ne[2], i3 = r / (dst->ne[1] * dst->ne[2]);
+        for (int64_t i0 = 0; i0 < dst->ne[0]; ++i0) f(i0, i1, i2, i3);
+    }
+}
+
+float & at(const ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    return *reinterpret_cast<float *>(static_cast<char *>(t->data) + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3]);
+}
+
+float g_custom_scale = 2.0f; // userdata of the custom cases
+
+void custom1_square_plus_one(ggml_tensor * dst, const ggml_tensor * a, int ith, int nth, void *) {
+    for_rows(dst, ith, nth, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        const float x = at(a, i0, i1, i2, i3);
+        at(dst, i0, i1, i2, i3) = x * x + 1.0f;
+    });
+}
+
+void custom2_axpy(ggml_tensor * dst, const ggml_tensor * a, const ggml_tensor * b, int ith, int nth, void * userdata) {
+    const float s = *static_cast<const float *>(userdata);
+    for_rows(dst, ith, nth, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        at(dst, i0, i1, i2, i3) = at(a, i0, i1, i2, i3) + s * at(b, i0, i1, i2, i3);
+    });
+}
+
+void custom3_fma(ggml_tensor * dst, const ggml_tensor * a, const ggml_tensor * b, const ggml_tensor * c, int ith, int nth, void *) {
+    for_rows(dst, ith, nth, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        at(dst, i0, i1, i2, i3) = at(a, i0, i1, i2, i3) * at(b, i0, i1, i2, i3) + at(c, i0, i1, i2, i3);
+    });
+}
+
+// dst = src[0] - userdata * src[1] (ggml_custom_4d) or, in place, dst = dst - userdata * src[1]
+void custom_sub_scaled(ggml_tensor * dst, int ith, int nth, void * userdata) {
+    const float s = *static_cast<const float *>(userdata);
+    for_rows(dst, ith, nth, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        at(dst, i0, i1, i2, i3) = at(dst->src[0], i0, i1, i2, i3) - s * at(dst->src[1], i0, i1, i2, i3);
+    });
+}
+
+void add_custom(std::vector<OpCase> & cases) {
+    auto push = [&](std::string name, ggml_op op, std::function<ggml_tensor *(B &)> build) {
+        OpCase c{std::move(name), op, std::move(build)};
+        c.host_only = true;
+        cases.push_back(std::move(c));
+    };
+    for (int n_tasks : {1, 2, GGML_N_TASKS_MAX}) {
+        push("MAP_CUSTOM1(x*x+1,n_tasks=" + std::to_string(n_tasks) + ")", GGML_OP_MAP_CUSTOM1, [n_tasks](B & b) {
+            return ggml_map_custom1(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3), custom1_square_plus_one, n_tasks, nullptr);
+        });
+    }
+    push("MAP_CUSTOM1(x*x+1,inplace,n_tasks=max)", GGML_OP_MAP_CUSTOM1, [](B & b) {
+        return ggml_map_custom1_inplace(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3), custom1_square_plus_one, GGML_N_TASKS_MAX, nullptr);
+    });
+    push("MAP_CUSTOM2(a+2b,n_tasks=max)", GGML_OP_MAP_CUSTOM2, [](B & b) {
+        return ggml_map_custom2(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3), b.input(GGML_TYPE_F32, 10, 7, 3), custom2_axpy,
+                                GGML_N_TASKS_MAX, &g_custom_scale);
+    });
+    push("MAP_CUSTOM2(a+2b,inplace,n_tasks=3)", GGML_OP_MAP_CUSTOM2, [](B & b) {
+        return ggml_map_custom2_inplace(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3), b.input(GGML_TYPE_F32, 10, 7, 3), custom2_axpy, 3,
+                                        &g_custom_scale);
+    });
+    push("MAP_CUSTOM3(a*b+c,n_tasks=1)", GGML_OP_MAP_CUSTOM3, [](B & b) {
+        return ggml_map_custom3(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3), b.input(GGML_TYPE_F32, 10, 7, 3), b.input(GGML_TYPE_F32, 10, 7, 3),
+                                custom3_fma, 1, nullptr);
+    });
+    push("MAP_CUSTOM3(a*b+c,inplace,n_tasks=max)", GGML_OP_MAP_CUSTOM3, [](B & b) {
+        return ggml_map_custom3_inplace(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3), b.input(GGML_TYPE_F32, 10, 7, 3),
+                                        b.input(GGML_TYPE_F32, 10, 7, 3), custom3_fma, GGML_N_TASKS_MAX, nullptr);
+    });
+    push("CUSTOM(4d,a-2b,n_tasks=max)", GGML_OP_CUSTOM, [](B & b) {
+        ggml_tensor * args[2] = {b.input(GGML_TYPE_F32, 10, 7, 3, 2), b.input(GGML_TYPE_F32, 10, 7, 3, 2)};
+        return ggml_custom_4d(b.ctx(), GGML_TYPE_F32, 10, 7, 3, 2, args, 2, custom_sub_scaled, GGML_N_TASKS_MAX, &g_custom_scale);
+    });
+    push("CUSTOM(inplace,a-2b,n_tasks=2)", GGML_OP_CUSTOM, [](B & b) {
+        ggml_tensor * args[1] = {b.input(GGML_TYPE_F32, 10, 7, 3, 2)};
+        return ggml_custom_inplace(b.ctx(), b.input(GGML_TYPE_F32, 10, 7, 3, 2), args, 1, custom_sub_scaled, 2, &g_custom_scale);
+    });
+}
+
 std::vector<OpCase> make_cases() {
     std::vector<OpCase> cases;
     add_binary(cases);
@@ -399,6 +538,9 @@ std::vector<OpCase> make_cases() {
     add_rows(cases);
     add_attention(cases);
     add_conv(cases);
+    add_fill(cases);
+    add_roll(cases);
+    add_custom(cases);
     return cases;
 }
 

@@ -49,6 +49,9 @@ struct OpCase {
     double                                      max_nmse = 1e-7;
     bool                                        rows_unordered = false; // compare each row as a set (TOP_K)
     double                                      flops = 0; // for perf: floating point operations per run (0: memory-bound)
+    // the case calls a function of the application on the host (custom ops): only CPU devices run it, others
+    // must refuse it in supports_op
+    bool                                        host_only = false;
 };
 
 // Every case, in a fixed order.

@@ -180,7 +180,12 @@ ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t 
     iface.get_tensor    = buffer_get_tensor;
     iface.cpy_tensor    = buffer_cpy_tensor;
     iface.clear         = buffer_clear;
-    return ggml_backend_buffer_init(buft, iface, ctx, size);
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, iface, ctx, size);
+    if (buffer == nullptr) { // out of host memory for the handle: give the device memory back
+        dev->allocated -= size;
+        delete ctx;
+    }
+    return buffer;
 }
 
 size_t buft_get_alignment(ggml_backend_buffer_type_t) { return kAlignment; }
@@ -352,7 +357,10 @@ ggml_backend_event_t dev_event_new(ggml_backend_dev_t dev) {
     if (!dev_ctx(dev)->config.events) {
         return nullptr;
     }
-    return new ggml_backend_event{dev, new EventContext()};
+    auto context = std::make_unique<EventContext>();
+    auto * event = new ggml_backend_event{dev, context.get()};
+    context.release();
+    return event;
 }
 
 void dev_event_free(ggml_backend_dev_t, ggml_backend_event_t event) {
@@ -393,7 +401,13 @@ void dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * props) {
 }
 
 ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char *) {
-    auto * ctx = new BackendContext{dev_ctx(dev)};
+    // released with what it holds on every early exit (an exception from an allocation included)
+    auto release = [](BackendContext * c) {
+        ggml_backend_free(c->cpu);
+        ggml_free(c->graph_ctx);
+        delete c;
+    };
+    std::unique_ptr<BackendContext, decltype(release)> ctx(new BackendContext{dev_ctx(dev)}, release);
     // the device computes with the CPU device of the registry, one thread per stream
     ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
     ctx->cpu = cpu_dev ? ggml_backend_dev_init(cpu_dev, "n_threads=1") : nullptr;
@@ -415,13 +429,24 @@ ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char *) {
         return i;
     }();
     static ggml_guid guid = {0x73, 0x77, 0x69, 0x74, 0x63, 0x68, 0x79, 0x61, 0x72, 0x64, 0x2d, 0x74, 0x65, 0x73, 0x74, 0x31};
-    return new ggml_backend{&guid, iface, dev, ctx};
+    auto * backend = new ggml_backend{&guid, iface, dev, ctx.get()};
+    ctx.release();
+    return backend;
 }
 
 ggml_backend_buffer_type_t dev_get_buffer_type(ggml_backend_dev_t dev) { return &dev_ctx(dev)->buft; }
 
+// Ops that call a function of the application on the host (ggml_map_custom*, ggml_custom_*): a device whose
+// memory the host cannot address refuses them, so a scheduler runs them on the CPU.
+bool calls_host_function(ggml_op op) {
+    return op == GGML_OP_MAP_CUSTOM1 || op == GGML_OP_MAP_CUSTOM2 || op == GGML_OP_MAP_CUSTOM3 || op == GGML_OP_CUSTOM;
+}
+
 bool dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
     DeviceContext * ctx = dev_ctx(dev);
+    if (calls_host_function(op->op)) {
+        return false;
+    }
     {
         std::lock_guard lock(ctx->supports_mutex);
         if (ctx->config.supports_op && !ctx->config.supports_op(op)) {

@@ -6,7 +6,8 @@
 //     set/get_async and cpy_tensor_async return at once; synchronize waits;
 //   - events are real: record marks a point in a stream, wait makes another stream wait for it;
 //   - it reports a memory size and refuses allocations beyond it;
-//   - the ops it supports are configurable.
+//   - the ops it supports are configurable; it never runs custom ops (MAP_CUSTOM1/2/3, CUSTOM), whose function
+//     lives on the host.
 // Computation itself is delegated to a CPU backend (the registry's CPU device, one thread per stream) working
 // on the device's (real, private) memory.
 #pragma once
@@ -24,7 +25,7 @@ struct TestDeviceConfig {
     bool         fail_alloc    = false; // refuse every allocation (as if out of memory)
     bool         events        = true;  // offer events (false: like a device without event support)
     bool         async_copies  = true;  // implement cpy_tensor_async
-    // which ops the device can run; nullptr: everything the CPU backend can run
+    // which ops the device can run; nullptr: everything the CPU backend can run (custom ops excepted)
     std::function<bool(const ggml_tensor *)> supports_op;
     // which ops with weights in host memory the scheduler should pull onto the device (op_offload);
     // nullptr: none

@@ -17,16 +17,16 @@ namespace {
 
 void check_attention(const ggml_tensor * q, const ggml_tensor * k, const ggml_tensor * v, const ggml_tensor * mask,
                      float max_bias, const char * name) {
-    shape_check(k->ne[0] == q->ne[0], name, "q %s and k %s differ in head size", shape(q).text, shape(k).text);
+    shape_check(k->ne[0] == q->ne[0], name, "q %s and k %s differ in head size", shape(q), shape(k));
     shape_check(divisible(q->ne[2], k->ne[2]) && divisible(q->ne[3], k->ne[3]), name,
-                "k %s cannot be broadcast over the heads of q %s", shape(k).text, shape(q).text);
+                "k %s cannot be broadcast over the heads of q %s", shape(k), shape(q));
     shape_check(q->ne[3] == k->ne[3] && q->ne[3] == v->ne[3], name, "q %s, k %s and v %s differ in ne[3]",
-                shape(q).text, shape(k).text, shape(v).text);
+                shape(q), shape(k), shape(v));
     if (mask) {
-        shape_check(mask->type == GGML_TYPE_F16, name, "mask %s must be f16", shape(mask).text);
-        shape_check(ggml_is_contiguous(mask), name, "mask %s must be contiguous", shape(mask).text);
+        shape_check(mask->type == GGML_TYPE_F16, name, "mask %s must be f16", shape(mask));
+        shape_check(ggml_is_contiguous(mask), name, "mask %s must be contiguous", shape(mask));
         shape_check(divisible(q->ne[2], mask->ne[2]) && divisible(q->ne[3], mask->ne[3]), name,
-                    "mask %s cannot be broadcast over dims 2 and 3 of q %s", shape(mask).text, shape(q).text);
+                    "mask %s cannot be broadcast over dims 2 and 3 of q %s", shape(mask), shape(q));
     }
     shape_check(max_bias <= 0.0f || mask != nullptr, name, "max_bias %g > 0 needs a mask", static_cast<double>(max_bias));
 }
@@ -92,8 +92,8 @@ void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * 
     attention_node(a, name);
     shape_check(a->src[4] == nullptr, name, "tensor '%s' already has sinks", a->name);
     shape_check(a->src[0]->ne[2] == sinks->ne[0], name, "sinks %s need one value per head of q %s",
-                shape(sinks).text, shape(a->src[0]).text);
-    shape_check(sinks->type == GGML_TYPE_F32, name, "sinks %s must be f32", shape(sinks).text);
+                shape(sinks), shape(a->src[0]));
+    shape_check(sinks->type == GGML_TYPE_F32, name, "sinks %s must be f32", shape(sinks));
     a->src[4] = sinks;
 }
 

@@ -27,10 +27,10 @@ int64_t pool_out_size(int64_t in, int k, int s, float p) {
 void check_im2col(const ggml_tensor * a, const ggml_tensor * b, int s0, int s1, bool is_2d, const char * name) {
     if (is_2d) {
         shape_check(a->ne[2] == b->ne[2], name, "kernel a %s and data b %s differ in channels (ne[2])",
-                    shape(a).text, shape(b).text);
+                    shape(a), shape(b));
     } else {
         shape_check(a->ne[1] == b->ne[1] && b->ne[3] == 1, name,
-                    "kernel a %s and 3-d data b %s must agree in channels (ne[1])", shape(a).text, shape(b).text);
+                    "kernel a %s and 3-d data b %s must agree in channels (ne[1])", shape(a), shape(b));
     }
     shape_check(s0 > 0 && (!is_2d || s1 > 0), name, "strides must be positive (s0 = %d, s1 = %d)", s0, s1);
 }
@@ -58,7 +58,7 @@ struct ggml_tensor * ggml_im2col(struct ggml_context * ctx, struct ggml_tensor *
     const int64_t oh = is_2D ? conv_out_size(b->ne[1], a->ne[1], s1, p1, d1) : 0;
     const int64_t ow = conv_out_size(b->ne[0], a->ne[0], s0, p0, d0);
     shape_check((!is_2D || oh > 0) && ow > 0, name, "data b %s is too small for kernel a %s (output %lld x %lld)",
-                shape(b).text, shape(a).text, static_cast<long long>(ow), static_cast<long long>(oh));
+                shape(b), shape(a), static_cast<long long>(ow), static_cast<long long>(oh));
     const Ne ne = {is_2D ? a->ne[2] * a->ne[1] * a->ne[0] : a->ne[1] * a->ne[0], ow, is_2D ? oh : b->ne[2],
                    is_2D ? b->ne[3] : 1};
     ggml_tensor * t = set_op(new_result(ctx, dst_type, ne, name), GGML_OP_IM2COL, {a, b});
@@ -116,7 +116,7 @@ struct ggml_tensor * ggml_pool_1d(struct ggml_context * ctx, struct ggml_tensor 
     }
     shape_check(s0 > 0, name, "stride s0 = %d must be positive", s0);
     const Ne ne = {pool_out_size(a->ne[0], k0, s0, static_cast<float>(p0)), a->ne[1], a->ne[2], a->ne[3]};
-    shape_check(ne[0] > 0, name, "a %s is too small for kernel %d, stride %d, padding %d", shape(a).text, k0, s0, p0);
+    shape_check(ne[0] > 0, name, "a %s is too small for kernel %d, stride %d, padding %d", shape(a), k0, s0, p0);
     return with_i32(pool_result(ctx, a, ne, GGML_OP_POOL_1D, name), {static_cast<int32_t>(op), k0, s0, p0});
 }
 
@@ -128,7 +128,7 @@ struct ggml_tensor * ggml_pool_2d(struct ggml_context * ctx, struct ggml_tensor 
     }
     shape_check(s0 > 0 && s1 > 0, name, "strides (%d, %d) must be positive", s0, s1);
     const Ne ne = {pool_out_size(a->ne[0], k0, s0, p0), pool_out_size(a->ne[1], k1, s1, p1), a->ne[2], a->ne[3]};
-    shape_check(ne[0] > 0 && ne[1] > 0, name, "a %s is too small for kernel %dx%d, strides %dx%d", shape(a).text, k0,
+    shape_check(ne[0] > 0 && ne[1] > 0, name, "a %s is too small for kernel %dx%d, strides %dx%d", shape(a), k0,
                 k1, s0, s1);
     ggml_tensor * t = pool_result(ctx, a, ne, GGML_OP_POOL_2D, name);
     return with_i32(t, {static_cast<int32_t>(op), k0, k1, s0, s1, static_cast<int32_t>(p0), static_cast<int32_t>(p1)});
@@ -147,7 +147,7 @@ struct ggml_tensor * ggml_pad_ext(struct ggml_context * ctx, struct ggml_tensor 
     const Ne ne = {a->ne[0] + lp0 + rp0, a->ne[1] + lp1 + rp1, a->ne[2] + lp2 + rp2, a->ne[3] + lp3 + rp3};
     shape_check(ne[0] >= 0 && ne[1] >= 0 && ne[2] >= 0 && ne[3] >= 0, name,
                 "padding (%d, %d, %d, %d, %d, %d, %d, %d) leaves a negative extent of a %s", lp0, rp0, lp1, rp1, lp2,
-                rp2, lp3, rp3, shape(a).text);
+                rp2, lp3, rp3, shape(a));
     ggml_tensor * t = set_op(new_result(ctx, a->type, ne, name), GGML_OP_PAD, {a});
     return with_i32(t, {lp0, rp0, lp1, rp1, lp2, rp2, lp3, rp3, 0});
 }

@@ -25,7 +25,7 @@ ggml_tensor * cont_to(ggml_context * ctx, ggml_tensor * a, const Ne & ne, const 
         return nullptr;
     }
     shape_check(ggml_nelements(a) == size->nelements, name, "a %s has %lld elements, the new shape %lld",
-                shape(a).text, static_cast<long long>(ggml_nelements(a)), static_cast<long long>(size->nelements));
+                shape(a), static_cast<long long>(ggml_nelements(a)), static_cast<long long>(size->nelements));
     ggml_tensor * t = new_result(ctx, a->type, ne, name);
     if (t) {
         ggml_format_name(t, "%s (cont)", a->name);
@@ -46,7 +46,7 @@ void check_view_params(size_t nb1, size_t nb2, size_t nb3, size_t offset, const 
 void check_view_of_a(const ggml_tensor * a, const ggml_tensor * b, size_t nb1, size_t nb2, size_t nb3, size_t offset,
                      const char * name) {
     const size_t nb[GGML_MAX_DIMS] = {a->nb[0], nb1, nb2, nb3};
-    check_strided_range(a->type, b->ne, nb, offset, ggml_nbytes(a), "a", name);
+    check_strided_range(a->type, b->ne, nb, offset, ggml_nbytes(a), "a", nullptr, name);
 }
 
 ggml_tensor * with_view_params(ggml_tensor * t, size_t nb1, size_t nb2, size_t nb3, size_t offset, bool inplace) {
@@ -56,8 +56,8 @@ ggml_tensor * with_view_params(ggml_tensor * t, size_t nb1, size_t nb2, size_t n
 
 ggml_tensor * set_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, size_t nb1, size_t nb2, size_t nb3,
                        size_t offset, bool inplace, const char * name) {
-    shape_check(ggml_nelements(a) >= ggml_nelements(b), name, "b %s has more elements than a %s", shape(b).text,
-                shape(a).text);
+    shape_check(ggml_nelements(a) >= ggml_nelements(b), name, "b %s has more elements than a %s", shape(b),
+                shape(a));
     shape_check(offset < (size_t{1} << 30), name, "offset %zu must be below 2^30", offset);
     check_view_params(nb1, nb2, nb3, offset, name);
     check_view_of_a(a, b, nb1, nb2, nb3, offset, name);
@@ -70,11 +70,11 @@ ggml_tensor * acc_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, siz
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
-    shape_check(ggml_nelements(b) <= ggml_nelements(a), name, "b %s has more elements than a %s", shape(b).text,
-                shape(a).text);
-    shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a).text);
+    shape_check(ggml_nelements(b) <= ggml_nelements(a), name, "b %s has more elements than a %s", shape(b),
+                shape(a));
+    shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a));
     shape_check(a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32, name, "a %s and b %s must be f32",
-                shape(a).text, shape(b).text);
+                shape(a), shape(b));
     check_view_params(nb1, nb2, nb3, offset, name);
     check_view_of_a(a, b, nb1, nb2, nb3, offset, name);
     ggml_tensor * t = set_op(like(ctx, a, inplace, name), GGML_OP_ACC, {a, b});
@@ -121,7 +121,7 @@ struct ggml_tensor * ggml_cpy(struct ggml_context * ctx, struct ggml_tensor * a,
         return nullptr;
     }
     shape_check(ggml_nelements(a) == ggml_nelements(b), name, "a %s and b %s differ in element count",
-                shape(a).text, shape(b).text);
+                shape(a), shape(b));
     ggml_tensor * t = view_of(ctx, b, name);
     if (!t) {
         return nullptr;

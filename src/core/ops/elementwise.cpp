@@ -22,7 +22,7 @@ ggml_tensor * broadcast_binary(ggml_context * ctx, ggml_tensor * a, ggml_tensor 
         return nullptr;
     }
     shape_check(ggml_can_repeat(b, a), name, "b %s cannot be broadcast to a %s (a->ne[i] %% b->ne[i] != 0)",
-                shape(b).text, shape(a).text);
+                shape(b), shape(a));
     return set_op(like(ctx, a, inplace, name), op, {a, b});
 }
 
@@ -30,8 +30,8 @@ ggml_tensor * add1_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, bo
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
-    shape_check(ggml_is_scalar(b), name, "b %s must be a scalar", shape(b).text);
-    shape_check(is_padded_1d(a), name, "a %s must have packed rows, planes and volumes", shape(a).text);
+    shape_check(ggml_is_scalar(b), name, "b %s must be a scalar", shape(b));
+    shape_check(is_padded_1d(a), name, "a %s must have packed rows, planes and volumes", shape(a));
     return set_op(like(ctx, a, inplace, name), GGML_OP_ADD1, {a, b});
 }
 
@@ -67,10 +67,10 @@ struct ggml_tensor * ggml_add_cast(struct ggml_context * ctx, struct ggml_tensor
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
-    shape_check(can_repeat_rows(b, a), name, "b %s cannot be broadcast row-wise to a %s", shape(b).text,
-                shape(a).text);
+    shape_check(can_repeat_rows(b, a), name, "b %s cannot be broadcast row-wise to a %s", shape(b),
+                shape(a));
     shape_check(ggml_is_quantized(a->type) || a->type == GGML_TYPE_F16 || a->type == GGML_TYPE_BF16, name,
-                "a %s must be quantized, f16 or bf16", shape(a).text);
+                "a %s must be quantized, f16 or bf16", shape(a));
     return set_op(new_result(ctx, type, ne_of(a), name), GGML_OP_ADD, {a, b});
 }
 
@@ -80,10 +80,10 @@ struct ggml_tensor * ggml_add_id(struct ggml_context * ctx, struct ggml_tensor *
     if (!inputs_ok(name, {a, b, ids})) {
         return nullptr;
     }
-    shape_check(a->ne[0] == b->ne[0], name, "rows of a %s and b %s differ in length", shape(a).text, shape(b).text);
+    shape_check(a->ne[0] == b->ne[0], name, "rows of a %s and b %s differ in length", shape(a), shape(b));
     shape_check(a->ne[1] == ids->ne[0] && a->ne[2] == ids->ne[1], name,
-                "ids %s must be [a->ne[1], a->ne[2]] for a %s", shape(ids).text, shape(a).text);
-    shape_check(ids->type == GGML_TYPE_I32, name, "ids %s must be i32", shape(ids).text);
+                "ids %s must be [a->ne[1], a->ne[2]] for a %s", shape(ids), shape(a));
+    shape_check(ids->type == GGML_TYPE_I32, name, "ids %s must be i32", shape(ids));
     return set_op(like(ctx, a, false, name), GGML_OP_ADD_ID, {a, b, ids});
 }
 

@@ -13,11 +13,11 @@ namespace {
 ggml_tensor * glu_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, ggml_glu_op op, bool swapped,
                        const char * name) {
     shape_check(op >= 0 && op < GGML_GLU_OP_COUNT, name, "unknown glu op %d", static_cast<int>(op));
-    shape_check(ggml_is_contiguous_1(a), name, "a %s must be contiguous in dims >= 1", shape(a).text);
+    shape_check(ggml_is_contiguous_1(a), name, "a %s must be contiguous in dims >= 1", shape(a));
     if (b) {
-        shape_check(ggml_is_contiguous_1(b), name, "b %s must be contiguous in dims >= 1", shape(b).text);
+        shape_check(ggml_is_contiguous_1(b), name, "b %s must be contiguous in dims >= 1", shape(b));
         shape_check(ggml_are_same_shape(a, b) && a->type == b->type, name,
-                    "b %s must have the shape and type of a %s", shape(b).text, shape(a).text);
+                    "b %s must have the shape and type of a %s", shape(b), shape(a));
     }
     Ne ne = ne_of(a);
     if (!b) {

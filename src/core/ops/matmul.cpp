@@ -20,12 +20,12 @@ struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor 
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
-    shape_check(a->ne[0] == b->ne[0], name, "a %s and b %s differ in the shared dimension ne[0]", shape(a).text,
-                shape(b).text);
+    shape_check(a->ne[0] == b->ne[0], name, "a %s and b %s differ in the shared dimension ne[0]", shape(a),
+                shape(b));
     shape_check(divisible(b->ne[2], a->ne[2]) && divisible(b->ne[3], a->ne[3]), name,
-                "a %s cannot be broadcast over dims 2 and 3 of b %s", shape(a).text, shape(b).text);
+                "a %s cannot be broadcast over dims 2 and 3 of b %s", shape(a), shape(b));
     shape_check(!ggml_is_transposed(a), name, "a %s must not be transposed (nb[0] = %zu > nb[1] = %zu)",
-                shape(a).text, a->nb[0], a->nb[1]);
+                shape(a), a->nb[0], a->nb[1]);
     const Ne ne = {a->ne[1], b->ne[1], b->ne[2], b->ne[3]};
     return set_op(new_result(ctx, GGML_TYPE_F32, ne, name), GGML_OP_MUL_MAT, {a, b});
 }
@@ -47,16 +47,16 @@ struct ggml_tensor * ggml_mul_mat_id(struct ggml_context * ctx, struct ggml_tens
     if (!inputs_ok(name, {as, b, ids})) {
         return nullptr;
     }
-    shape_check(!ggml_is_transposed(as), name, "as %s must not be transposed", shape(as).text);
-    shape_check(ids->type == GGML_TYPE_I32, name, "ids %s must be i32", shape(ids).text);
-    shape_check(as->ne[3] == 1 && b->ne[3] == 1, name, "as %s and b %s must be 3-d", shape(as).text, shape(b).text);
-    shape_check(ids->ne[2] == 1 && ids->ne[3] == 1, name, "ids %s must be 2-d", shape(ids).text);
-    shape_check(ids->ne[1] == b->ne[2], name, "ids %s needs one expert list per token of b %s", shape(ids).text,
-                shape(b).text);
-    shape_check(as->ne[0] == b->ne[0], name, "as %s and b %s differ in the shared dimension ne[0]", shape(as).text,
-                shape(b).text);
+    shape_check(!ggml_is_transposed(as), name, "as %s must not be transposed", shape(as));
+    shape_check(ids->type == GGML_TYPE_I32, name, "ids %s must be i32", shape(ids));
+    shape_check(as->ne[3] == 1 && b->ne[3] == 1, name, "as %s and b %s must be 3-d", shape(as), shape(b));
+    shape_check(ids->ne[2] == 1 && ids->ne[3] == 1, name, "ids %s must be 2-d", shape(ids));
+    shape_check(ids->ne[1] == b->ne[2], name, "ids %s needs one expert list per token of b %s", shape(ids),
+                shape(b));
+    shape_check(as->ne[0] == b->ne[0], name, "as %s and b %s differ in the shared dimension ne[0]", shape(as),
+                shape(b));
     shape_check(divisible(ids->ne[0], b->ne[1]), name, "b %s cannot be broadcast to the %lld experts of ids %s",
-                shape(b).text, static_cast<long long>(ids->ne[0]), shape(ids).text);
+                shape(b), static_cast<long long>(ids->ne[0]), shape(ids));
     const Ne ne = {as->ne[1], ids->ne[0], b->ne[2], 1};
     return set_op(new_result(ctx, GGML_TYPE_F32, ne, name), GGML_OP_MUL_MAT_ID, {as, b, ids});
 }
@@ -66,11 +66,11 @@ struct ggml_tensor * ggml_out_prod(struct ggml_context * ctx, struct ggml_tensor
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
-    shape_check(a->ne[1] == b->ne[1], name, "a %s and b %s differ in the shared dimension ne[1]", shape(a).text,
-                shape(b).text);
+    shape_check(a->ne[1] == b->ne[1], name, "a %s and b %s differ in the shared dimension ne[1]", shape(a),
+                shape(b));
     shape_check(divisible(b->ne[2], a->ne[2]) && divisible(b->ne[3], a->ne[3]), name,
-                "a %s cannot be broadcast over dims 2 and 3 of b %s", shape(a).text, shape(b).text);
-    shape_check(!ggml_is_transposed(a), name, "a %s must not be transposed", shape(a).text);
+                "a %s cannot be broadcast over dims 2 and 3 of b %s", shape(a), shape(b));
+    shape_check(!ggml_is_transposed(a), name, "a %s must not be transposed", shape(a));
     const Ne ne = {a->ne[0], b->ne[0], b->ne[2], b->ne[3]};
     return set_op(new_result(ctx, GGML_TYPE_F32, ne, name), GGML_OP_OUT_PROD, {a, b});
 }

@@ -8,7 +8,9 @@
 // LEAKY_RELU: op_params[0] = negative_slope (f32).
 // ARANGE:     F32 [ceil((stop - start) / step)], op_params (f32) {start, stop, step}; no sources.
 // TIMESTEP_EMBEDDING: timesteps [N] -> F32 [dim, N], op_params (i32) {dim, max_period}.
-// ARGSORT:    I32 indices with a's shape, op_params[0] = ggml_sort_order.
+// ARGSORT:    I32 indices with a's shape, op_params[0] = ggml_sort_order. ggml_argsort_top_k is no op of its
+//             own: a descending ARGSORT and a view of its first k columns (I32 [k, ne1, ne2, ne3], strides of the
+//             full argsort), as upstream.
 // TOP_K:      I32 [k, ne1, ne2, ne3]; no parameters (k is the result's ne[0]).
 #include "core/ops/op_common.h"
 
@@ -27,7 +29,7 @@ ggml_tensor * repeat_to(ggml_context * ctx, ggml_tensor * a, const Ne & ne, cons
             fits = fits && ne[static_cast<size_t>(i)] % a->ne[i] == 0;
         }
     }
-    shape_check(fits, name, "a %s does not divide the target shape [%lld, %lld, %lld, %lld]", shape(a).text,
+    shape_check(fits, name, "a %s does not divide the target shape [%lld, %lld, %lld, %lld]", shape(a),
                 static_cast<long long>(ne[0]), static_cast<long long>(ne[1]), static_cast<long long>(ne[2]),
                 static_cast<long long>(ne[3]));
     return set_op(new_result(ctx, a->type, ne, name), GGML_OP_REPEAT, {a});
@@ -37,7 +39,7 @@ ggml_tensor * scale_impl(ggml_context * ctx, ggml_tensor * a, float s, float b, 
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    shape_check(is_padded_1d(a), name, "a %s must have packed elements, planes and volumes", shape(a).text);
+    shape_check(is_padded_1d(a), name, "a %s must have packed elements, planes and volumes", shape(a));
     return with_f32(set_op(like(ctx, a, inplace, name), GGML_OP_SCALE, {a}), {s, b});
 }
 
@@ -71,11 +73,11 @@ struct ggml_tensor * ggml_concat(struct ggml_context * ctx, struct ggml_tensor *
         return nullptr;
     }
     shape_check(dim >= 0 && dim < GGML_MAX_DIMS, name, "dim %d is not in [0, %d)", dim, GGML_MAX_DIMS);
-    shape_check(a->type == b->type, name, "a %s and b %s differ in type", shape(a).text, shape(b).text);
+    shape_check(a->type == b->type, name, "a %s and b %s differ in type", shape(a), shape(b));
     Ne ne = ne_of(a);
     for (int d = 0; d < GGML_MAX_DIMS; ++d) {
         shape_check(d == dim || a->ne[d] == b->ne[d], name, "a %s and b %s differ in dim %d (concatenating along %d)",
-                    shape(a).text, shape(b).text, d, dim);
+                    shape(a), shape(b), d, dim);
     }
     ne[static_cast<size_t>(dim)] += b->ne[dim];
     return with_i32(set_op(new_result(ctx, a->type, ne, name), GGML_OP_CONCAT, {a, b}), {dim});
@@ -140,9 +142,23 @@ struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor 
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    shape_check(a->ne[0] <= INT32_MAX, name, "rows of a %s are too long for i32 indices", shape(a).text);
+    shape_check(a->ne[0] <= INT32_MAX, name, "rows of a %s are too long for i32 indices", shape(a));
     ggml_tensor * t = set_op(new_result(ctx, GGML_TYPE_I32, ne_of(a), name), GGML_OP_ARGSORT, {a});
     return with_i32(t, {static_cast<int32_t>(order)});
+}
+
+struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
+    const char * name = "ggml_argsort_top_k";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    shape_check(k >= 0 && a->ne[0] >= k, name, "k = %d must be in [0, a->ne[0]] for a %s", k, shape(a));
+    ggml_tensor * sorted = ggml_argsort(ctx, a, GGML_SORT_ORDER_DESC);
+    if (sorted == nullptr) {
+        return nullptr;
+    }
+    return ggml_view_4d(ctx, sorted, k, sorted->ne[1], sorted->ne[2], sorted->ne[3], sorted->nb[1], sorted->nb[2],
+                        sorted->nb[3], 0);
 }
 
 struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
@@ -150,7 +166,7 @@ struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * 
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    shape_check(k >= 0 && a->ne[0] >= k, name, "k = %d must be in [0, a->ne[0]] for a %s", k, shape(a).text);
+    shape_check(k >= 0 && a->ne[0] >= k, name, "k = %d must be in [0, a->ne[0]] for a %s", k, shape(a));
     return set_op(new_result(ctx, GGML_TYPE_I32, {k, a->ne[1], a->ne[2], a->ne[3]}, name), GGML_OP_TOP_K, {a});
 }
 

@@ -11,31 +11,78 @@
 
 namespace switchyard::ops {
 
-ShapeText shape(const ggml_tensor * t) {
-    ShapeText s{};
+namespace {
+
+// Appends to a ShapeText without printf: shape() runs for every shape_check of every constructor (its text is an
+// argument whether the check fails or not), so it must cost little next to building the tensor.
+class TextWriter {
+public:
+    explicit TextWriter(ShapeText & s) : s_(s) {}
+    void put(const char * text) {
+        while (*text != '\0' && n_ + 1 < sizeof(s_.text)) {
+            s_.text[n_++] = *text++;
+        }
+        s_.text[n_] = '\0';
+    }
+    void put(uint64_t v, bool negative = false) {
+        char digits[24];
+        int  k = 0;
+        do {
+            digits[k++] = static_cast<char>('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        if (negative) {
+            digits[k++] = '-';
+        }
+        char text[24];
+        for (int i = 0; i < k; ++i) {
+            text[i] = digits[k - 1 - i];
+        }
+        text[k] = '\0';
+        put(text);
+    }
+    void put_signed(int64_t v) { put(v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), v < 0); }
+
+private:
+    ShapeText & s_;
+    size_t      n_ = 0;
+};
+
+template <class T, class Put>
+ShapeText four(const char * prefix, const T * v, Put put) {
+    ShapeText  s{};
+    TextWriter w(s);
+    w.put(prefix);
+    w.put("[");
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        put(w, v[i]);
+        w.put(i + 1 < GGML_MAX_DIMS ? ", " : "]");
+    }
+    return s;
+}
+
+void put_extent(TextWriter & w, int64_t v) { w.put_signed(v); }
+void put_stride(TextWriter & w, size_t v) { w.put(static_cast<uint64_t>(v)); }
+
+} // namespace
+
+ShapeText shape_text(const ggml_tensor * t) {
     if (!t) {
-        std::snprintf(s.text, sizeof(s.text), "(null)");
+        ShapeText  s{};
+        TextWriter w(s);
+        w.put("(null)");
         return s;
     }
-    const char * type_name = is_valid_type(t->type) ? type_info(t->type).name : "?";
-    std::snprintf(s.text, sizeof(s.text), "%s [%lld, %lld, %lld, %lld]", type_name, static_cast<long long>(t->ne[0]),
-                  static_cast<long long>(t->ne[1]), static_cast<long long>(t->ne[2]),
-                  static_cast<long long>(t->ne[3]));
-    return s;
+    char type_name[40];
+    std::strncpy(type_name, is_valid_type(t->type) ? type_info(t->type).name : "?", sizeof(type_name) - 2);
+    type_name[sizeof(type_name) - 2] = '\0';
+    std::strcat(type_name, " ");
+    return four(type_name, t->ne, put_extent);
 }
 
-ShapeText dims_text(const int64_t * ne) {
-    ShapeText s{};
-    std::snprintf(s.text, sizeof(s.text), "[%lld, %lld, %lld, %lld]", static_cast<long long>(ne[0]),
-                  static_cast<long long>(ne[1]), static_cast<long long>(ne[2]), static_cast<long long>(ne[3]));
-    return s;
-}
+ShapeText dims_text(const int64_t * ne) { return four("", ne, put_extent); }
 
-ShapeText strides_text(const size_t * nb) {
-    ShapeText s{};
-    std::snprintf(s.text, sizeof(s.text), "[%zu, %zu, %zu, %zu]", nb[0], nb[1], nb[2], nb[3]);
-    return s;
-}
+ShapeText strides_text(const size_t * nb) { return four("", nb, put_stride); }
 
 std::optional<PackedSize> checked_size(ggml_type type, const int64_t * ne, const char * op) {
     for (int i = 0; i < GGML_MAX_DIMS; ++i) {
@@ -52,13 +99,16 @@ std::optional<PackedSize> checked_size(ggml_type type, const int64_t * ne, const
 }
 
 void check_strided_range(ggml_type type, const int64_t * ne, const size_t * nb, size_t offset, size_t memory_bytes,
-                         const char * what, const char * op) {
+                         const char * what, const ggml_tensor * of, const char * op) {
     const std::optional<size_t> extent = strided_extent(type, ne, nb);
+    if (extent && offset <= memory_bytes && *extent <= memory_bytes - offset) {
+        return; // the common case: no message to format
+    }
     shape_check(extent.has_value(), op, "extents %s with strides %s span more than %zu bytes", dims_text(ne).text,
                 strides_text(nb).text, kMaxTensorBytes);
-    shape_check(offset <= memory_bytes && *extent <= memory_bytes - offset, op,
-                "extents %s with strides %s span %zu bytes at offset %zu, past the %zu bytes of %s",
-                dims_text(ne).text, strides_text(nb).text, *extent, offset, memory_bytes, what);
+    shape_check(false, op, "extents %s with strides %s span %zu bytes at offset %zu, past the %zu bytes of %s%s%s%s",
+                dims_text(ne).text, strides_text(nb).text, *extent, offset, memory_bytes, what, of ? " (a " : "",
+                of ? shape_text(of).text : "", of ? ")" : "");
 }
 
 bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> inputs) {
@@ -73,10 +123,7 @@ bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> input
     return true;
 }
 
-void shape_check(bool cond, const char * op, const char * fmt, ...) {
-    if (cond) {
-        return;
-    }
+void shape_fail(const char * op, const char * fmt, ...) {
     char    message[1024];
     va_list args;
     va_start(args, fmt);

@@ -24,18 +24,47 @@ namespace switchyard::ops {
 
 using Ne = std::array<int64_t, GGML_MAX_DIMS>;
 
-// "f32 [4, 3, 2, 1]" in a buffer that lives until the end of the full expression that created it, so
-// shape_check(..., "%s", shape(a).text) is safe.
+// Text for a message, in a buffer that lives until the end of the full expression that created it.
 struct ShapeText {
     char text[96];
 };
-ShapeText shape(const ggml_tensor * t);
+
+// A tensor's shape as a shape_check argument for a %s: "f32 [4, 3, 2, 1]", formatted only when the check fails
+// (constructors run for every node of every graph an engine builds, and nearly every check passes).
+struct ShapeOf {
+    const ggml_tensor * tensor;
+};
+inline ShapeOf shape(const ggml_tensor * t) { return ShapeOf{t}; }
+ShapeText      shape_text(const ggml_tensor * t);
 
 // false (with a log line naming `op`) when one of `inputs` is NULL. Optional inputs are not listed.
 bool inputs_ok(const char * op, std::initializer_list<const ggml_tensor *> inputs);
 
-// When cond is false: logs "[op] <formatted message>" and calls fatal (does not return).
-void shape_check(bool cond, const char * op, const char * fmt, ...) __attribute__((format(printf, 3, 4)));
+// Logs "[op] <formatted message>" and calls fatal (does not return).
+[[noreturn]] void shape_fail(const char * op, const char * fmt, ...) __attribute__((format(printf, 2, 3)));
+
+namespace detail {
+template <class T>
+const T & printable(const T & v) {
+    return v;
+}
+inline ShapeText printable(ShapeOf s) { return shape_text(s.tensor); }
+template <class T>
+const T & vararg(const T & v) {
+    return v;
+}
+inline const char * vararg(const ShapeText & s) { return s.text; }
+} // namespace detail
+
+// When cond is false: shape_fail with the printf-style message; shape(t) arguments become their text then. The
+// arguments must match fmt as for printf (the format is checked at run time only, on failure).
+template <class... Args>
+inline void shape_check(bool cond, const char * op, const char * fmt, const Args &... args) {
+    if (cond) [[likely]] {
+        return;
+    }
+    shape_fail(op, fmt, detail::vararg(detail::printable(args))...);
+}
 
 // "[ne0, ne1, ne2, ne3]" and "[nb0, nb1, nb2, nb3]" for messages, alive as long as a ShapeText.
 ShapeText dims_text(const int64_t * ne);
@@ -47,9 +76,10 @@ ShapeText strides_text(const size_t * nb);
 std::optional<PackedSize> checked_size(ggml_type type, const int64_t * ne, const char * op);
 
 // The bytes that extents ne with strides nb reach from `offset` on (strided_extent) lie inside memory_bytes
-// bytes; a shape error otherwise, also when the extent overflows. `what` names the memory in the message.
+// bytes; a shape error otherwise, also when the extent overflows. `what` names the memory in the message, followed
+// by the shape of `of` when it is not NULL (formatted only when the check fails).
 void check_strided_range(ggml_type type, const int64_t * ne, const size_t * nb, size_t offset, size_t memory_bytes,
-                         const char * what, const char * op);
+                         const char * what, const ggml_tensor * of, const char * op);
 
 // A fresh contiguous tensor of `type` with 4-d extents ne (NULL when the context is full).
 ggml_tensor * new_result(ggml_context * ctx, ggml_type type, const Ne & ne, const char * op);

@@ -1,5 +1,6 @@
 // Reductions: SUM (everything -> one element of a's type), SUM_ROWS (each row -> one element, a's type),
-// MEAN (each row -> one F32 element), ARGMAX (each row of a matrix -> I32 index). No op parameters.
+// MEAN (each row -> one F32 element), ARGMAX (each row of a matrix -> I32 index), and the running sum CUMSUM
+// (a F32; the result has a's shape, element i of a row the sum of elements 0..i of that row). No op parameters.
 #include "core/ops/op_common.h"
 
 #include <cstdint>
@@ -25,6 +26,15 @@ struct ggml_tensor * ggml_sum_rows(struct ggml_context * ctx, struct ggml_tensor
     return set_op(new_result(ctx, a->type, {1, a->ne[1], a->ne[2], a->ne[3]}, name), GGML_OP_SUM_ROWS, {a});
 }
 
+struct ggml_tensor * ggml_cumsum(struct ggml_context * ctx, struct ggml_tensor * a) {
+    const char * name = "ggml_cumsum";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    shape_check(a->type == GGML_TYPE_F32, name, "a %s must be f32", shape(a));
+    return set_op(new_result(ctx, a->type, ne_of(a), name), GGML_OP_CUMSUM, {a});
+}
+
 struct ggml_tensor * ggml_mean(struct ggml_context * ctx, struct ggml_tensor * a) {
     const char * name = "ggml_mean";
     if (!inputs_ok(name, {a})) {
@@ -38,8 +48,8 @@ struct ggml_tensor * ggml_argmax(struct ggml_context * ctx, struct ggml_tensor *
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    shape_check(ggml_is_matrix(a), name, "a %s must be a matrix (ne[2] = ne[3] = 1)", shape(a).text);
-    shape_check(a->ne[0] <= INT32_MAX, name, "rows of a %s are too long for i32 indices", shape(a).text);
+    shape_check(ggml_is_matrix(a), name, "a %s must be a matrix (ne[2] = ne[3] = 1)", shape(a));
+    shape_check(a->ne[0] <= INT32_MAX, name, "rows of a %s are too long for i32 indices", shape(a));
     return set_op(new_result(ctx, GGML_TYPE_I32, {a->ne[1], 1, 1, 1}, name), GGML_OP_ARGMAX, {a});
 }
 

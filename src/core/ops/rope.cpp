@@ -38,14 +38,14 @@ void check_rope(const ggml_tensor * a, const ggml_tensor * b, const ggml_tensor 
                 const char * name) {
     shape_check((p.mode & 1) == 0, name, "mode %d: bit 0 is no longer supported", p.mode);
     shape_check(ggml_is_vector(b) && b->type == GGML_TYPE_I32, name, "positions b %s must be an i32 vector",
-                shape(b).text);
+                shape(b));
     const bool    mrope    = (p.mode & GGML_ROPE_TYPE_MROPE) != 0;
     const int64_t expected = mrope ? a->ne[2] * 4 : a->ne[2];
-    shape_check(b->ne[0] == expected, name, "positions b %s must have %lld entries for a %s", shape(b).text,
-                static_cast<long long>(expected), shape(a).text);
+    shape_check(b->ne[0] == expected, name, "positions b %s must have %lld entries for a %s", shape(b),
+                static_cast<long long>(expected), shape(a));
     if (c) {
         shape_check(c->type == GGML_TYPE_F32 && c->ne[0] >= p.n_dims / 2, name,
-                    "frequency factors c %s must be f32 with >= n_dims/2 = %d entries", shape(c).text, p.n_dims / 2);
+                    "frequency factors c %s must be f32 with >= n_dims/2 = %d entries", shape(c), p.n_dims / 2);
     }
 }
 

@@ -30,8 +30,8 @@ struct ggml_tensor * ggml_get_rows(struct ggml_context * ctx, struct ggml_tensor
         return nullptr;
     }
     shape_check(a->ne[2] == b->ne[1] && a->ne[3] == b->ne[2] && b->ne[3] == 1, name,
-                "indices b %s must be [n_rows, a->ne[2], a->ne[3]] for a %s", shape(b).text, shape(a).text);
-    shape_check(b->type == GGML_TYPE_I32, name, "indices b %s must be i32", shape(b).text);
+                "indices b %s must be [n_rows, a->ne[2], a->ne[3]] for a %s", shape(b), shape(a));
+    shape_check(b->type == GGML_TYPE_I32, name, "indices b %s must be i32", shape(b));
     const ggml_type type = a->type == GGML_TYPE_I32 ? GGML_TYPE_I32 : GGML_TYPE_F32;
     const Ne        ne   = {a->ne[0], b->ne[0], b->ne[1], b->ne[2]};
     return set_op(new_result(ctx, type, ne, name), GGML_OP_GET_ROWS, {a, b});
@@ -44,16 +44,16 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
         return nullptr;
     }
     shape_check(a->ne[0] == b->ne[0] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3], name,
-                "rows b %s do not fit the destination a %s", shape(b).text, shape(a).text);
+                "rows b %s do not fit the destination a %s", shape(b), shape(a));
     shape_check(b->ne[1] == c->ne[0] && divisible(b->ne[2], c->ne[1]) && divisible(b->ne[3], c->ne[2]) &&
                     c->ne[3] == 1,
-                name, "indices c %s must be [n_rows, ne11, ne12] broadcastable to rows b %s", shape(c).text,
-                shape(b).text);
-    shape_check(b->type == GGML_TYPE_F32, name, "rows b %s must be f32", shape(b).text);
+                name, "indices c %s must be [n_rows, ne11, ne12] broadcastable to rows b %s", shape(c),
+                shape(b));
+    shape_check(b->type == GGML_TYPE_F32, name, "rows b %s must be f32", shape(b));
     shape_check(c->type == GGML_TYPE_I64 || c->type == GGML_TYPE_I32, name, "indices c %s must be i64 or i32",
-                shape(c).text);
+                shape(c));
     shape_check(ggml_is_contiguous_rows(a) && ggml_is_contiguous_rows(b), name,
-                "a %s and b %s must have adjacent elements within rows", shape(a).text, shape(b).text);
+                "a %s and b %s must have adjacent elements within rows", shape(a), shape(b));
     return set_op(view_of(ctx, a, name), GGML_OP_SET_ROWS, {b, c, a});
 }
 

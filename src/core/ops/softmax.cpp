@@ -13,15 +13,15 @@ namespace switchyard::ops {
 namespace {
 
 void check_mask(const ggml_tensor * a, const ggml_tensor * mask, float max_bias, const char * name) {
-    shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a).text);
+    shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a));
     if (mask) {
         shape_check(mask->type == GGML_TYPE_F16 || mask->type == GGML_TYPE_F32, name, "mask %s must be f16 or f32",
-                    shape(mask).text);
-        shape_check(ggml_is_contiguous(mask), name, "mask %s must be contiguous", shape(mask).text);
+                    shape(mask));
+        shape_check(ggml_is_contiguous(mask), name, "mask %s must be contiguous", shape(mask));
         shape_check(mask->ne[0] == a->ne[0] && mask->ne[1] >= a->ne[1], name,
-                    "mask %s must be [a->ne[0], >= a->ne[1], ...] for a %s", shape(mask).text, shape(a).text);
+                    "mask %s must be [a->ne[0], >= a->ne[1], ...] for a %s", shape(mask), shape(a));
         shape_check(divisible(a->ne[2], mask->ne[2]) && divisible(a->ne[3], mask->ne[3]), name,
-                    "mask %s cannot be broadcast over dims 2 and 3 of a %s", shape(mask).text, shape(a).text);
+                    "mask %s cannot be broadcast over dims 2 and 3 of a %s", shape(mask), shape(a));
     }
     shape_check(max_bias <= 0.0f || mask != nullptr, name, "max_bias %g > 0 needs a mask", static_cast<double>(max_bias));
 }
@@ -76,8 +76,8 @@ void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks)
     shape_check(a->op == GGML_OP_SOFT_MAX, name, "tensor '%s' has op %s, not SOFT_MAX", a->name, ggml_op_name(a->op));
     shape_check(a->src[2] == nullptr, name, "tensor '%s' already has sinks", a->name);
     shape_check(a->src[0]->ne[2] == sinks->ne[0], name, "sinks %s need one value per head of %s",
-                shape(sinks).text, shape(a->src[0]).text);
-    shape_check(sinks->type == GGML_TYPE_F32, name, "sinks %s must be f32", shape(sinks).text);
+                shape(sinks), shape(a->src[0]));
+    shape_check(sinks->type == GGML_TYPE_F32, name, "sinks %s must be f32", shape(sinks));
     a->src[2] = sinks;
 }
 

@@ -37,9 +37,9 @@ ggml_tensor * reshape_impl(ggml_context * ctx, ggml_tensor * a, int n_dims, cons
     if (!size) {
         return nullptr;
     }
-    shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a).text);
+    shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a));
     shape_check(ggml_nelements(a) == size->nelements, name, "a %s has %lld elements, the new shape %lld",
-                shape(a).text, static_cast<long long>(ggml_nelements(a)), static_cast<long long>(size->nelements));
+                shape(a), static_cast<long long>(ggml_nelements(a)), static_cast<long long>(size->nelements));
     ggml_tensor * t = new_tensor_impl(ctx, a->type, n_dims, ne, a, 0, name);
     if (t) {
         ggml_format_name(t, "%s (reshaped)", a->name);
@@ -75,10 +75,8 @@ void check_view_range(const ggml_tensor * a, const ggml_tensor * root, size_t ro
     const size_t root_bytes = ggml_nbytes(root);
     shape_check(root_offs <= root_bytes && packed <= root_bytes - root_offs, name,
                 "%zu bytes at offset %zu exceed the %zu bytes of the viewed memory (a %s)", packed, root_offs,
-                root_bytes, shape(a).text);
-    char what[128];
-    std::snprintf(what, sizeof(what), "the viewed memory (a %s)", shape(a).text);
-    check_strided_range(a->type, ne, nb, root_offs, root_bytes, what, name);
+                root_bytes, shape(a));
+    check_strided_range(a->type, ne, nb, root_offs, root_bytes, "the viewed memory", a, name);
 }
 
 // A view of a with n_dims extents ne_in, the byte strides nb_in[1..n_dims) and `offset` bytes from a's data.

@@ -8,7 +8,7 @@ namespace switchyard::cpu::kernels {
 
 KernelInfo unary(ggml_op op);     // UNARY, SQR, SQRT, LOG, SIN, COS, LEAKY_RELU, CLAMP, SCALE, GLU
 KernelInfo binary(ggml_op op);    // ADD, SUB, MUL, DIV, ADD1, ADD_ID, ACC
-KernelInfo reduce(ggml_op op);    // SUM, SUM_ROWS, MEAN, ARGMAX
+KernelInfo reduce(ggml_op op);    // SUM, SUM_ROWS, MEAN, ARGMAX, CUMSUM
 KernelInfo norm(ggml_op op);      // NORM, RMS_NORM, L2_NORM, GROUP_NORM
 KernelInfo copy(ggml_op op);      // DUP, CPY, CONT, SET, REPEAT, CONCAT, PAD, ARANGE, TIMESTEP_EMBEDDING
 KernelInfo rows(ggml_op op);      // GET_ROWS, SET_ROWS, DIAG_MASK_INF
@@ -18,5 +18,8 @@ KernelInfo rope(ggml_op op);      // ROPE
 KernelInfo attention(ggml_op op); // FLASH_ATTN_EXT
 KernelInfo conv(ggml_op op);      // IM2COL, POOL_1D, POOL_2D
 KernelInfo sort(ggml_op op);      // ARGSORT, TOP_K
+KernelInfo fill(ggml_op op);      // FILL, TRI, DIAG
+KernelInfo roll(ggml_op op);      // ROLL
+KernelInfo custom(ggml_op op);    // MAP_CUSTOM1, MAP_CUSTOM2, MAP_CUSTOM3, CUSTOM
 
 } // namespace switchyard::cpu::kernels

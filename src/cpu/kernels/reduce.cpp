@@ -1,5 +1,6 @@
 // Reductions: SUM (all elements to a scalar of src's type), SUM_ROWS (each row to one element, dst [1, ne1, ne2,
-// ne3]), MEAN (the same divided by ne0) and ARGMAX (index of the first maximum of each row of a matrix, I32 [ne1]).
+// ne3]), MEAN (the same divided by ne0), ARGMAX (index of the first maximum of each row of a matrix, I32 [ne1]) and
+// CUMSUM (running sums along each row: dst[i0] = src[0] + ... + src[i0], dst of src's shape).
 //
 // Types: src F32, F16 or BF16; dst of SUM / SUM_ROWS / MEAN any float type. Any strides. Sums accumulate in double
 // (in chunks of float lanes for F32 rows). SUM runs on one thread (a fixed summation order); the others split rows.
@@ -62,6 +63,33 @@ bool sum_rows_supports(const ggml_tensor * dst) {
            dst->ne[1] == src->ne[1] && dst->ne[2] == src->ne[2] && dst->ne[3] == src->ne[3];
 }
 
+void cumsum_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src  = dst->src[0];
+    const int64_t       n    = src->ne[0];
+    const Range         rows = thread_range(p, ggml_nrows(src));
+    float               buf[kChunk];
+    for (int64_t r = rows.begin; r < rows.end; ++r) {
+        const RowCoords c     = row_coords(src, r);
+        const char *    s     = row_ptr(src, c);
+        char *          d     = row_ptr(dst, c);
+        double          total = 0.0;
+        for (int64_t i = 0; i < n; i += kChunk) {
+            const int64_t m = std::min(kChunk, n - i);
+            load_row(src->type, s + i * static_cast<int64_t>(src->nb[0]), src->nb[0], buf, m);
+            for (int64_t k = 0; k < m; ++k) {
+                total += buf[k];
+                buf[k] = static_cast<float>(total);
+            }
+            store_row(dst->type, buf, d + i * static_cast<int64_t>(dst->nb[0]), dst->nb[0], m);
+        }
+    }
+}
+
+bool cumsum_supports(const ggml_tensor * dst) {
+    const ggml_tensor * src = dst->src[0];
+    return src && is_float_type(src->type) && is_float_type(dst->type) && ggml_are_same_shape(src, dst);
+}
+
 // Index of the first maximum; NaNs never win, a row of NaN / -inf gives 0.
 int32_t row_argmax(const ggml_tensor * t, const char * row, int64_t n) {
     float   buf[kChunk];
@@ -103,6 +131,7 @@ KernelInfo reduce(ggml_op op) {
         case GGML_OP_SUM_ROWS:
         case GGML_OP_MEAN:     return KernelInfo{sum_rows_compute, nullptr, nullptr, sum_rows_supports};
         case GGML_OP_ARGMAX:   return KernelInfo{argmax_compute, nullptr, nullptr, argmax_supports};
+        case GGML_OP_CUMSUM:   return KernelInfo{cumsum_compute, nullptr, nullptr, cumsum_supports};
         default:               return KernelInfo{};
     }
 }

@@ -17,18 +17,20 @@ bool compute_node(ggml_tensor * node) {
     if (is_metadata_op(node->op)) {
         return true; // views alias their source's memory
     }
-    return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node);
+    return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node) ||
+           fill(node) || roll(node) || custom(node);
 }
 
 bool has_reference(const ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_UNARY: {
             const auto u = static_cast<ggml_unary_op>(node->op_params[0]);
-            return u != GGML_UNARY_OP_XIELU && u < GGML_UNARY_OP_COUNT;
+            return u >= 0 && u < GGML_UNARY_OP_COUNT;
         }
-        case GGML_OP_CUMSUM: case GGML_OP_COUNT_EQUAL: case GGML_OP_REPEAT_BACK: case GGML_OP_SILU_BACK:
-        case GGML_OP_RMS_NORM_BACK: case GGML_OP_GET_ROWS_BACK: case GGML_OP_DIAG: case GGML_OP_DIAG_MASK_ZERO:
+        case GGML_OP_COUNT_EQUAL: case GGML_OP_REPEAT_BACK: case GGML_OP_SILU_BACK:
+        case GGML_OP_RMS_NORM_BACK: case GGML_OP_GET_ROWS_BACK: case GGML_OP_DIAG_MASK_ZERO:
         case GGML_OP_SOFT_MAX_BACK: case GGML_OP_ROPE_BACK: return false;
+        case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM: return true;
         default: return node->op < GGML_OP_FLASH_ATTN_BACK || node->op == GGML_OP_GLU;
     }
 }

@@ -35,6 +35,15 @@ double unary_value(ggml_unary_op op, double x) {
     }
 }
 
+// op_params f32 [1..4] = {alpha_n, alpha_p, beta, eps}, the coefficients ggml_xielu already constrained
+double xielu_value(double x, const ggml_tensor * t) {
+    const double alpha_n = param_f32(t, 1), alpha_p = param_f32(t, 2), beta = param_f32(t, 3), eps = param_f32(t, 4);
+    if (x > 0) {
+        return alpha_p * x * x + beta * x;
+    }
+    return alpha_n * (std::expm1(std::min(x, eps)) - x) + beta * x;
+}
+
 double glu_value(ggml_glu_op op, double x, double g, float alpha, float limit) {
     switch (op) {
         case GGML_GLU_OP_REGLU:       return (x > 0 ? x : 0.0) * g;
@@ -138,7 +147,8 @@ bool elementwise(ggml_tensor * node) {
             return map_unary(node, [](double x, const ggml_tensor * t) { return x > 0 ? x : param_f32(t, 0) * x; });
         case GGML_OP_UNARY:
             return map_unary(node, [](double x, const ggml_tensor * t) {
-                return unary_value(static_cast<ggml_unary_op>(param_i32(t, 0)), x);
+                const auto op = static_cast<ggml_unary_op>(param_i32(t, 0));
+                return op == GGML_UNARY_OP_XIELU ? xielu_value(x, t) : unary_value(op, x);
             });
         case GGML_OP_GLU: return glu(node);
         default: return false;

@@ -1,4 +1,4 @@
-// Reference reductions and normalisations (all accumulate in double).
+// Reference reductions, running sums (CUMSUM) and normalisations (all accumulate in double).
 #include "support/reference/util.h"
 
 #include <vector>
@@ -103,6 +103,14 @@ bool reduce_norm(ggml_tensor * node) {
                 size_t best = 0;
                 for (size_t i = 1; i < row.size(); ++i) best = row[i] > row[best] ? i : best;
                 set(node, i1, 0, 0, 0, static_cast<float>(best));
+            });
+        case GGML_OP_CUMSUM:
+            return per_row(node, [&](std::vector<double> & row, int64_t i1, int64_t i2, int64_t i3) {
+                double s = 0;
+                for (size_t i0 = 0; i0 < row.size(); ++i0) {
+                    s += row[i0];
+                    set(node, static_cast<int64_t>(i0), i1, i2, i3, static_cast<float>(s));
+                }
             });
         case GGML_OP_NORM:
         case GGML_OP_RMS_NORM:

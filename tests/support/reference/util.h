@@ -63,5 +63,8 @@ bool matrix(ggml_tensor * node);      // mul_mat, mul_mat_id, out_prod
 bool layout(ggml_tensor * node);      // copies, repeat, concat, set, acc, pad, rows, arange, sort, masks
 bool attention(ggml_tensor * node);   // soft_max, rope, flash_attn_ext
 bool conv(ggml_tensor * node);        // im2col, pool
+bool fill(ggml_tensor * node);        // fill, tri, diag
+bool roll(ggml_tensor * node);        // roll
+bool custom(ggml_tensor * node);      // map_custom1/2/3, custom: the application's function on one thread
 
 } // namespace switchyard::testing::reference

@@ -1,5 +1,5 @@
-// REPEAT (and repeat_4d), CONCAT, SCALE / scale_bias, CLAMP, LEAKY_RELU, ARANGE, TIMESTEP_EMBEDDING, ARGSORT and
-// TOP_K: shapes, types, op_params and the rejected cases.
+// REPEAT (and repeat_4d), CONCAT, SCALE / scale_bias, CLAMP, LEAKY_RELU, ARANGE, TIMESTEP_EMBEDDING, ARGSORT (and
+// argsort_top_k) and TOP_K: shapes, types, op_params and the rejected cases.
 #include "op_fixture.h"
 
 #include "ggml.h"
@@ -153,6 +153,28 @@ TEST_F(MiscOps, TopKGivesKIndicesPerRow) {
     const std::string msg = fatal_message([&] { ggml_top_k(ctx_, a, 11); });
     EXPECT_EQ(msg.rfind("[ggml_top_k]", 0), 0u) << msg;
     fatal_message([&] { ggml_top_k(ctx_, a, -1); });
+}
+
+// a view (op VIEW) of the first k columns of a descending ARGSORT, with the argsort's strides
+TEST_F(MiscOps, ArgsortTopKIsAViewOfADescendingArgsort) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 10, 3, 2);
+    ggml_tensor * r = ggml_argsort_top_k(ctx_, a, 4);
+    expect_layout(r, GGML_TYPE_I32, {4, 3, 2, 1}, {4, 40, 120, 240});
+    EXPECT_EQ(r->op, GGML_OP_VIEW);
+    ASSERT_NE(r->view_src, nullptr);
+    EXPECT_EQ(r->view_offs, 0u);
+    const ggml_tensor * sorted = r->src[0];
+    ASSERT_NE(sorted, nullptr);
+    EXPECT_EQ(r->view_src, sorted);
+    expect_layout(sorted, GGML_TYPE_I32, {10, 3, 2, 1}, {4, 40, 120, 240});
+    EXPECT_EQ(sorted->op, GGML_OP_ARGSORT);
+    EXPECT_EQ(sorted->src[0], a);
+    EXPECT_EQ(sorted->op_params[0], static_cast<int32_t>(GGML_SORT_ORDER_DESC));
+    expect_layout(ggml_argsort_top_k(ctx_, a, 10), GGML_TYPE_I32, {10, 3, 2, 1}, {4, 40, 120, 240});
+    const std::string msg = fatal_message([&] { ggml_argsort_top_k(ctx_, a, 11); });
+    EXPECT_EQ(msg.rfind("[ggml_argsort_top_k]", 0), 0u) << msg;
+    fatal_message([&] { ggml_argsort_top_k(ctx_, a, -1); });
+    EXPECT_EQ(ggml_argsort_top_k(ctx_, nullptr, 1), nullptr);
 }
 
 TEST_F(MiscOps, NullInputsGiveNull) {

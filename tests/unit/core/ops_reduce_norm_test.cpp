@@ -57,7 +57,22 @@ TEST_F(ReduceNormOps, ArgmaxGivesOneI32PerRowOfAMatrix) {
     fatal_message([&] { ggml_argmax(ctx_, t(GGML_TYPE_F32, 7, 1, 1, 2)); });
 }
 
+TEST_F(ReduceNormOps, CumsumKeepsAsShapeAndTakesOnlyF32) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 7, 3, 2);
+    ggml_tensor * r = ggml_cumsum(ctx_, a);
+    expect_layout(r, GGML_TYPE_F32, {7, 3, 2, 1}, {4, 28, 84, 168});
+    EXPECT_EQ(r->op, GGML_OP_CUMSUM);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->src[1], nullptr);
+    EXPECT_EQ(r->view_src, nullptr);
+    // a permuted a gives a contiguous result of the permuted shape
+    expect_layout(ggml_cumsum(ctx_, ggml_transpose(ctx_, a)), GGML_TYPE_F32, {3, 7, 2, 1}, {4, 12, 84, 168});
+    const std::string msg = fatal_message([&] { ggml_cumsum(ctx_, t(GGML_TYPE_F16, 7, 3)); });
+    EXPECT_EQ(msg.rfind("[ggml_cumsum]", 0), 0u) << msg;
+}
+
 TEST_F(ReduceNormOps, ReductionsPassNullOn) {
+    EXPECT_EQ(ggml_cumsum(ctx_, nullptr), nullptr);
     EXPECT_EQ(ggml_sum(ctx_, nullptr), nullptr);
     EXPECT_EQ(ggml_sum_rows(ctx_, nullptr), nullptr);
     EXPECT_EQ(ggml_mean(ctx_, nullptr), nullptr);

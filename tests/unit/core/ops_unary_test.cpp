@@ -46,6 +46,11 @@ const UnaryCase kUnary[] = {
     {ggml_hardsigmoid, nullptr, GGML_UNARY_OP_HARDSIGMOID},
     {ggml_exp, ggml_exp_inplace, GGML_UNARY_OP_EXP},
     {ggml_softplus, ggml_softplus_inplace, GGML_UNARY_OP_SOFTPLUS},
+    {ggml_expm1, ggml_expm1_inplace, GGML_UNARY_OP_EXPM1},
+    {ggml_floor, ggml_floor_inplace, GGML_UNARY_OP_FLOOR},
+    {ggml_ceil, ggml_ceil_inplace, GGML_UNARY_OP_CEIL},
+    {ggml_round, ggml_round_inplace, GGML_UNARY_OP_ROUND},
+    {ggml_trunc, ggml_trunc_inplace, GGML_UNARY_OP_TRUNC},
 };
 
 TEST_F(UnaryOps, NamedActivationsRecordTheirSubOp) {
@@ -80,6 +85,28 @@ TEST_F(UnaryOps, GenericFormTakesAnySubOp) {
     ggml_tensor * ri = ggml_unary_inplace(ctx_, a, GGML_UNARY_OP_EXPM1);
     EXPECT_EQ(ri->op_params[0], 14);
     EXPECT_EQ(ri->view_src, a);
+}
+
+// op_params f32 [1..4] hold the constrained coefficients: beta + softplus(alpha_n), softplus(alpha_p), beta, eps
+// (values worked out by hand: softplus(0) = ln 2, softplus(1) = ln(1 + e), softplus(30) = 30)
+TEST_F(UnaryOps, XieluStoresTheConstrainedCoefficients) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 6, 2);
+    ggml_tensor * r = ggml_xielu(ctx_, a, 0.0f, 1.0f, 0.5f, -1e-6f);
+    expect_layout(r, GGML_TYPE_F32, {6, 2, 1, 1}, {4, 24, 48, 48});
+    EXPECT_EQ(r->op, GGML_OP_UNARY);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->view_src, nullptr);
+    EXPECT_EQ(ggml_get_unary_op(r), GGML_UNARY_OP_XIELU);
+    EXPECT_FLOAT_EQ(param_f32(r, 1), 0.5f + 0.69314718f);
+    EXPECT_FLOAT_EQ(param_f32(r, 2), 1.31326169f);
+    EXPECT_FLOAT_EQ(param_f32(r, 3), 0.5f);
+    EXPECT_FLOAT_EQ(param_f32(r, 4), -1e-6f);
+    ggml_tensor * big = ggml_xielu(ctx_, a, 30.0f, 30.0f, 0.0f, 0.0f);
+    EXPECT_FLOAT_EQ(param_f32(big, 1), 30.0f);
+    EXPECT_FLOAT_EQ(param_f32(big, 2), 30.0f);
+    EXPECT_EQ(ggml_xielu(ctx_, nullptr, 0.0f, 0.0f, 0.0f, 0.0f), nullptr);
+    const std::string msg = fatal_message([&] { ggml_xielu(ctx_, ggml_transpose(ctx_, a), 0.0f, 0.0f, 0.0f, 0.0f); });
+    EXPECT_EQ(msg.rfind("[ggml_xielu]", 0), 0u) << msg;
 }
 
 TEST_F(UnaryOps, AcceptsStridedRowsButNotStridedElements) {

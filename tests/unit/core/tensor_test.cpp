@@ -324,6 +324,13 @@ TEST_F(TensorBasics, StridedViews) {
     EXPECT_TRUE(ggml_is_contiguous_2(rows));
     EXPECT_FALSE(ggml_is_contiguously_allocated(rows));
 
+    // a dimension <= n of extent 1 still sets where the next one must start (upstream's fixed rule): one row of
+    // 192 floats in a 1536-byte slot, then 128 such slots back to back
+    ggml_tensor * big = ggml_new_tensor_3d(ctx_, GGML_TYPE_F32, 384, 1, 128);
+    ggml_tensor * one = strided_view(big, {192, 1, 128, 1}, {4, 1536, 1536, 196608});
+    EXPECT_TRUE(ggml_is_contiguous_1(one));
+    EXPECT_FALSE(ggml_is_contiguous(one));
+
     // every other element: dimension 0 itself is strided
     ggml_tensor * every_other = strided_view(a, {2, 3, 2, 1}, {8, 16, 48, 96});
     EXPECT_FALSE(ggml_is_contiguous_rows(every_other));
