@@ -18,28 +18,31 @@ public:
         while (want < expected * 2) {
             want *= 2;
         }
-        if (keys_.size() < want) {
-            // build the new arrays first: if either allocation throws, the map is left as it was
-            std::vector<const void *> keys(want, nullptr);
-            std::vector<int32_t>      values(want, -1);
-            keys_.swap(keys);
-            values_.swap(values);
+        if (slots_.size() < want) {
+            std::vector<Slot> slots(want); // allocated first: if it throws, the map is left as it was
+            slots_.swap(slots);
         } else {
-            std::fill(keys_.begin(), keys_.end(), nullptr);
+            clear();
         }
+        count_ = 0;
+    }
+
+    // Empties the map, keeping its slots; never allocates.
+    void clear() {
+        std::fill(slots_.begin(), slots_.end(), Slot{});
         count_ = 0;
     }
 
     // Index stored for key, or -1.
     int32_t find(const void * key) const {
-        if (keys_.empty()) {
+        if (slots_.empty()) {
             return -1;
         }
-        for (size_t i = slot_of(key);; i = (i + 1) & (keys_.size() - 1)) {
-            if (keys_[i] == key) {
-                return values_[i];
+        for (size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+            if (slots_[i].key == key) {
+                return slots_[i].value;
             }
-            if (keys_[i] == nullptr) {
+            if (slots_[i].key == nullptr) {
                 return -1;
             }
         }
@@ -47,47 +50,45 @@ public:
 
     // Stores key -> value unless key is present. Returns the stored index and whether it was inserted.
     std::pair<int32_t, bool> insert(const void * key, int32_t value) {
-        if ((count_ + 1) * 2 > keys_.size()) {
+        if ((count_ + 1) * 2 > slots_.size()) {
             grow();
         }
         size_t i = slot_of(key);
-        for (; keys_[i] != nullptr; i = (i + 1) & (keys_.size() - 1)) {
-            if (keys_[i] == key) {
-                return {values_[i], false};
+        for (; slots_[i].key != nullptr; i = (i + 1) & (slots_.size() - 1)) {
+            if (slots_[i].key == key) {
+                return {slots_[i].value, false};
             }
         }
-        keys_[i]   = key;
-        values_[i] = value;
+        slots_[i] = Slot{key, value};
         ++count_;
         return {value, true};
     }
 
 private:
+    struct Slot { // key and value side by side: one cache line read per probe
+        const void * key   = nullptr;
+        int32_t      value = -1;
+    };
+
     size_t slot_of(const void * key) const {
         uint64_t h = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key)) * 0x9E3779B97F4A7C15ull;
-        return static_cast<size_t>(h >> 20) & (keys_.size() - 1);
+        return static_cast<size_t>(h >> 20) & (slots_.size() - 1);
     }
 
-    // Doubles the slots. Exception-safe: the new arrays are allocated before the map changes.
+    // Doubles the slots. Exception-safe: the new array is allocated before the map changes.
     void grow() {
-        const size_t              new_size = keys_.empty() ? 32 : keys_.size() * 2;
-        std::vector<const void *> new_keys(new_size, nullptr);
-        std::vector<int32_t>      new_values(new_size, -1);
-        std::vector<const void *> old_keys   = std::move(keys_);
-        std::vector<int32_t>      old_values = std::move(values_);
-        keys_                                = std::move(new_keys);
-        values_                              = std::move(new_values);
-        count_                               = 0;
-        for (size_t i = 0; i < old_keys.size(); ++i) {
-            if (old_keys[i] != nullptr) {
-                insert(old_keys[i], old_values[i]);
+        std::vector<Slot> old(slots_.empty() ? 32 : slots_.size() * 2);
+        old.swap(slots_);
+        count_ = 0;
+        for (const Slot & s : old) {
+            if (s.key != nullptr) {
+                insert(s.key, s.value);
             }
         }
     }
 
-    std::vector<const void *> keys_;
-    std::vector<int32_t>      values_;
-    size_t                    count_ = 0;
+    std::vector<Slot> slots_;
+    size_t            count_ = 0;
 };
 
 } // namespace switchyard::alloc

@@ -9,7 +9,6 @@
 #include "ggml-backend.h"
 
 #include "base/abort.h"
-#include "base/guard.h"
 #include "base/log.h"
 #include "core/context.h"
 
@@ -17,6 +16,7 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <new>
 #include <vector>
 
 namespace switchyard {
@@ -365,9 +365,13 @@ void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor *
     }
     const int n_nodes = cgraph->n_nodes;
     const int n_leafs = cgraph->n_leafs;
-    if (!guard_void("ggml_build_forward_expand", [&] { visit(cgraph, tensor); })) {
+    try {
+        visit(cgraph, tensor);
+    } catch (const std::bad_alloc &) {
         // out of memory for the walk's stack: tensors entered but not added would look visited to the next
-        // expand, so the graph is cleared rather than left half-built (logged by the guard)
+        // expand, so the graph is cleared rather than left half-built. (Only bad_alloc is caught here: a full
+        // graph goes through fatal(), whose abort callback may unwind through this function.)
+        log_error("[ggml_build_forward_expand] out of memory: the graph is cleared\n");
         ggml_graph_clear(cgraph);
         cgraph->uid = next_graph_uid();
         return;

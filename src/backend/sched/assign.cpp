@@ -23,10 +23,6 @@ int backend_index(const ggml_backend_sched * sched, ggml_backend_t backend) {
     return -1;
 }
 
-int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t) {
-    return sched->tensors[t].backend_id;
-}
-
 bool is_view_op(ggml_op op) {
     return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
 }

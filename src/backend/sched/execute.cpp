@@ -29,7 +29,7 @@ void copy_input(ggml_backend_sched * sched, const Split & split, ggml_tensor * i
     ggml_backend_t split_backend = sched->backends[split_id];
     const int      input_id      = tensor_backend_id(sched, input->view_src ? input->view_src : input);
     ggml_backend_t input_backend = sched->backends[input_id >= 0 ? input_id : sched->n_backends - 1];
-    ggml_tensor *  input_cpy     = sched->tensors[input].copies[split_id][sched->cur_copy];
+    ggml_tensor *  input_cpy     = sched->copies[input][split_id][sched->cur_copy];
     const int64_t  t0            = sched->trace ? ggml_time_us() : 0;
 
     if (input->flags & GGML_TENSOR_FLAG_INPUT) {

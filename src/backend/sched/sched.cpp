@@ -78,7 +78,7 @@ void recover(ggml_backend_sched * sched) {
     restore_sources(sched);
     sched->is_alloc = false;
     sched->is_reset = true;
-    sched->tensors.clear();
+    sched->backend_ids.clear();
 }
 
 std::unique_ptr<ggml_backend_sched> new_sched(ggml_backend_t * backends, ggml_backend_buffer_type_t * bufts,
@@ -209,7 +209,7 @@ void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
         return;
     }
     if (!sched->is_reset) {
-        sched->tensors.clear();
+        sched->backend_ids.clear();
         sched->is_reset = true;
     }
     sched->is_alloc = false;
@@ -398,11 +398,8 @@ ggml_backend_t ggml_backend_sched_get_tensor_backend(ggml_backend_sched_t sched,
     if (!handles_ok(sched, "ggml_backend_sched_get_tensor_backend")) {
         return nullptr;
     }
-    auto it = sched->tensors.find(node);
-    if (it == sched->tensors.end() || it->second.backend_id < 0) {
-        return nullptr;
-    }
-    return sched->backends[it->second.backend_id];
+    const int id = sched->backend_ids.find(node);
+    return id < 0 ? nullptr : sched->backends[id];
 }
 
 size_t ggml_backend_sched_plan_json(ggml_backend_sched_t sched, char * buf, size_t size) {

@@ -15,6 +15,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 
+#include "alloc/ptr_map.h"
 #include "base/owners.h"
 #include "core/graph.h"
 
@@ -30,11 +31,37 @@ namespace switchyard::sched {
 inline constexpr int kMaxBackends = 16;
 inline constexpr int kMaxCopies   = 4;
 
-// Per-tensor bookkeeping: the backend it runs on / lives on, and its copies on other backends.
-struct TensorState {
-    int backend_id = -1;
-    std::array<std::array<ggml_tensor *, kMaxCopies>, kMaxBackends> copies{};
+// The backend each tensor of the current graph runs on / lives on (-1: not assigned yet). Open addressing over
+// pointers with the slots kept between graphs, so a graph rebuilt for every token costs no allocation here.
+class BackendIds {
+public:
+    // The id of t, inserted as -1 if t has none yet.
+    int & operator[](const ggml_tensor * t) {
+        const auto [index, inserted] = index_.insert(t, static_cast<int32_t>(ids_.size()));
+        if (inserted) {
+            ids_.push_back(-1);
+        }
+        return ids_[static_cast<size_t>(index)];
+    }
+    // The id of t, or -1 if it has none.
+    int find(const ggml_tensor * t) const {
+        const int32_t index = index_.find(t);
+        return index < 0 ? -1 : ids_[static_cast<size_t>(index)];
+    }
+    // Forgets every tensor, keeping the memory for as many next time; never allocates (it runs in
+    // ggml_backend_sched_reset, which cannot fail).
+    void clear() {
+        index_.clear();
+        ids_.clear();
+    }
+
+private:
+    alloc::PtrIndexMap index_;
+    std::vector<int>   ids_;
 };
+
+// The copies of one split input on each backend, one per pipeline slot.
+using CopySet = std::array<std::array<ggml_tensor *, kMaxCopies>, kMaxBackends>;
 
 struct Split {
     int                        backend_id = -1;
@@ -79,7 +106,8 @@ struct ggml_backend_sched {
     ggml_backend_buffer_type_t bufts[switchyard::sched::kMaxBackends]{};
     switchyard::GallocrPtr galloc;
 
-    std::unordered_map<const ggml_tensor *, switchyard::sched::TensorState> tensors;
+    switchyard::sched::BackendIds backend_ids;
+    std::unordered_map<const ggml_tensor *, switchyard::sched::CopySet> copies; // split inputs only
 
     // backend ids of the allocation graph's nodes/leafs, and those of the previous graph (to detect changes)
     std::vector<int> node_backend_ids, leaf_backend_ids;
@@ -93,7 +121,8 @@ struct ggml_backend_sched {
 
     ggml_cgraph * graph = nullptr; // the allocation graph (in ctx)
     switchyard::ContextPtr ctx; // copies, dependency views and the allocation graph
-    size_t         ctx_size = 0;
+    std::unique_ptr<uint8_t[]> ctx_mem;      // ctx's memory, kept between graphs (grown when a graph needs more)
+    size_t                     ctx_size = 0; // bytes of ctx_mem
     size_t         graph_size = 0;
 
     int  n_copies  = 1;
@@ -116,7 +145,7 @@ namespace switchyard::sched {
 
 // assign.cpp
 int  backend_index(const ggml_backend_sched * sched, ggml_backend_t backend); // -1 if not one of sched's
-int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t);
+inline int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t) { return sched->backend_ids[t]; }
 bool is_view_op(ggml_op op);
 bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node);
 // buffer type a tensor lives in (its buffer's, else the one of the backend it is assigned to); NULL if unknown

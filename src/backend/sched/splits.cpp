@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <unordered_map>
 
 namespace switchyard::sched {
@@ -35,8 +36,8 @@ ggml_tensor * dup_layout(ggml_context * ctx, const ggml_tensor * t) {
 
 // The copies of `src` on backend `backend_id` (created on first use).
 bool ensure_copies(ggml_backend_sched * sched, ggml_tensor * src, int backend_id, bool flag_io) {
-    TensorState & st = sched->tensors[src];
-    if (st.copies[backend_id][0]) {
+    CopySet & set = sched->copies[src];
+    if (set[backend_id][0]) {
         return true;
     }
     for (int c = 0; c < sched->n_copies; ++c) {
@@ -49,7 +50,7 @@ bool ensure_copies(ggml_backend_sched * sched, ggml_tensor * src, int backend_id
             ggml_set_input(copy);
             ggml_set_output(copy);
         }
-        st.copies[backend_id][c] = copy;
+        set[backend_id][c] = copy;
     }
     return true;
 }
@@ -78,7 +79,7 @@ bool add_split_input(ggml_backend_sched * sched, Split & split, ggml_tensor * no
     if (std::find(split.inputs.begin(), split.inputs.end(), src) == split.inputs.end()) {
         split.inputs.push_back(src);
     }
-    ggml_tensor * copy = sched->tensors[src].copies[cur_id][sched->cur_copy];
+    ggml_tensor * copy = sched->copies[src][cur_id][sched->cur_copy];
     sched->rewired.push_back(Rewire{node, j, src, copy});
     node->src[j] = copy;
     return true;
@@ -91,7 +92,7 @@ bool replicate_graph_input(ggml_backend_sched * sched, ggml_tensor * src) {
         return true;
     }
     const int id = tensor_backend_id(sched, src);
-    if (sched->tensors[src].copies[id][0]) {
+    if (sched->copies[src][id][0]) {
         return true;
     }
     if (!ensure_copies(sched, src, id, true)) {
@@ -182,11 +183,11 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
             }
             keep_alive->src[0] = input;
             append_node(sched, keep_alive, tensor_backend_id(sched, input));
-            TensorState & st = sched->tensors[input];
-            append_node(sched, st.copies[s.backend_id][sched->cur_copy], s.backend_id);
+            const CopySet & set = sched->copies[input];
+            append_node(sched, set[s.backend_id][sched->cur_copy], s.backend_id);
             for (int c = 0; c < sched->n_copies; ++c) {
                 if (c != sched->cur_copy) {
-                    append_leaf(sched, st.copies[s.backend_id][c], s.backend_id);
+                    append_leaf(sched, set[s.backend_id][c], s.backend_id);
                 }
             }
         }
@@ -197,7 +198,7 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
     for (ggml_tensor * input : sched->graph_inputs) {
         const int id = tensor_backend_id(sched, input);
         for (int c = 0; c < sched->n_copies; ++c) {
-            append_leaf(sched, sched->tensors[input].copies[id][c], id);
+            append_leaf(sched, sched->copies[input][id][c], id);
         }
     }
     for (int i = 0; i < graph->n_leafs; ++i) {
@@ -214,9 +215,18 @@ bool reset_context(ggml_backend_sched * sched, const ggml_cgraph * graph) {
                                static_cast<size_t>(graph->n_nodes) * GGML_MAX_SRC * static_cast<size_t>(sched->n_copies + 2);
     const size_t needed = n_tensors * ggml_tensor_overhead() + ggml_graph_overhead_custom(graph_nodes, false);
     sched->ctx.reset();
-    ggml_init_params params{needed, nullptr, true};
+    if (sched->ctx_size < needed) {
+        // a worst-case bound, touched only as far as used: allocated once, not for every graph
+        sched->ctx_mem.reset();
+        sched->ctx_size = 0;
+        sched->ctx_mem.reset(new (std::nothrow) uint8_t[needed]);
+        if (!sched->ctx_mem) {
+            return false;
+        }
+        sched->ctx_size = needed;
+    }
+    ggml_init_params params{sched->ctx_size, sched->ctx_mem.get(), true};
     sched->ctx.reset(ggml_init(params));
-    sched->ctx_size = needed;
     return sched->ctx != nullptr;
 }
 
@@ -263,9 +273,7 @@ bool build_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
         return false;
     }
     // forget copies of the previous graph (their tensors lived in the old context)
-    for (auto & [tensor, st] : sched->tensors) {
-        st.copies = {};
-    }
+    sched->copies.clear();
     assign_backends(sched, graph);
     if (!sched->errors.empty()) {
         sched->splits.clear();
