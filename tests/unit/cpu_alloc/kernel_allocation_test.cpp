@@ -3,10 +3,11 @@
 // memory or the stack. Every kernel of the dispatch table is wrapped so that the allocations made inside it are
 // counted, and every case of the shared op list (tests/support/op_cases.h) runs on a 3-thread CPU backend.
 //
-// This binary replaces the global operator new / delete (plain, array and nothrow forms) with malloc / free plus a
-// counter that is active only on a thread that is inside a wrapped kernel; everywhere else they behave as the
-// library's. The over-aligned forms are left to the standard library and are not counted.
-#include "cpu_test_util.h"
+// This binary (unit_cpu_alloc, on its own so that no other test runs under the replacement) replaces the global
+// operator new / delete (plain, array and nothrow forms) with malloc / free plus a counter that is active only on a
+// thread that is inside a wrapped kernel; everywhere else they behave as the library's. The over-aligned forms are
+// left to the standard library and are not counted.
+#include "unit/cpu/cpu_test_util.h"
 
 #include "support/op_harness.h"
 
