@@ -13,7 +13,9 @@ std::optional<PackedSize> packed_size(ggml_type type, int n_dims, const int64_t 
     const TypeInfo & info      = type_info(type);
     int64_t          nelements = ne[0];
     size_t           nbytes    = 0;
-    if (__builtin_mul_overflow(info.type_size, static_cast<size_t>(ne[0] / info.blck_size), &nbytes)) {
+    size_t row_scaled = 0; // ggml_nbytes computes ne[0] * type_size before dividing by the block size
+    if (__builtin_mul_overflow(info.type_size, static_cast<size_t>(ne[0] / info.blck_size), &nbytes) ||
+        __builtin_mul_overflow(static_cast<size_t>(ne[0]), info.type_size, &row_scaled)) {
         return std::nullopt;
     }
     for (int i = 1; i < n_dims; ++i) {

@@ -314,6 +314,15 @@ TEST_F(TensorBounds, NewTensorCountsAndBytesMustFit) {
     expect_untouched();
 }
 
+TEST_F(TensorBounds, BlockTypeRowsWhoseByteCountOverflowsBeforeTheDivisionAreRejected) {
+    // q4_1: 2^60 elements in a row is 2^55 blocks of 20 bytes (fits), but ggml_nbytes computes 2^60 * 20 first
+    LogCapture log;
+    EXPECT_EQ(ggml_new_tensor_1d(ctx_, GGML_TYPE_Q4_1, int64_t{1} << 60), nullptr);
+    EXPECT_EQ(log.text(), "[ggml_new_tensor_1d] the size of a q4_1 tensor of [1152921504606846976, 1, 1, 1] overflows "
+                          "(more than 9223372036854775807 elements or 9223372036854775807 bytes)\n");
+    expect_untouched();
+}
+
 TEST(TensorSizes, TheLargestSizesFitInAContextWithoutData) {
     ggml_context * ctx = ggml_init(ggml_init_params{16 * ggml_tensor_overhead(), nullptr, true});
     ASSERT_NE(ctx, nullptr);
