@@ -1,0 +1,154 @@
+// switchyard-make-model: writes a LLaMA-architecture GGUF file with random weights, for tests and benchmarks
+// (see model.h for what is in it, weights.h for how it is written). Exit status: 0 written and verified, 1 an
+// error while writing or verifying, 2 a usage error.
+#include "model.h"
+#include "weights.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+using namespace switchyard::make_model;
+
+namespace {
+
+void usage(std::FILE * f) {
+    std::fprintf(f,
+                 "usage: switchyard-make-model -o FILE [options]\n"
+                 "\n"
+                 "Writes a LLaMA-architecture GGUF with random weights (for tests and benchmarks; it produces\n"
+                 "meaningless text) and a small synthetic vocabulary, then reads it back to check it.\n"
+                 "\n"
+                 "  -o, --output FILE   the file to write (required)\n"
+                 "  --preset NAME       tiny (default: 256 wide, 2 layers, 320 tokens) or 1b (2048 wide, 16 layers,\n"
+                 "                      8192 ff, 32/8 heads, 32000 tokens: about 1.1 billion parameters)\n"
+                 "  --type TYPE         type of every weight matrix: a ggml type name (f32, f16, bf16, q8_0, q4_0,\n"
+                 "                      q4_K, q6_K, ...) or mixed (default: q4_K, q6_K for attn_v, ffn_down and\n"
+                 "                      output; q4_0 / q8_0 where rows are not whole 256-element blocks)\n"
+                 "  --dim N             llama.embedding_length        --layers N   llama.block_count\n"
+                 "  --ff N              llama.feed_forward_length     --ctx N      llama.context_length\n"
+                 "  --heads N           llama.attention.head_count    --kv-heads N llama.attention.head_count_kv\n"
+                 "  --vocab N           tokens (at least 259)         --rope-base X, --rms-eps X\n"
+                 "  --seed N            the weights' seed (default 42)\n"
+                 "  --threads N         threads generating and quantizing (default: all)\n"
+                 "  -h, --help          this text\n"
+                 "(--preset first: the flags after it change its values)\n");
+}
+
+bool parse_int(const char * text, int64_t & v) {
+    char * end = nullptr;
+    v          = std::strtoll(text, &end, 10);
+    return end != text && *end == '\0';
+}
+
+bool parse_float(const char * text, float & v) {
+    char * end = nullptr;
+    v          = std::strtof(text, &end);
+    return end != text && *end == '\0';
+}
+
+struct Args {
+    std::string path;
+    Shape       shape;
+    int         threads = 0;
+    bool        help    = false;
+};
+
+// false (with a message) on a usage error
+bool parse_args(int argc, char ** argv, Args & a) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            a.help = true;
+            return true;
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "switchyard-make-model: %s: unknown option or missing value\n", arg.c_str());
+            return false;
+        }
+        const char * value = argv[++i];
+        int64_t      n     = 0;
+        bool         ok    = true;
+        if (arg == "-o" || arg == "--output") {
+            a.path = value;
+        } else if (arg == "--preset") {
+            ok = apply_preset(value, a.shape);
+        } else if (arg == "--type") {
+            a.shape.weight_type = value;
+        } else if (arg == "--rope-base") {
+            ok = parse_float(value, a.shape.rope_base);
+        } else if (arg == "--rms-eps") {
+            ok = parse_float(value, a.shape.rms_eps);
+        } else if (arg == "--seed") {
+            ok = parse_int(value, n) && n >= 0;
+            a.shape.seed = static_cast<uint64_t>(n);
+        } else if (arg == "--threads") {
+            ok = parse_int(value, n) && n > 0 && n <= 1024;
+            a.threads = static_cast<int>(n);
+        } else {
+            int64_t * field = arg == "--dim"        ? &a.shape.n_embd
+                              : arg == "--layers"   ? &a.shape.n_layer
+                              : arg == "--ff"       ? &a.shape.n_ff
+                              : arg == "--heads"    ? &a.shape.n_head
+                              : arg == "--kv-heads" ? &a.shape.n_head_kv
+                              : arg == "--vocab"    ? &a.shape.n_vocab
+                              : arg == "--ctx"      ? &a.shape.n_ctx
+                                                    : nullptr;
+            if (field == nullptr) {
+                std::fprintf(stderr, "switchyard-make-model: unknown option %s\n", arg.c_str());
+                return false;
+            }
+            ok = parse_int(value, *field);
+        }
+        if (!ok) {
+            std::fprintf(stderr, "switchyard-make-model: bad value '%s' for %s\n", value, arg.c_str());
+            return false;
+        }
+    }
+    if (a.path.empty()) {
+        std::fprintf(stderr, "switchyard-make-model: the output file (-o) is required\n");
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char ** argv) {
+    Args args;
+    if (!parse_args(argc, argv, args)) {
+        usage(stderr);
+        return 2;
+    }
+    if (args.help) {
+        usage(stdout);
+        return 0;
+    }
+    const std::string bad_shape = check_shape(args.shape);
+    std::string       error;
+    const Plan        plan = bad_shape.empty() ? plan_tensors(args.shape, error) : Plan{};
+    if (!bad_shape.empty() || !error.empty()) {
+        std::fprintf(stderr, "switchyard-make-model: %s\n", bad_shape.empty() ? error.c_str() : bad_shape.c_str());
+        return 2;
+    }
+    for (const std::string & note : plan.notes) {
+        std::fprintf(stderr, "note: %s\n", note.c_str());
+    }
+    const int threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const auto t0 = std::chrono::steady_clock::now();
+    Summary    summary;
+    if (!write_model(args.path, args.shape, plan, threads, summary, error) ||
+        !verify_model(args.path, plan, error)) {
+        std::fprintf(stderr, "switchyard-make-model: %s\n", error.c_str());
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: llama (%s), %zu tensors, %.3f M parameters, %.2f MiB, random weights (seed %llu), %.1f s\n",
+                args.path.c_str(), args.shape.weight_type.c_str(), plan.tensors.size(),
+                static_cast<double>(summary.params) / 1e6, static_cast<double>(summary.bytes) / (1 << 20),
+                static_cast<unsigned long long>(args.shape.seed), seconds);
+    return 0;
+}

@@ -1,0 +1,60 @@
+// switchyard-make-model: the model it writes. A shape (hyper-parameters as flags or a preset) becomes a plan: the
+// key-value pairs of a LLaMA-architecture GGUF as llama.cpp reads them (general.*, llama.*, tokenizer.ggml.*
+// with a small synthetic SentencePiece-style vocabulary) and the list of tensors with their names, shapes and
+// storage types. The weights themselves are random (weights.cpp), and the file says so (general.name,
+// general.description).
+#pragma once
+
+#include "ggml.h"
+#include "gguf.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace switchyard::make_model {
+
+struct Shape {
+    std::string preset        = "tiny";
+    int64_t     n_embd        = 256;   // llama.embedding_length
+    int64_t     n_layer       = 2;     // llama.block_count
+    int64_t     n_ff          = 512;   // llama.feed_forward_length
+    int64_t     n_head        = 4;     // llama.attention.head_count
+    int64_t     n_head_kv     = 2;     // llama.attention.head_count_kv
+    int64_t     n_vocab       = 320;   // tokens: <unk> <s> </s>, 256 byte tokens, then synthetic pieces
+    int64_t     n_ctx         = 256;   // llama.context_length
+    float       rope_base     = 10000.0f;
+    float       rms_eps       = 1e-5f;
+    std::string weight_type   = "mixed"; // a ggml type name for every matrix, or "mixed" (Q4_K_M-like)
+    uint64_t    seed          = 42;
+};
+
+// Sets the preset's values (tiny or 1b); false for an unknown preset.
+bool apply_preset(const std::string & name, Shape & shape);
+
+// An error message for a shape that cannot make a model (empty when it can).
+std::string check_shape(const Shape & shape);
+
+enum class Init { Ones, Random };
+
+struct TensorPlan {
+    std::string name;
+    int64_t     ne0;
+    int64_t     ne1;  // 1 for vectors
+    ggml_type   type;
+    Init        init;
+};
+
+struct Plan {
+    std::vector<TensorPlan> tensors;
+    std::vector<std::string> notes; // type fallbacks (one line per kind, with a count), for the summary
+};
+
+// The tensors in llama.cpp's order and names, their types chosen from shape.weight_type. An error message in
+// `error` (and no tensors) for an unknown type, or one whose blocks do not divide a row.
+Plan plan_tensors(const Shape & shape, std::string & error);
+
+// Sets every key-value pair of the file on ctx.
+void set_metadata(gguf_context * ctx, const Shape & shape);
+
+} // namespace switchyard::make_model
