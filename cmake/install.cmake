@@ -1,12 +1,18 @@
 # Install layout as upstream: headers, the three libraries, a CMake package (find_package(ggml) gives
-# ggml::ggml, ggml::ggml-base, ggml::ggml-cpu) and ggml.pc for pkg-config.
+# ggml::ggml, ggml::ggml-base, ggml::ggml-cpu, with GGML_VULKAN also ggml::ggml-vulkan) and ggml.pc for pkg-config.
 include(CMakePackageConfigHelpers)
 
 set(GGML_PUBLIC_HEADERS
-    include/ggml.h include/ggml-alloc.h include/ggml-backend.h include/ggml-backend-impl.h include/ggml-cpu.h)
+    include/ggml.h include/ggml-alloc.h include/ggml-backend.h include/ggml-backend-impl.h include/ggml-cpu.h
+    include/gguf.h)
+set(GGML_INSTALL_TARGETS ggml-base ggml-cpu ggml)
+if (GGML_VULKAN) # the Vulkan backend: ggml::ggml-vulkan and ggml-vulkan.h
+    list(APPEND GGML_PUBLIC_HEADERS include/ggml-vulkan.h)
+    list(APPEND GGML_INSTALL_TARGETS ggml-vulkan)
+endif()
 install(FILES ${GGML_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-install(TARGETS ggml-base ggml-cpu ggml
+install(TARGETS ${GGML_INSTALL_TARGETS}
     EXPORT ggml-targets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -3,7 +3,10 @@
 # everything is present already.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang pkg-config libgtest-dev libgmock-dev libbenchmark-dev)
+# libvulkan-dev, glslc: build the Vulkan backend (GGML_VULKAN); mesa-vulkan-drivers: lavapipe, the CPU Vulkan
+# device the Vulkan tests run on in CI
+packages=(cmake ninja-build g++ clang pkg-config libgtest-dev libgmock-dev libbenchmark-dev
+          libvulkan-dev glslc mesa-vulkan-drivers)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,6 +9,9 @@
 #ifdef GGML_USE_CPU
 #include "ggml-cpu.h"
 #endif
+#ifdef GGML_USE_VULKAN
+#include "ggml-vulkan.h"
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -24,7 +27,10 @@ Registry & Registry::instance() {
 }
 
 Registry::Registry() {
-    // compiled-in backends, in upstream's order (GPU backends first, the CPU last); only the CPU exists here
+    // compiled-in backends, in upstream's order (GPU backends first, the CPU last)
+#ifdef GGML_USE_VULKAN
+    add_reg(ggml_backend_vk_reg(), nullptr);
+#endif
 #ifdef GGML_USE_CPU
     add_reg(ggml_backend_cpu_reg(), nullptr);
 #endif

@@ -1,0 +1,46 @@
+// The one table of ops the Vulkan backend computes (see ops.h).
+#include "vulkan/ops.h"
+
+#include <array>
+
+namespace switchyard::vulkan {
+
+namespace {
+
+constexpr std::array<OpInfo, GGML_OP_COUNT> make_table() {
+    std::array<OpInfo, GGML_OP_COUNT> t{};
+    auto set = [&](ggml_op op, SupportsFn s, RecordFn r) { t[op] = {s, r}; };
+    for (ggml_op op : {GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV}) {
+        set(op, ops::supports_binary, ops::record_binary);
+    }
+    for (ggml_op op : {GGML_OP_UNARY, GGML_OP_SCALE, GGML_OP_CLAMP, GGML_OP_SQR, GGML_OP_SQRT, GGML_OP_LOG,
+                       GGML_OP_SIN, GGML_OP_COS, GGML_OP_LEAKY_RELU}) {
+        set(op, ops::supports_unary, ops::record_unary);
+    }
+    for (ggml_op op : {GGML_OP_CPY, GGML_OP_CONT, GGML_OP_DUP}) {
+        set(op, ops::supports_copy, ops::record_copy);
+    }
+    for (ggml_op op : {GGML_OP_NORM, GGML_OP_RMS_NORM, GGML_OP_L2_NORM}) {
+        set(op, ops::supports_norm, ops::record_norm);
+    }
+    set(GGML_OP_GLU, ops::supports_glu, ops::record_glu);
+    set(GGML_OP_SOFT_MAX, ops::supports_softmax, ops::record_softmax);
+    set(GGML_OP_ROPE, ops::supports_rope, ops::record_rope);
+    set(GGML_OP_GET_ROWS, ops::supports_get_rows, ops::record_get_rows);
+    set(GGML_OP_SET_ROWS, ops::supports_set_rows, ops::record_set_rows);
+    set(GGML_OP_MUL_MAT, ops::supports_mul_mat, ops::record_mul_mat);
+    return t;
+}
+
+constexpr std::array<OpInfo, GGML_OP_COUNT> kTable = make_table();
+
+} // namespace
+
+const OpInfo & op_info(ggml_op op) { return kTable[op]; }
+
+bool is_empty_op(ggml_op op) {
+    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE ||
+           op == GGML_OP_TRANSPOSE;
+}
+
+} // namespace switchyard::vulkan

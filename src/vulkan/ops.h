@@ -1,0 +1,53 @@
+// The Vulkan op table: for every ggml op, whether the backend computes a node (supports) and how it records it
+// (record). One row per op in op_table.cpp; the families' halves live in ops/<family>.cpp next to their
+// shaders/<family>.comp.
+//
+// supports must be exact: it is called by the scheduler for every node, so everything it accepts must be
+// computed correctly and everything else falls back to the CPU. Buffers are checked before (device.cpp): every
+// source is in a Vulkan buffer of this device.
+#pragma once
+
+#include "vulkan/recorder.h"
+
+namespace switchyard::vulkan {
+
+using SupportsFn = bool (*)(const Device & device, const ggml_tensor * node);
+using RecordFn   = bool (*)(Recorder & rec, const ggml_tensor * node);
+
+struct OpInfo {
+    SupportsFn supports = nullptr; // nullptr: not supported
+    RecordFn   record   = nullptr;
+};
+
+const OpInfo & op_info(ggml_op op);
+
+// true for ops that only describe a layout (views, reshapes) and need no work
+bool is_empty_op(ggml_op op);
+
+// The families (ops/<family>.cpp).
+namespace ops {
+bool supports_binary(const Device &, const ggml_tensor *);
+bool record_binary(Recorder &, const ggml_tensor *);
+bool supports_unary(const Device &, const ggml_tensor *);
+bool record_unary(Recorder &, const ggml_tensor *);
+bool supports_copy(const Device &, const ggml_tensor *);
+bool record_copy(Recorder &, const ggml_tensor *);
+// the element-order map of unary.comp from src to dst with op code `op` and parameters f (unary.cpp)
+bool record_elementwise(Recorder &, const ggml_tensor * src, const ggml_tensor * dst, uint32_t op, const float f[4]);
+bool supports_set_rows(const Device &, const ggml_tensor *);
+bool record_set_rows(Recorder &, const ggml_tensor *);
+bool supports_glu(const Device &, const ggml_tensor *);
+bool record_glu(Recorder &, const ggml_tensor *);
+bool supports_norm(const Device &, const ggml_tensor *);
+bool record_norm(Recorder &, const ggml_tensor *);
+bool supports_softmax(const Device &, const ggml_tensor *);
+bool record_softmax(Recorder &, const ggml_tensor *);
+bool supports_rope(const Device &, const ggml_tensor *);
+bool record_rope(Recorder &, const ggml_tensor *);
+bool supports_get_rows(const Device &, const ggml_tensor *);
+bool record_get_rows(Recorder &, const ggml_tensor *);
+bool supports_mul_mat(const Device &, const ggml_tensor *);
+bool record_mul_mat(Recorder &, const ggml_tensor *);
+} // namespace ops
+
+} // namespace switchyard::vulkan

@@ -1,0 +1,132 @@
+// MUL_MAT (shaders/mul_mat.comp), with broadcasting over dims 2 and 3. The activations are first rounded the
+// way the CPU's dot products see them (shaders/mul_mat_act.comp into scratch slot 0): to f16 / bf16 for f16 /
+// bf16 weights, through Q8_0 for Q4_0, Q5_0, Q8_0, IQ4_NL, MXFP4 weights and through Q8_1 (with its excess
+// term) for Q4_1 and Q5_1; f32 weights use them as they are.
+#include "vulkan/ops.h"
+#include "vulkan/ops/types.h"
+
+#include <cstring>
+
+namespace switchyard::vulkan::ops {
+
+namespace {
+
+enum class Act : uint32_t { F16 = 0, BF16 = 1, Q8_0 = 2, Q8_1 = 3, AsIs = 100, None = 101 };
+
+Act activation_for(ggml_type w, ggml_type b) {
+    switch (w) {
+        case GGML_TYPE_F32: return Act::AsIs;
+        case GGML_TYPE_F16: return b == GGML_TYPE_F16 ? Act::AsIs : Act::F16;
+        case GGML_TYPE_BF16: return b == GGML_TYPE_BF16 ? Act::AsIs : Act::BF16;
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_MXFP4: return Act::Q8_0;
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_1: return Act::Q8_1;
+        default: return Act::None;
+    }
+}
+
+struct ActParams {
+    uint32_t ne[4], nb_b[4];
+    uint32_t off_b, n, excess_base;
+};
+
+struct MulMatParams {
+    uint32_t K, M, N, ne12, ne13, r2, r3;
+    uint32_t nb01, nb02, nb03, off_w;
+    uint32_t pad[1];
+    uint32_t nb_b[4];
+    uint32_t off_b;
+    uint32_t nb_d1, nb_d2, nb_d3, off_d;
+    uint32_t excess_base;
+};
+static_assert(sizeof(MulMatParams) <= 128);
+
+constexpr uint32_t kDotWorkgroup = 64;
+
+// Records the activation rounding of b into scratch slot 0; returns the operand to read them from.
+Operand convert_activations(Recorder & rec, const ggml_tensor * b, Act act, bool & ok) {
+    const uint64_t n        = static_cast<uint64_t>(ggml_nelements(b));
+    const bool     q8       = act == Act::Q8_0 || act == Act::Q8_1;
+    const size_t   bytes    = (n + (q8 ? n / 32 : 0)) * sizeof(float);
+    const Operand  in       = rec.in(b);
+    const Operand  scratch  = rec.scratch(0, bytes, true);
+    ActParams      p{};
+    const Shape    sb = shape_of(b);
+    std::memcpy(p.ne, sb.ne, sizeof p.ne);
+    std::memcpy(p.nb_b, sb.nb, sizeof p.nb_b);
+    p.off_b       = elements(in.residual, ggml_type_size(b->type));
+    p.n           = static_cast<uint32_t>(q8 ? n / 32 : n);
+    p.excess_base = static_cast<uint32_t>(n);
+    uint32_t gx, gy;
+    rec.groups_for(p.n, kWorkgroup, gx, gy);
+    ok = rec.dispatch("mul_mat_act", {kWorkgroup, float_type_code(b->type), static_cast<uint32_t>(act)}, {in, scratch},
+                      &p, sizeof p, gx, gy);
+    return rec.scratch(0, bytes, false);
+}
+
+} // namespace
+
+bool supports_mul_mat(const Device &, const ggml_tensor * node) {
+    const ggml_tensor * w = node->src[0];
+    const ggml_tensor * b = node->src[1];
+    const Act           act = activation_for(w->type, b->type);
+    if (act == Act::None || !is_float_type(b->type) || node->type != GGML_TYPE_F32 ||
+        w->nb[0] != ggml_type_size(w->type) || node->nb[0] != sizeof(float) || b->ne[2] % w->ne[2] != 0 ||
+        b->ne[3] % w->ne[3] != 0 || !fits_u32(b) || !fits_u32(node) || ggml_nbytes(w) >= (size_t(1) << 32)) {
+        return false;
+    }
+    return act == Act::AsIs || act == Act::F16 || act == Act::BF16 || w->ne[0] % 32 == 0;
+}
+
+bool record_mul_mat(Recorder & rec, const ggml_tensor * node) {
+    const ggml_tensor * w   = node->src[0];
+    const ggml_tensor * b   = node->src[1];
+    const Act           act = activation_for(w->type, b->type);
+    const Operand       ow = rec.in(w), od = rec.out(node);
+    Operand             ob = rec.in(b);
+    MulMatParams        p{};
+    const Shape         sb = shape_of(b);
+    std::memcpy(p.nb_b, sb.nb, sizeof p.nb_b);
+    p.off_b     = elements(ob.residual, ggml_type_size(b->type));
+    uint32_t tb = float_type_code(b->type);
+    if (act != Act::AsIs) {
+        bool ok = false;
+        ob      = convert_activations(rec, b, act, ok);
+        if (!ok) {
+            return false;
+        }
+        tb          = 0; // f32 scratch, contiguous
+        p.nb_b[0]   = 1;
+        p.nb_b[1]   = static_cast<uint32_t>(b->ne[0]);
+        p.nb_b[2]   = static_cast<uint32_t>(b->ne[0] * b->ne[1]);
+        p.nb_b[3]   = static_cast<uint32_t>(b->ne[0] * b->ne[1] * b->ne[2]);
+        p.off_b     = 0;
+        p.excess_base = static_cast<uint32_t>(ggml_nelements(b));
+    }
+    p.K     = static_cast<uint32_t>(w->ne[0]);
+    p.M     = static_cast<uint32_t>(w->ne[1]);
+    p.N     = static_cast<uint32_t>(b->ne[1]);
+    p.ne12  = static_cast<uint32_t>(b->ne[2]);
+    p.ne13  = static_cast<uint32_t>(b->ne[3]);
+    p.r2    = static_cast<uint32_t>(b->ne[2] / w->ne[2]);
+    p.r3    = static_cast<uint32_t>(b->ne[3] / w->ne[3]);
+    p.nb01  = static_cast<uint32_t>(w->nb[1]);
+    p.nb02  = static_cast<uint32_t>(w->nb[2]);
+    p.nb03  = static_cast<uint32_t>(w->nb[3]);
+    p.off_w = ow.residual;
+    p.nb_d1 = static_cast<uint32_t>(node->nb[1] / 4);
+    p.nb_d2 = static_cast<uint32_t>(node->nb[2] / 4);
+    p.nb_d3 = static_cast<uint32_t>(node->nb[3] / 4);
+    p.off_d = od.residual / 4;
+    const bool has_excess = act == Act::Q8_1;
+    uint32_t   gx, gy;
+    rec.groups_for(static_cast<uint64_t>(ggml_nelements(node)), 1, gx, gy);
+    return rec.dispatch("mul_mat", {kDotWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u},
+                        {ow, ob, has_excess ? ob : od, od}, &p, sizeof p, gx, gy);
+}
+
+} // namespace switchyard::vulkan::ops

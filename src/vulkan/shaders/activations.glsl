@@ -1,0 +1,32 @@
+// Activation functions shared by unary.comp and glu.comp (float precision, inputs clamped where the
+// closed forms overflow).
+float sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
+
+float expm1_(float x) {
+    if (abs(x) < 1e-2) {
+        return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0))));
+    }
+    return exp(x) - 1.0;
+}
+
+float tanh_(float x) { return tanh(clamp(x, -15.0, 15.0)); }
+
+// erf to about 1e-7 (Abramowitz and Stegun 7.1.26 refined with a longer series near zero)
+float erf_(float x) {
+    const float a = abs(x);
+    float       r;
+    if (a < 0.5) {
+        const float x2 = a * a;
+        r = a * 1.1283791671 * (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 * (1.0 / 216.0 + x2 * (-1.0 / 1320.0))))));
+    } else {
+        const float t = 1.0 / (1.0 + 0.3275911 * a);
+        r = 1.0 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * exp(-a * a);
+    }
+    return x < 0.0 ? -r : r;
+}
+
+float gelu_tanh(float x) {
+    const float c = 0.79788456080286535587989211986876; // sqrt(2 / pi)
+    return 0.5 * x * (1.0 + tanh_(c * x * (1.0 + 0.044715 * x * x)));
+}
+
