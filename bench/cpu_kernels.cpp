@@ -5,8 +5,10 @@
 // Peaks: DRAM read bandwidth (a 1 GiB array summed by the same number of threads), FP32 FMA throughput (a loop
 // of independent vector FMAs on the widest ISA the CPU has). Cases, all through the public API (graphs computed
 // on a CPU backend):
-//   decode   MUL_MAT of a weight matrix larger than the last-level cache by one activation vector, per weight
-//            type: GB/s of weights streamed, ratio to the DRAM read bandwidth (the ceiling of token generation)
+//   decode   MUL_MAT of a weight matrix by one activation vector, per weight type: 4096 columns and as many rows
+//            as make 1 GiB of weights (at least 14336), larger than any last-level cache (some servers have
+//            several hundred MiB) like the DRAM peak's array; GB/s of weights streamed, ratio to the DRAM read
+//            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
 //   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the FMA peak
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written
@@ -14,7 +16,9 @@
 //            the weight bytes take at the measured DRAM bandwidth
 // Each figure is the median of repeated runs (at least 5, for about half a second).
 //
-// usage: cpu_kernels [--threads N] [--layers N] [--filter SUBSTRING] [--quick]
+// usage: cpu_kernels [--threads N] [--layers N] [--filter SUBSTRING] [--quick] [--rows N]
+// (--filter may be repeated: a case runs when its name contains any of them; --rows: the decode cases' weight rows
+// instead of 1 GiB worth, e.g. for a slow baseline)
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -99,31 +103,45 @@ uint64_t sum_scalar(const uint64_t * p, size_t n) {
     return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
-// GB/s reading a 1 GiB array with n_threads threads (each sums its half, the sums are kept).
-double dram_read_gbs(int n_threads) {
-    const size_t n     = (size_t(1) << 30) / sizeof(uint64_t);
-    auto *       data  = static_cast<uint64_t *>(std::aligned_alloc(64, n * sizeof(uint64_t)));
-    const bool   avx2  = __builtin_cpu_supports("avx2");
-    run_threads(n_threads, [&](int t) { // first touch by the thread that reads the part
-        const size_t b = n * static_cast<size_t>(t) / static_cast<size_t>(n_threads);
-        const size_t e = n * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads);
-        for (size_t i = b; i < e; ++i) {
-            data[i] = i;
-        }
-    });
-    std::atomic<uint64_t> sink{0};
-    const double          s = time_median(
-        [&] {
-            run_threads(n_threads, [&](int t) {
-                const size_t b = n * static_cast<size_t>(t) / static_cast<size_t>(n_threads) / 16 * 16;
-                const size_t e = n * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads) / 16 * 16;
-                sink += avx2 ? sum_avx2(data + b, e - b) : sum_scalar(data + b, e - b);
-            });
-        },
-        1.0, 5);
-    std::free(data);
-    return static_cast<double>(n * sizeof(uint64_t)) / s / 1e9;
-}
+// A 1 GiB array summed by n_threads threads (each its part, first touched by the thread that reads it): one
+// DRAM read takes seconds_once(); read_gbs() is the median of repeated reads.
+class DramProbe {
+public:
+    explicit DramProbe(int n_threads)
+        : n_threads_(n_threads), data_(static_cast<uint64_t *>(std::aligned_alloc(64, kWords * sizeof(uint64_t)))) {
+        run_threads(n_threads_, [&](int t) {
+            for (size_t i = begin(t); i < end(t); ++i) {
+                data_[i] = i;
+            }
+        });
+    }
+    ~DramProbe() { std::free(data_); }
+    DramProbe(const DramProbe &)             = delete;
+    DramProbe & operator=(const DramProbe &) = delete;
+
+    static constexpr size_t kBytes = size_t{1} << 30;
+
+    double seconds_once() {
+        const auto t0 = Clock::now();
+        run_threads(n_threads_, [&](int t) {
+            const size_t b = begin(t) / 16 * 16, e = end(t) / 16 * 16;
+            sink_ += avx2_ ? sum_avx2(data_ + b, e - b) : sum_scalar(data_ + b, e - b);
+        });
+        return seconds_since(t0);
+    }
+
+    double read_gbs() { return static_cast<double>(kBytes) / time_median([&] { seconds_once(); }, 1.0, 5) / 1e9; }
+
+private:
+    static constexpr size_t kWords = kBytes / sizeof(uint64_t);
+    size_t begin(int t) const { return kWords * static_cast<size_t>(t) / static_cast<size_t>(n_threads_); }
+    size_t end(int t) const { return kWords * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads_); }
+
+    int                   n_threads_;
+    uint64_t *            data_;
+    bool                  avx2_ = __builtin_cpu_supports("avx2");
+    std::atomic<uint64_t> sink_{0};
+};
 
 __attribute__((target("avx512f"))) float fma_loop_avx512(int64_t iters) {
     __m512 a[12];
@@ -186,10 +204,11 @@ double fma_peak_gflops(int n_threads, const char ** isa) {
 // ---- graphs on the CPU backend ----------------------------------------------------------------------------------
 
 struct Options {
-    int         threads = 2;
-    int         layers  = 8;
-    std::string filter;
-    bool        quick = false;
+    int                      threads = 2;
+    int                      layers  = 8;
+    std::vector<std::string> filters;
+    bool                     quick = false;
+    int64_t                  rows  = 0; // decode rows; 0: 1 GiB of weights
 };
 
 // A graph whose tensors live in one CPU buffer, filled with random data, computed on `backend`.
@@ -230,6 +249,12 @@ public:
 
     double seconds(double budget) {
         return time_median([&] { ggml_backend_graph_compute(backend_, graph_); }, budget);
+    }
+
+    double seconds_once() {
+        const auto t0 = Clock::now();
+        ggml_backend_graph_compute(backend_, graph_);
+        return seconds_since(t0);
     }
 
 private:
@@ -273,8 +298,9 @@ private:
 };
 
 struct Peaks {
-    double dram_gbs;
-    double fma_gflops;
+    double      dram_gbs;
+    double      fma_gflops;
+    DramProbe * dram;
 };
 
 void row(const char * name, double value, const char * unit, double ratio, const char * of) {
@@ -282,15 +308,19 @@ void row(const char * name, double value, const char * unit, double ratio, const
 }
 
 bool selected(const Options & o, const std::string & name) {
-    return o.filter.empty() || name.find(o.filter) != std::string::npos;
+    return o.filters.empty() || std::any_of(o.filters.begin(), o.filters.end(), [&](const std::string & f) {
+               return name.find(f) != std::string::npos;
+           });
 }
 
 void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
                                GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
                                GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
-    const int64_t   k = 4096, m = o.quick ? 4096 : 14336;
+    const int64_t   k = 4096;
     for (ggml_type type : types) {
+        const auto    fill_gib = static_cast<int64_t>((size_t{1} << 30) / ggml_row_size(type, k));
+        const int64_t m        = o.rows > 0 ? o.rows : o.quick ? 4096 : std::max<int64_t>(14336, fill_gib);
         const std::string name = std::string("decode ") + std::to_string(m) + "x" + std::to_string(k) + " " +
                                  ggml_type_name(type) + ", GB/s of weights";
         if (!selected(o, name)) {
@@ -302,8 +332,17 @@ void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
         if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
             continue;
         }
-        const double gbs = static_cast<double>(ggml_nbytes(w)) / b.seconds(0.5) / 1e9;
-        row(name.c_str(), gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
+        // paired with DRAM reads of the same size, alternately: the ratio holds while the machine's bandwidth
+        // drifts (other tenants)
+        std::vector<double> t_w, t_d;
+        b.seconds_once();
+        for (int r = 0; r < 7; ++r) {
+            t_d.push_back(p.dram->seconds_once());
+            t_w.push_back(b.seconds_once());
+        }
+        const double gbs  = static_cast<double>(ggml_nbytes(w)) / median(t_w) / 1e9;
+        const double dram = static_cast<double>(DramProbe::kBytes) / median(t_d) / 1e9;
+        row(name.c_str(), gbs, "GB/s", gbs / dram, "DRAM");
     }
 }
 
@@ -486,11 +525,13 @@ int main(int argc, char ** argv) {
         } else if (a == "--layers" && i + 1 < argc) {
             o.layers = std::atoi(argv[++i]);
         } else if (a == "--filter" && i + 1 < argc) {
-            o.filter = argv[++i];
+            o.filters.emplace_back(argv[++i]);
         } else if (a == "--quick") {
             o.quick = true;
+        } else if (a == "--rows" && i + 1 < argc) {
+            o.rows = std::atoll(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: cpu_kernels [--threads N] [--layers N] [--filter SUBSTRING] [--quick]\n");
+            std::fprintf(stderr, "usage: cpu_kernels [--threads N] [--layers N] [--filter SUBSTRING] [--quick] [--rows N]\n");
             return 2;
         }
     }
@@ -501,7 +542,9 @@ int main(int argc, char ** argv) {
     ggml_backend_cpu_set_n_threads(be, o.threads);
     const char * isa = "";
     Peaks        p{};
-    p.dram_gbs   = dram_read_gbs(o.threads);
+    DramProbe dram(o.threads);
+    p.dram       = &dram;
+    p.dram_gbs   = dram.read_gbs();
     p.fma_gflops = fma_peak_gflops(o.threads, &isa);
     std::printf("cpu_kernels, %d threads: DRAM read %.1f GB/s (1 GiB), FP32 FMA peak %.0f GFLOP/s (%s)\n\n", o.threads,
                 p.dram_gbs, p.fma_gflops, isa);

@@ -4,9 +4,13 @@ target_compile_options(switchyard_warnings INTERFACE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>
     $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra>)
 
-# Files whose names end in _avx2 / _avx512 / _avx512bf16 hold ISA-specific code. They are compiled with the
-# matching flags and only ever called after a run-time CPU feature check, so one build runs on any x86-64.
+# Files whose names end in _avx2 / _avx512 / _avx512vnni (with VBMI) / _avx512bf16 hold ISA-specific code. They are
+# compiled with the matching flags and only ever called after a run-time CPU feature check (src/cpu/simd/isa.h),
+# so one build runs on any x86-64.
 function(switchyard_isa_flags)
+    if (NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+        return() # other architectures build the portable code; the ISA files compile to nothing there
+    endif()
     foreach (src IN LISTS ARGN)
         if (src MATCHES "_avx2\\.cpp$")
             set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
@@ -15,7 +19,7 @@ function(switchyard_isa_flags)
                 "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512bf16;-mfma;-mf16c")
         elseif (src MATCHES "_avx512vnni\\.cpp$")
             set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
-                "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mfma;-mf16c")
+                "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mavx512vbmi;-mfma;-mf16c")
         elseif (src MATCHES "_avx512\\.cpp$")
             set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
                 "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-mf16c")

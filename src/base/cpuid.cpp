@@ -23,50 +23,109 @@ unsigned read_xcr0() {
     return lo;
 }
 
-BaseIsa detect() {
-    BaseIsa isa;
+bool bit(unsigned reg, int i) { return (reg >> i) & 1u; }
+
+CpuFeatures detect_x86() {
+    CpuFeatures    f;
     const unsigned max_leaf = __get_cpuid_max(0, nullptr);
     if (max_leaf < 1) {
-        return isa;
+        return f;
     }
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     __cpuid(1, eax, ebx, ecx, edx);
-    const bool     osxsave = ecx & (1u << 27);
-    const unsigned xcr0    = osxsave ? read_xcr0() : 0u;
-    const bool     avx_os  = (xcr0 & kXcrAvx) == kXcrAvx;
-    isa.f16c               = avx_os && (ecx & (1u << 28)) && (ecx & (1u << 29)); // AVX and F16C
-    if (max_leaf >= 7) {
-        __cpuid_count(7, 0, eax, ebx, ecx, edx);
-        const bool avx512_os = (xcr0 & kXcrAvx512) == kXcrAvx512;
-        const bool f_bw_vl   = (ebx & (1u << 16)) && (ebx & (1u << 30)) && (ebx & (1u << 31));
-        __cpuid_count(7, 1, eax, ebx, ecx, edx);
-        isa.avx512_bf16 = avx512_os && f_bw_vl && (eax & (1u << 5));
+    const unsigned xcr0      = bit(ecx, 27) ? read_xcr0() : 0u; // OSXSAVE
+    const bool     avx_os    = (xcr0 & kXcrAvx) == kXcrAvx;
+    const bool     avx512_os = (xcr0 & kXcrAvx512) == kXcrAvx512;
+    f.sse3                   = bit(ecx, 0);
+    f.ssse3                  = bit(ecx, 9);
+    f.fma                    = avx_os && bit(ecx, 12);
+    f.avx                    = avx_os && bit(ecx, 28);
+    f.f16c                   = f.avx && bit(ecx, 29);
+    if (max_leaf < 7) {
+        return f;
     }
-    return isa;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    f.avx2        = avx_os && bit(ebx, 5);
+    f.bmi2        = bit(ebx, 8);
+    f.avx512f     = avx512_os && bit(ebx, 16);
+    f.avx512dq    = f.avx512f && bit(ebx, 17);
+    f.avx512bw    = f.avx512f && bit(ebx, 30);
+    f.avx512vl    = f.avx512f && bit(ebx, 31);
+    f.avx512_vbmi = f.avx512f && bit(ecx, 1);
+    f.avx512_vnni = f.avx512f && bit(ecx, 11);
+    f.amx_int8    = bit(edx, 25);
+    __cpuid_count(7, 1, eax, ebx, ecx, edx);
+    f.avx_vnni    = avx_os && bit(eax, 4);
+    f.avx512_bf16 = f.avx512f && bit(eax, 5);
+    return f;
 }
-
-#else
-
-BaseIsa detect() { return BaseIsa{}; }
 
 #endif
 
-BaseIsa detect_capped() {
-    BaseIsa isa = detect();
-    if (const char * cap = std::getenv("SWITCHYARD_CPU_ISA")) {
-        if (std::strcmp(cap, "scalar") == 0) {
-            isa = BaseIsa{};
-        } else if (std::strcmp(cap, "avx2") == 0) {
-            isa.avx512_bf16 = false;
-        }
+CpuFeatures detect_capped() {
+    CpuFeatures  f   = detect_cpu_features();
+    IsaCap       cap = IsaCap::kAvx512Bf16;
+    const char * env = std::getenv("SWITCHYARD_CPU_ISA");
+    if (env && parse_isa_cap(env, &cap)) {
+        f = cap_features(f, cap);
     }
-    return isa;
+    return f;
 }
 
 } // namespace
 
+CpuFeatures cap_features(CpuFeatures f, IsaCap cap) {
+    if (cap < IsaCap::kAvx512Bf16) {
+        f.avx512_bf16 = f.amx_int8 = false;
+    }
+    if (cap < IsaCap::kAvx512Vnni) {
+        f.avx512_vnni = f.avx512_vbmi = false;
+    }
+    if (cap < IsaCap::kAvx512) {
+        f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = false;
+    }
+    if (cap < IsaCap::kAvx2) {
+        f = CpuFeatures{};
+    }
+    return f;
+}
+
+bool parse_isa_cap(const char * text, IsaCap * cap) {
+    static constexpr struct {
+        const char * name;
+        IsaCap       cap;
+    } kCaps[] = {{"scalar", IsaCap::kScalar},
+                 {"avx2", IsaCap::kAvx2},
+                 {"avx512", IsaCap::kAvx512},
+                 {"avx512vnni", IsaCap::kAvx512Vnni},
+                 {"avx512bf16", IsaCap::kAvx512Bf16}};
+    for (const auto & c : kCaps) {
+        if (std::strcmp(text, c.name) == 0) {
+            *cap = c.cap;
+            return true;
+        }
+    }
+    return false;
+}
+
+CpuFeatures detect_cpu_features() {
+#if defined(__x86_64__) || defined(__i386__)
+    return detect_x86();
+#else
+    return CpuFeatures{};
+#endif
+}
+
+const CpuFeatures & cpu_features() {
+    static const CpuFeatures f = detect_capped();
+    return f;
+}
+
 const BaseIsa & base_isa() {
-    static const BaseIsa isa = detect_capped();
+    static const BaseIsa isa = [] {
+        const CpuFeatures & f = cpu_features();
+        return BaseIsa{f.f16c, f.avx512_bf16 && f.avx512bw && f.avx512vl};
+    }();
     return isa;
 }
 

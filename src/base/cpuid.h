@@ -1,16 +1,48 @@
-// The few CPU features the base library's own fast paths need (fp16/bf16 row conversion). The CPU backend has
-// its own, fuller detection (src/cpu/features.h); base cannot use it because base must not depend on cpu.
+// The one CPU feature detector of the library: what the processor and the operating system let the fast paths
+// use, detected once at run time (so one build runs on any x86-64), then capped by SWITCHYARD_CPU_ISA so that
+// every fallback can be exercised on a machine that has more.
+//
+// The CPU backend's kernel selector (src/cpu/simd/isa.h) turns these features into an ISA level; base's own fast
+// paths (fp16/bf16 row conversion) read base_isa(). Other architectures detect nothing yet: every flag stays false
+// and the scalar code runs (an aarch64 section with neon/dotprod slots in beside the x86 one).
 #pragma once
 
 namespace switchyard {
 
-struct BaseIsa {
-    bool f16c        = false; // vcvtph2ps / vcvtps2ph, with the OS saving AVX state
-    bool avx512_bf16 = false; // vcvtneps2bf16 plus AVX-512 F/BW/VL, with the OS saving AVX-512 state
+struct CpuFeatures {
+    // x86: the vector registers are usable only when the OS saves their state (XCR0), which every AVX flag includes
+    bool sse3 = false, ssse3 = false, avx = false, avx2 = false, fma = false, f16c = false, bmi2 = false;
+    bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false, avx512_vbmi = false;
+    bool avx512_vnni = false, avx512_bf16 = false, avx_vnni = false, amx_int8 = false;
 };
 
-// Detected once, on first use (thread-safe). Honours SWITCHYARD_CPU_ISA like the CPU backend: "scalar" turns
-// both off, "avx2" turns AVX-512 off, so the scalar paths can be exercised on any machine.
+// The ISA caps SWITCHYARD_CPU_ISA accepts, lowest first. Each keeps the features of its level and below:
+//   scalar      nothing (the portable code everywhere)
+//   avx2        up to AVX2, FMA, F16C, BMI2, AVX-VNNI (Haswell and later)
+//   avx512      plus AVX-512 F/BW/VL/DQ (Skylake-X)
+//   avx512vnni  plus AVX-512 VNNI and VBMI (Ice Lake)
+//   avx512bf16  plus AVX-512 BF16 and AMX (Sapphire Rapids, Zen 4): everything, as no cap
+enum class IsaCap { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16 };
+
+// `features` with everything above `cap` cleared. Pure; the tests use it to check the levels.
+CpuFeatures cap_features(CpuFeatures features, IsaCap cap);
+
+// Parses a SWITCHYARD_CPU_ISA value; false for anything else (the variable is then ignored).
+bool parse_isa_cap(const char * text, IsaCap * cap);
+
+// The features of this machine as detected, without the cap.
+CpuFeatures detect_cpu_features();
+
+// The features the fast paths may use: detected once, on first use (thread-safe), then capped by
+// SWITCHYARD_CPU_ISA when it names one of the caps above.
+const CpuFeatures & cpu_features();
+
+// The two features base's own fast paths need (fp16/bf16 row conversion), from cpu_features().
+struct BaseIsa {
+    bool f16c        = false; // vcvtph2ps / vcvtps2ph
+    bool avx512_bf16 = false; // vcvtneps2bf16 with AVX-512 F/BW/VL
+};
+
 const BaseIsa & base_isa();
 
 } // namespace switchyard

@@ -1,22 +1,22 @@
 // CPU feature probes (ggml_cpu_has_*), one-time initialisation and the NUMA entry points.
 //
 // The x86 probes report what the kernels may use on this machine: detected at run time, after the
-// SWITCHYARD_CPU_ISA cap (src/cpu/features.h). Other architectures' features are never present in this build.
+// SWITCHYARD_CPU_ISA cap (base/cpuid.h). Other architectures' features are never present in this build.
 // NUMA placement is not implemented: ggml_numa_init accepts any strategy and changes nothing.
-#include "cpu/features.h"
 #include "cpu/kernel.h"
 
 #include "ggml-cpu.h"
 
+#include "base/cpuid.h"
 #include "base/log.h"
 
-using switchyard::cpu::features;
+using switchyard::cpu_features;
 
 extern "C" {
 
 void ggml_cpu_init(void) {
     // both are function-local statics: initialised once, thread-safe
-    (void) features();
+    (void) cpu_features();
     (void) switchyard::cpu::kernel_for(GGML_OP_NONE);
 }
 
@@ -28,19 +28,19 @@ void ggml_numa_init(enum ggml_numa_strategy numa) {
 
 bool ggml_is_numa(void) { return false; }
 
-int ggml_cpu_has_sse3(void) { return features().sse3; }
-int ggml_cpu_has_ssse3(void) { return features().ssse3; }
-int ggml_cpu_has_avx(void) { return features().avx; }
-int ggml_cpu_has_avx_vnni(void) { return features().avx_vnni; }
-int ggml_cpu_has_avx2(void) { return features().avx2; }
-int ggml_cpu_has_bmi2(void) { return features().bmi2; }
-int ggml_cpu_has_f16c(void) { return features().f16c; }
-int ggml_cpu_has_fma(void) { return features().fma; }
-int ggml_cpu_has_avx512(void) { return features().avx512f; }
-int ggml_cpu_has_avx512_vbmi(void) { return features().avx512_vbmi; }
-int ggml_cpu_has_avx512_vnni(void) { return features().avx512_vnni; }
-int ggml_cpu_has_avx512_bf16(void) { return features().avx512_bf16; }
-int ggml_cpu_has_amx_int8(void) { return features().amx_int8; }
+int ggml_cpu_has_sse3(void) { return cpu_features().sse3; }
+int ggml_cpu_has_ssse3(void) { return cpu_features().ssse3; }
+int ggml_cpu_has_avx(void) { return cpu_features().avx; }
+int ggml_cpu_has_avx_vnni(void) { return cpu_features().avx_vnni; }
+int ggml_cpu_has_avx2(void) { return cpu_features().avx2; }
+int ggml_cpu_has_bmi2(void) { return cpu_features().bmi2; }
+int ggml_cpu_has_f16c(void) { return cpu_features().f16c; }
+int ggml_cpu_has_fma(void) { return cpu_features().fma; }
+int ggml_cpu_has_avx512(void) { return cpu_features().avx512f; }
+int ggml_cpu_has_avx512_vbmi(void) { return cpu_features().avx512_vbmi; }
+int ggml_cpu_has_avx512_vnni(void) { return cpu_features().avx512_vnni; }
+int ggml_cpu_has_avx512_bf16(void) { return cpu_features().avx512_bf16; }
+int ggml_cpu_has_amx_int8(void) { return cpu_features().amx_int8; }
 
 int ggml_cpu_has_neon(void) { return 0; }
 int ggml_cpu_has_arm_fma(void) { return 0; }

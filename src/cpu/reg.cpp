@@ -3,7 +3,8 @@
 #include "cpu/backend.h"
 
 #include "cpu/comm.h"
-#include "cpu/features.h"
+
+#include "base/cpuid.h"
 
 #include "ggml-cpu.h"
 
@@ -28,7 +29,7 @@ ggml_backend_buffer_type_t * dev_get_extra_bufts(ggml_backend_dev_t) {
 }
 
 std::vector<ggml_backend_feature> detect_features() {
-    const Features &                  f = features();
+    const CpuFeatures &               f = cpu_features();
     std::vector<ggml_backend_feature> list;
     const std::pair<const char *, bool> isa[] = {
         {"SSE3", f.sse3},         {"SSSE3", f.ssse3},       {"AVX", f.avx},

@@ -1,10 +1,13 @@
 // ggml_get_type_traits_cpu: for each type, the type src1 is converted to for dot products (vec_dot_type, as
-// upstream pairs them), the converter (from_float) and the dot product itself (vec_dot). The dot products here
-// are generic (both operands converted to floats, a chunk at a time on the stack: they allocate nothing); the matrix
-// kernels in kernels/matmul.cpp do not use them.
+// upstream pairs them), the converter (from_float) and the dot product itself (vec_dot). Types with a
+// matrix-vector kernel (cpu/quants/matvec.h) get that kernel and its activation converter, the ones the matrix
+// kernels use; the others a generic dot product (both operands converted to floats, a chunk at a time on the
+// stack: nothing is allocated) and the reference quantizer of their vec_dot_type.
 #include "ggml-cpu.h"
 
 #include "cpu/kernels/matmul_dot.h"
+#include "cpu/quants/act_quant.h"
+#include "cpu/quants/matvec.h"
 
 #include "base/fp16.h"
 
@@ -74,31 +77,56 @@ void vec_dot_generic(int n, float * s, size_t bs, const void * x, size_t bx, con
     }
 }
 
+// Through the type's matrix-vector kernel, one row and one column at a time.
+template <ggml_type X>
+void vec_dot_kernel(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) {
+    const switchyard::cpu::quants::MatVecKernel & k = switchyard::cpu::quants::matvec_kernel(X);
+    for (int r = 0; r < nrc; ++r) {
+        switchyard::cpu::quants::MatVecArgs a{};
+        a.k    = n;
+        a.w    = static_cast<const char *>(x) + static_cast<size_t>(r) * bx;
+        a.rows = 1;
+        a.act  = static_cast<const char *>(y) + static_cast<size_t>(r) * by;
+        a.cols = 1;
+        a.out  = s + static_cast<size_t>(r) * bs / sizeof(float);
+        k.fn(a);
+    }
+}
+
 template <size_t... I>
 constexpr std::array<ggml_vec_dot_t, GGML_TYPE_COUNT> make_dots(std::index_sequence<I...>) {
     return {vec_dot_generic<static_cast<ggml_type>(I)>...};
 }
 
-void f32_from_float(const float * x, void * y, int64_t k) {
-    auto * out = static_cast<float *>(y);
-    for (int64_t i = 0; i < k; ++i) out[i] = x[i];
+template <size_t... I>
+constexpr std::array<ggml_vec_dot_t, GGML_TYPE_COUNT> make_kernel_dots(std::index_sequence<I...>) {
+    return {vec_dot_kernel<static_cast<ggml_type>(I)>...};
 }
 
 } // namespace
 
 extern "C" const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type) {
     static const auto table = [] {
-        constexpr auto dots = make_dots(std::make_index_sequence<GGML_TYPE_COUNT>{});
+        constexpr auto dots        = make_dots(std::make_index_sequence<GGML_TYPE_COUNT>{});
+        constexpr auto kernel_dots = make_kernel_dots(std::make_index_sequence<GGML_TYPE_COUNT>{});
         std::array<ggml_type_traits_cpu, GGML_TYPE_COUNT> t{};
         for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
             const auto               type_i = static_cast<ggml_type>(i);
+            const auto &             kernel = switchyard::cpu::quants::matvec_kernel(type_i);
+            if (kernel.fn != nullptr) {
+                t[i] = ggml_type_traits_cpu{kernel.convert, kernel_dots[i], kernel.act_type, 1};
+                continue;
+            }
             const ggml_type_traits * tt     = ggml_get_type_traits(type_i);
             if (!tt || (!tt->to_float && type_i != GGML_TYPE_F32)) {
                 continue; // no float conversion: no dot product
             }
             const ggml_type          vdt = vec_dot_type_of(type_i);
             const ggml_type_traits * vt  = ggml_get_type_traits(vdt);
-            const ggml_from_float_t  ff  = vdt == GGML_TYPE_F32 ? f32_from_float : (vt ? vt->from_float_ref : nullptr);
+            ggml_from_float_t        ff  = switchyard::cpu::quants::act_converter(vdt);
+            if (ff == nullptr) {
+                ff = vt ? vt->from_float_ref : nullptr;
+            }
             t[i] = ggml_type_traits_cpu{ff, dots[i], vdt, 1};
         }
         return t;

@@ -1,7 +1,7 @@
 // Picks the dequantizer table by CPU features; see dequant.h.
 #include "cpu/kernels/dequant.h"
 
-#include "cpu/features.h"
+#include "cpu/simd/isa.h"
 
 #include "base/fp16.h"
 
@@ -9,18 +9,23 @@
 
 namespace switchyard::cpu::kernels {
 
+namespace {
+
+const DequantKernels & dequant_kernels_none() {
+    static const DequantKernels none{};
+    return none;
+}
+
+} // namespace
+
 const DequantKernels & dequant_kernels() {
-    static const DequantKernels & k = []() -> const DequantKernels & {
-        const Features & f = features();
-        if (f.avx512f) {
-            return dequant_kernels_avx512();
-        }
-        if (f.avx2) {
-            return dequant_kernels_avx2();
-        }
-        static const DequantKernels none{};
-        return none;
-    }();
+    using Getter = const DequantKernels & (*)();
+#if defined(__x86_64__)
+    static constexpr simd::PerIsa<Getter> kTables = {dequant_kernels_none, dequant_kernels_avx2, dequant_kernels_avx512};
+#else
+    static constexpr simd::PerIsa<Getter> kTables = {dequant_kernels_none};
+#endif
+    static const DequantKernels & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
     return k;
 }
 

@@ -1,6 +1,8 @@
 // AVX2 row dequantizers (compiled with -mavx2 -mfma; called only through dequant_kernels() when the CPU has
 // AVX2). Scales are computed in scalar code exactly as the references in src/quant do, then 16 levels at a
 // time go int -> float -> multiply (and subtract) with separate, unfused instructions.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
 #include "cpu/kernels/dequant.h"
 
 #include "base/fp16.h"
@@ -111,3 +113,5 @@ const DequantKernels & dequant_kernels_avx2() {
 }
 
 } // namespace switchyard::cpu::kernels
+
+#endif // __x86_64__

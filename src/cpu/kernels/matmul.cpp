@@ -2,6 +2,9 @@
 //
 // MUL_MAT: dst[n, m] = dot(src0 row n, src1 row m) for every (i2, i3), with src0 broadcast over dims 2 and 3.
 // src0 may be F32, F16, BF16 or any block format with a to_float; src1 is F32 (or F16/BF16, converted first).
+// With few src1 columns (token generation) and a weight type that has a matrix-vector kernel, the product goes
+// through matmul_vec.cpp: src1 quantized once to the weight type's activation format, integer dot products, as
+// upstream computes it. MUL_MAT_ID always does when the type has a kernel. Otherwise, below:
 // Threads split the rows of src0. Each thread converts a block of src0 rows (block_rows: about 256 KiB of floats,
 // so it stays in L2) into its scratch (F32 rows are used in place), then multiplies the block with src1 four
 // columns at a time in 4x4 tiles. Every src1 column is read once per block instead of once per row; conversion
@@ -14,6 +17,9 @@
 #include "cpu/kernels/dequant.h"
 #include "cpu/kernels/families.h"
 #include "cpu/kernels/matmul_dot.h"
+#include "cpu/kernels/matmul_vec.h"
+#include "cpu/quants/act_quant.h"
+#include "cpu/quants/matvec.h"
 
 #include "base/fp16.h"
 #include "core/type_traits.h"
@@ -25,13 +31,21 @@ namespace switchyard::cpu::kernels {
 
 namespace {
 
-// src1 can be used in place when it is F32 with contiguous rows
-bool src1_direct(const ggml_tensor * src1) {
-    return src1->type == GGML_TYPE_F32 && src1->nb[0] == sizeof(float);
+// The format upstream rounds src1 through for src0's type (its vec_dot_type: q8_0 / q8_1 / q8_K levels, f16 /
+// bf16), or GGML_TYPE_COUNT for none (F32 weights and the types without a matrix-vector kernel). The float path
+// applies the same rounding as the matrix-vector path, so a product does not depend on the number of columns.
+ggml_type src1_rounding(const ggml_tensor * src0) {
+    const ggml_type act = quants::act_type_for(src0->type);
+    return act == GGML_TYPE_F32 ? GGML_TYPE_COUNT : act;
 }
 
-size_t src1_converted_bytes(const ggml_tensor * src1) {
-    return src1_direct(src1) ? 0 : scratch_floats(ggml_nelements(src1));
+// src1 can be used in place when it is F32 with contiguous rows and needs no rounding
+bool src1_direct(const ggml_tensor * src0, const ggml_tensor * src1) {
+    return src1->type == GGML_TYPE_F32 && src1->nb[0] == sizeof(float) && src1_rounding(src0) == GGML_TYPE_COUNT;
+}
+
+size_t src1_converted_bytes(const ggml_tensor * src0, const ggml_tensor * src1) {
+    return src1_direct(src0, src1) ? 0 : scratch_floats(ggml_nelements(src1));
 }
 
 const float * src1_row(const ggml_tensor * src1, const float * converted, int64_t i1, int64_t i2, int64_t i3) {
@@ -42,29 +56,22 @@ const float * src1_row(const ggml_tensor * src1, const float * converted, int64_
     return converted + ((i3 * src1->ne[2] + i2) * src1->ne[1] + i1) * src1->ne[0];
 }
 
-// Phase 1 (all threads): src1 to contiguous F32 in the shared scratch, split by rows.
-const float * convert_src1(const ComputeParams & p, const ggml_tensor * src1) {
-    if (src1_direct(src1)) {
+// Phase 1 (all threads): src1 to contiguous F32 in the shared scratch, split by rows, rounded through src0's
+// activation format where it has one.
+const float * convert_src1(const ComputeParams & p, const ggml_tensor * src0, const ggml_tensor * src1) {
+    if (src1_direct(src0, src1)) {
         return nullptr;
     }
-    auto *        out   = static_cast<float *>(p.wdata);
-    const int64_t nrows = ggml_nrows(src1);
-    const int64_t ne0   = src1->ne[0];
+    auto *          out   = static_cast<float *>(p.wdata);
+    const int64_t   nrows = ggml_nrows(src1);
+    const int64_t   ne0   = src1->ne[0];
+    const ggml_type round = src1_rounding(src0);
     for (int64_t r = p.ith; r < nrows; r += p.nth) {
-        const int64_t i1 = r % src1->ne[1], i2 = (r / src1->ne[1]) % src1->ne[2], i3 = r / (src1->ne[1] * src1->ne[2]);
-        const char *  row = static_cast<const char *>(src1->data) + i1 * src1->nb[1] + i2 * src1->nb[2] + i3 * src1->nb[3];
-        float *       dst = out + r * ne0;
-        if (src1->nb[0] == ggml_type_size(src1->type)) { // adjacent elements: the row converters
-            row_to_float(src1->type, row, dst, ne0);
-            continue;
-        }
-        for (int64_t i0 = 0; i0 < ne0; ++i0) {
-            const char * e = row + i0 * src1->nb[0];
-            switch (src1->type) {
-                case GGML_TYPE_F32: dst[i0] = *reinterpret_cast<const float *>(e); break;
-                case GGML_TYPE_F16: dst[i0] = fp16_to_fp32(*reinterpret_cast<const uint16_t *>(e)); break;
-                default:            dst[i0] = bf16_to_fp32(*reinterpret_cast<const uint16_t *>(e)); break;
-            }
+        const char * row = row_ptr(src1, row_coords(src1, r));
+        float *      dst = out + r * ne0;
+        load_row(src1->type, row, src1->nb[0], dst, ne0);
+        if (round != GGML_TYPE_COUNT) {
+            quants::act_round_trip(round, dst, ne0);
         }
     }
     barrier(p);
@@ -162,16 +169,20 @@ void block_times_src1(const float * a, int64_t lda, int64_t cnt, const ggml_tens
 }
 
 void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    if (mul_mat_vec_applies(dst)) {
+        mul_mat_vec_compute(p, dst);
+        return;
+    }
     const ggml_tensor * src0   = dst->src[0];
     const ggml_tensor * src1   = dst->src[1];
-    const float *       conv1  = convert_src1(p, src1);
+    const float *       conv1  = convert_src1(p, src0, src1);
     const int64_t       k      = src0->ne[0];
     // F32 rows are used in place (a block is then just a run of rows); others are converted, a block at a time
     const bool    direct = src0_direct(src0);
     const int64_t lda    = direct ? static_cast<int64_t>(src0->nb[1] / sizeof(float)) : block_stride(k);
     const int64_t rows   = direct ? block_rows(k) : converted_rows(src0, src1, p.nth);
     const size_t  slot   = src0_slot_bytes(src0, src1, p.nth);
-    auto *        a      = reinterpret_cast<float *>(thread_slot(p, src1_converted_bytes(src1), slot));
+    auto *        a      = reinterpret_cast<float *>(thread_slot(p, src1_converted_bytes(src0, src1), slot));
     const int64_t n_rows = src0->ne[1];
     const int64_t r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
     // a block is a run of work items in one (i02, i03) slice, converted once and used for every broadcast slice
@@ -196,13 +207,16 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
+    if (mul_mat_vec_applies(dst)) {
+        return mul_mat_vec_work_size(dst);
+    }
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
     if (src0_direct(src0)) {
-        return src1_converted_bytes(src1);
+        return src1_converted_bytes(src0, src1);
     }
     const auto rows = static_cast<size_t>(converted_rows_total(src0, src1, n_threads));
-    return src1_converted_bytes(src1) + rows * scratch_floats(src0->ne[0]);
+    return src1_converted_bytes(src0, src1) + rows * scratch_floats(src0->ne[0]);
 }
 
 bool src1_type_ok(ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16; }
@@ -222,11 +236,15 @@ size_t expert_row_bytes(const ggml_tensor * as) {
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens]
 // dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t]
 void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
+    if (mul_mat_id_vec_applies(dst)) {
+        mul_mat_id_vec_compute(p, dst);
+        return;
+    }
     const ggml_tensor * as   = dst->src[0];
     const ggml_tensor * b    = dst->src[1];
     const ggml_tensor * ids  = dst->src[2];
-    const float *       conv = convert_src1(p, b);
-    auto *              buf  = reinterpret_cast<float *>(thread_slot(p, src1_converted_bytes(b), expert_row_bytes(as)));
+    const float *       conv = convert_src1(p, as, b);
+    auto *              buf  = reinterpret_cast<float *>(thread_slot(p, src1_converted_bytes(as, b), expert_row_bytes(as)));
     const DotKernels &  dk   = dot_kernels();
     const int64_t       n_used = ids->ne[0], n_tokens = ids->ne[1];
     const int64_t       n_items = n_used * n_tokens * as->ne[1];
@@ -247,7 +265,10 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
-    return src1_converted_bytes(dst->src[1]) + static_cast<size_t>(n_threads) * expert_row_bytes(dst->src[0]);
+    if (mul_mat_id_vec_applies(dst)) {
+        return mul_mat_id_vec_work_size(dst);
+    }
+    return src1_converted_bytes(dst->src[0], dst->src[1]) + static_cast<size_t>(n_threads) * expert_row_bytes(dst->src[0]);
 }
 
 bool mul_mat_id_supports(const ggml_tensor * dst) {

@@ -1,6 +1,6 @@
 #include "cpu/kernels/matmul_dot.h"
 
-#include "cpu/features.h"
+#include "cpu/simd/isa.h"
 
 namespace switchyard::cpu::kernels {
 
@@ -40,16 +40,14 @@ void dot4x4_f32_generic(const float * a, int64_t lda, const float * const * b, i
 }
 
 const DotKernels & dot_kernels() {
-    static const DotKernels k = [] {
-        const Features & f = features();
-        if (f.avx512f) {
-            return DotKernels{dot_f32_avx512, dot4_f32_avx512, dot4x4_f32_avx512, "avx512"};
-        }
-        if (f.avx2 && f.fma) {
-            return DotKernels{dot_f32_avx2, dot4_f32_avx2, dot4x4_via_dot4<dot4_f32_avx2>, "avx2"};
-        }
-        return DotKernels{dot_f32_scalar, dot4_f32_scalar, dot4x4_f32_generic, "scalar"};
-    }();
+    static constexpr simd::PerIsa<DotKernels> kTables = {
+        DotKernels{dot_f32_scalar, dot4_f32_scalar, dot4x4_f32_generic, "scalar"},
+#if defined(__x86_64__)
+        DotKernels{dot_f32_avx2, dot4_f32_avx2, dot4x4_via_dot4<dot4_f32_avx2>, "avx2"},
+        DotKernels{dot_f32_avx512, dot4_f32_avx512, dot4x4_f32_avx512, "avx512"},
+#endif
+    };
+    static const DotKernels & k = simd::pick(kTables, [](const DotKernels & d) { return d.dot != nullptr; });
     return k;
 }
 

@@ -1,4 +1,6 @@
 // AVX2 + FMA dot products (compiled with -mavx2 -mfma; called only when the CPU has them).
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
 #include "cpu/kernels/matmul_dot.h"
 
 #include <immintrin.h>
@@ -60,3 +62,5 @@ void dot4_f32_avx2(const float * x, const float * y0, const float * y1, const fl
 }
 
 } // namespace switchyard::cpu::kernels
+
+#endif // __x86_64__

@@ -1,4 +1,6 @@
 // AVX-512 dot products (compiled with -mavx512f...; called only when the CPU has AVX-512F).
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
 #include "cpu/kernels/matmul_dot.h"
 
 #include <immintrin.h>
@@ -112,3 +114,5 @@ void dot4_f32_avx512(const float * x, const float * y0, const float * y1, const 
 }
 
 } // namespace switchyard::cpu::kernels
+
+#endif // __x86_64__

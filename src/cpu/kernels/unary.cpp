@@ -13,7 +13,7 @@
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
 
-#include "cpu/features.h"
+#include "cpu/simd/isa.h"
 
 namespace switchyard::cpu::kernels {
 
@@ -23,10 +23,13 @@ const RowKernels & row_kernels_scalar() {
 }
 
 const RowKernels & row_kernels() {
-    static const RowKernels & k = []() -> const RowKernels & {
-        const Features & f = features();
-        return f.avx2 && f.fma ? row_kernels_avx2() : row_kernels_scalar();
-    }();
+    using Getter = const RowKernels & (*)();
+#if defined(__x86_64__)
+    static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar, row_kernels_avx2};
+#else
+    static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar};
+#endif
+    static const RowKernels & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
     return k;
 }
 

@@ -1,5 +1,7 @@
 // The element-wise row functions instantiated for AVX2 + FMA (8 float lanes). Compiled with -mavx2 -mfma; called
-// only through row_kernels(), which checks features() first.
+// only through row_kernels(), which checks the CPU first (simd/isa.h).
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
 #include "cpu/kernels/common.h"
 
 namespace switchyard::cpu::kernels {
@@ -10,3 +12,5 @@ const RowKernels & row_kernels_avx2() {
 }
 
 } // namespace switchyard::cpu::kernels
+
+#endif // __x86_64__

@@ -274,12 +274,13 @@ TEST(SimpleCtx, ConvertingProductsFitTheFormulaPlusTheirPlannedWork) {
     }
 }
 
-// The work memory of the converting products is one converted src0 block per thread plus the plan's cache line
-// per thread: for a 32x4 src0 and 3 src1 columns (no tiles: one row per thread), 128 bytes per thread.
-TEST(SimpleCtx, ConvertingProductWorkSizeIsOneRowPerThreadWithoutTiles) {
+// The work memory of a quantized product with few src1 columns is upstream's: src1 converted to the weight type's
+// activation format (q8_0: 34 bytes per 32 elements, per column) plus the plan's cache line per thread: for a
+// 32x4 q8_0 src0 and 3 src1 columns, 102 bytes.
+TEST(SimpleCtx, QuantizedProductWorkSizeIsUpstreams) {
     const GraphCase c = product(GGML_TYPE_Q8_0, 32, 4, 3);
-    EXPECT_EQ(planned_work(c, 1), 128u + 64u);
-    EXPECT_EQ(planned_work(c, 4), 4 * 128u + 4 * 64u);
+    EXPECT_EQ(planned_work(c, 1), 3 * 34u + 64u);
+    EXPECT_EQ(planned_work(c, 4), 3 * 34u + 4 * 64u);
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // The matrix kernels' fast dequantizers (every ISA table this CPU can run) against the reference to_float of
 // the type traits, bit for bit, on blocks of random bytes: every level, every packed scale/min pattern, and
 // half-precision scales across the finite range (subnormals and signed zeros included).
-#include "cpu/features.h"
+#include "cpu/simd/isa.h"
 #include "cpu/kernels/dequant.h"
 
 #include "ggml.h"
@@ -19,11 +19,12 @@ using switchyard::cpu::kernels::DequantKernels;
 
 std::vector<const DequantKernels *> tables() {
     std::vector<const DequantKernels *> t;
-    const auto &                        f = switchyard::cpu::features();
-    if (f.avx2) {
+    using switchyard::cpu::simd::Isa;
+    using switchyard::cpu::simd::isa_supported;
+    if (isa_supported(Isa::kAvx2)) {
         t.push_back(&switchyard::cpu::kernels::dequant_kernels_avx2());
     }
-    if (f.avx512f) {
+    if (isa_supported(Isa::kAvx512)) {
         t.push_back(&switchyard::cpu::kernels::dequant_kernels_avx512());
     }
     t.push_back(&switchyard::cpu::kernels::dequant_kernels()); // the one the kernels use

@@ -4,6 +4,8 @@
 // scalar reference of tests/support.
 #include "kernel_test_util.h"
 
+#include "cpu/kernels/matmul_vec.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -72,6 +74,7 @@ const Product kProducts[] = {
     {GGML_TYPE_F32, 64, 16, 8, 1, 1},   {GGML_TYPE_F16, 64, 16, 8, 1, 1},  {GGML_TYPE_F16, 32, 7, 5, 2, 4},
     {GGML_TYPE_Q8_0, 32, 4, 3, 1, 1},   {GGML_TYPE_Q8_0, 96, 9, 6, 3, 3},  {GGML_TYPE_Q4_0, 64, 16, 8, 1, 1},
     {GGML_TYPE_Q4_0, 256, 33, 4, 1, 2}, {GGML_TYPE_Q4_K, 256, 5, 1, 1, 1}, {GGML_TYPE_BF16, 40, 8, 12, 1, 1},
+    {GGML_TYPE_F16, 64, 16, 33, 1, 1},  {GGML_TYPE_Q4_0, 64, 20, 36, 1, 1}, {GGML_TYPE_Q8_1, 64, 6, 3, 1, 1},
 };
 
 TEST(MatMulWork, F32TimesF32PlansNone) {
@@ -83,22 +86,35 @@ TEST(MatMulWork, F32TimesF32PlansNone) {
     }
 }
 
-// A converted src0 takes per thread one row (src1 with fewer than 4 columns) or a block of at most its rows,
-// scratch_floats(k) = k floats rounded up to 64 bytes each, plus the plan's cache line per thread.
+// With up to kMatVecMaxCols (32) src1 columns a product of a type with a matrix-vector kernel converts src1 once to the type's
+// activation format, ggml_row_size(format, k) per column as upstream plans it, plus the plan's cache line per
+// thread: q8_0 34 bytes per 32, f16 2 bytes per element, q8_K 292 per 256.
+TEST(MatMulWork, FewColumnsPlanTheirConvertedActivations) {
+    Ctx          ctx;
+    std::mt19937 rng(2);
+    const Graph  q8 = build_product(ctx, {GGML_TYPE_Q8_0, 64, 4, 3, 1, 1}, rng);
+    EXPECT_EQ(ggml_graph_plan(q8.gf, 1, nullptr).work_size, 3 * 68 + kCacheLine);
+    EXPECT_EQ(ggml_graph_plan(q8.gf, 4, nullptr).work_size, 3 * 68 + 4 * kCacheLine);
+    const Graph f16 = build_product(ctx, {GGML_TYPE_F16, 64, 16, 8, 1, 1}, rng);
+    EXPECT_EQ(ggml_graph_plan(f16.gf, 2, nullptr).work_size, 8 * 128 + 2 * kCacheLine);
+    const Graph q4k = build_product(ctx, {GGML_TYPE_Q4_K, 512, 5, 1, 1, 2}, rng);
+    EXPECT_EQ(ggml_graph_plan(q4k.gf, 3, nullptr).work_size, 2 * 2 * 292 + 3 * kCacheLine);
+}
+
+// With more columns a converted src0 takes per thread a block of at most its rows (scratch_floats(k) = k floats
+// rounded up to 64 bytes each), after src1 as floats rounded through the activation format (shared).
 TEST(MatMulWork, ConvertedSrc0TakesItsRowsPerThread) {
     Ctx          ctx;
     std::mt19937 rng(2);
-    const Graph  one_row = build_product(ctx, {GGML_TYPE_Q8_0, 32, 4, 3, 1, 1}, rng);
-    EXPECT_EQ(ggml_graph_plan(one_row.gf, 1, nullptr).work_size, 128 + kCacheLine);
-    EXPECT_EQ(ggml_graph_plan(one_row.gf, 4, nullptr).work_size, 4 * (128 + kCacheLine));
     // 16 rows of 64 F16 (256 bytes each as floats): all 16 on one thread; on 4 threads 4 each, planned as
-    // min(4 * 16, 16 + 4 - 1) = 19 rows (see converted_rows_total)
-    const Graph block = build_product(ctx, {GGML_TYPE_F16, 64, 16, 8, 1, 1}, rng);
-    EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 16 * 256 + kCacheLine);
-    EXPECT_EQ(ggml_graph_plan(block.gf, 4, nullptr).work_size, 19 * 256 + 4 * kCacheLine);
+    // min(4 * 16, 16 + 4 - 1) = 19 rows (see converted_rows_total); src1: 33 columns of 64 floats
+    static_assert(switchyard::cpu::kernels::kMatVecMaxCols < 33);
+    const Graph block = build_product(ctx, {GGML_TYPE_F16, 64, 16, 33, 1, 1}, rng);
+    EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 33 * 256 + 16 * 256 + kCacheLine);
+    EXPECT_EQ(ggml_graph_plan(block.gf, 4, nullptr).work_size, 33 * 256 + 19 * 256 + 4 * kCacheLine);
 }
 
-// src1 that is not F32 is converted once into shared scratch: nelements floats, rounded up to 64 bytes.
+// src1 that is not F32 is converted once into shared scratch: for F32 weights, to F32 (4 bytes per element).
 TEST(MatMulWork, ConvertedSrc1IsShared) {
     Ctx           ctx;
     ggml_tensor * a   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 16);
@@ -141,25 +157,30 @@ TEST(MatMulWork, ComputesWithExactlyThePlannedWorkOnAnyThreadCount) {
 }
 
 // Planned for 8 threads, run on a pool of 3: the executor recounts tasks and scratch for 3, within the plan's
-// memory. 8 src0 rows of k = 32 with 8 src1 columns: 8 threads convert one row each, 3 threads three each.
+// memory. 8 src0 rows of k = 32 with 40 src1 columns (the float path): 8 threads convert one row each, 3 threads
+// three each; with 2 columns (the matrix-vector path) the activations are shared.
 TEST(MatMulWork, PlannedForMoreThreadsThanThePoolHasStillComputes) {
-    Ctx                       ctx;
-    std::mt19937              rng(5);
-    const Graph               g    = build_product(ctx, {GGML_TYPE_Q8_0, 32, 8, 8, 1, 1}, rng);
-    const std::vector<double> want = reference_values(g.gf, g.out);
-    ggml_threadpool_params    tp   = ggml_threadpool_params_default(3);
-    ggml_threadpool *         pool = ggml_threadpool_new(&tp);
-    ASSERT_NE(pool, nullptr);
-    ggml_cplan plan = ggml_graph_plan(g.gf, 8, pool);
-    ASSERT_EQ(plan.n_threads, 8);
-    std::vector<uint8_t> work(plan.work_size, 0);
-    plan.work_data = work.data();
-    EXPECT_EQ(ggml_graph_compute(g.gf, &plan), GGML_STATUS_SUCCESS);
-    ggml_threadpool_free(pool);
-    expect_all_near(g.out, from_values(g.out, want), {2e-4, 1e-4});
+    for (int64_t cols : {40, 2}) {
+        SCOPED_TRACE(std::to_string(cols) + " columns");
+        Ctx                       ctx;
+        std::mt19937              rng(5);
+        const Graph               g    = build_product(ctx, {GGML_TYPE_Q8_0, 32, 8, cols, 1, 1}, rng);
+        const std::vector<double> want = reference_values(g.gf, g.out);
+        ggml_threadpool_params    tp   = ggml_threadpool_params_default(3);
+        ggml_threadpool *         pool = ggml_threadpool_new(&tp);
+        ASSERT_NE(pool, nullptr);
+        ggml_cplan plan = ggml_graph_plan(g.gf, 8, pool);
+        ASSERT_EQ(plan.n_threads, 8);
+        std::vector<uint8_t> work(plan.work_size, 0);
+        plan.work_data = work.data();
+        EXPECT_EQ(ggml_graph_compute(g.gf, &plan), GGML_STATUS_SUCCESS);
+        ggml_threadpool_free(pool);
+        expect_all_near(g.out, from_values(g.out, want), {2e-4, 1e-4});
+    }
 }
 
-// MUL_MAT_ID: F32 experts are read in place (no work memory); others take a converted row per thread.
+// MUL_MAT_ID: with F32 experts src1 is read in place (no work memory); others convert src1 once to their
+// activation format (10 rows of 64: f16 128 bytes each, q8_0 68).
 TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0}) {
         SCOPED_TRACE(ggml_type_name(type));
@@ -178,8 +199,8 @@ TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
         g.out = ggml_mul_mat_id(ctx, as, b, ids);
         g.gf  = ggml_new_graph(ctx);
         ggml_build_forward_expand(g.gf, g.out);
-        const size_t row = type == GGML_TYPE_F32 ? 0 : 256;
-        EXPECT_EQ(ggml_graph_plan(g.gf, 3, nullptr).work_size, row > 0 ? 3 * (row + kCacheLine) : 0);
+        const size_t row = type == GGML_TYPE_F32 ? 0 : (type == GGML_TYPE_F16 ? 128 : 68);
+        EXPECT_EQ(ggml_graph_plan(g.gf, 3, nullptr).work_size, row > 0 ? 10 * row + 3 * kCacheLine : 0);
         const std::vector<double> want = reference_values(g.gf, g.out);
         for (int n : {1, 3}) {
             compute_with_exact_work(g, n, want, {2e-4, 1e-4});

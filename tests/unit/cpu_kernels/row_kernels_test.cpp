@@ -2,7 +2,7 @@
 // references in double: all one-input ops, the binary ops, the GLU variants and the reductions used by the norms.
 // Inputs mix random values with the special cases of each path (tails shorter than a vector, tanh's small-x
 // branch, exp overflow and underflow, rounding ties).
-#include "cpu/features.h"
+#include "cpu/simd/isa.h"
 #include "cpu/kernels/common.h"
 #include "ref_math.h"
 
@@ -24,8 +24,7 @@ using switchyard::cpu::kernels::RowKernels;
 
 std::vector<const RowKernels *> tables() {
     std::vector<const RowKernels *> t = {&switchyard::cpu::kernels::row_kernels_scalar()};
-    const auto &                    f = switchyard::cpu::features();
-    if (f.avx2 && f.fma) {
+    if (switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx2)) {
         t.push_back(&switchyard::cpu::kernels::row_kernels_avx2());
     }
     return t;

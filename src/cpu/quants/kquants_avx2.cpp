@@ -1,0 +1,202 @@
+// AVX2 kernels of the K-quants (q2_K .. q6_K) against q8_K activations. A super-block is taken 32 elements (a
+// "piece") at a time: the piece's unsigned levels in element order, multiplied with the activations' 32 levels
+// (maddubs: int16 pair sums) and scaled per 16 elements (madd with the sub-block scales) into int32 lanes; once
+// per super-block the lanes become floats times d_w * d_a. The min and offset terms go through the activations'
+// bsums. Written once as a template over the format.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/quants/matvec_isa.h"
+
+#include "cpu/quants/levels.h"
+#include "cpu/simd/int_avx2.h"
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+using namespace simd;
+
+constexpr size_t kQ8KBytes = sizeof(quant::BlockQ8_K);
+constexpr size_t kQ8KQs    = 4, kQ8KBsums = 260;
+
+inline __m256i shift_right16(__m256i x, int n) { return _mm256_srl_epi16(x, _mm_cvtsi32_si128(n)); }
+
+// Per super-block values a format decodes once, in registers: the 16 sub-block scales (int16, per 16
+// elements), the 16 factors of the bsums term (mins, or offset * scale), d and the bsums term's factor (-dmin,
+// or -d).
+struct Scales {
+    __m256i scale, factor;
+    float   d, bsum_d;
+};
+
+// The 12 packed bytes of q4_K / q5_K as 8 scales and 8 mins (6 bits each), the bytes of two uint64.
+inline void unpack_k4(const uint8_t * packed, uint64_t * scales, uint64_t * mins) {
+    uint32_t u[3];
+    std::memcpy(u, packed, 12);
+    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+    const uint32_t     sc_hi = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+    const uint32_t     m_hi  = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+    *scales                  = (u[0] & kLow6) | (static_cast<uint64_t>(sc_hi) << 32);
+    *mins                    = (u[1] & kLow6) | (static_cast<uint64_t>(m_hi) << 32);
+}
+
+// 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
+inline __m256i per16_from_per32(uint64_t v) {
+    const __m256i d = _mm256_cvtepu16_epi32(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v))));
+    return _mm256_or_si256(d, _mm256_slli_epi32(d, 16));
+}
+
+// [scale 2 p x 8 | scale 2 p + 1 x 8]: the int16 scales of piece p's two halves.
+inline __m256i piece_scales(__m256i scale, int p) {
+    const __m256i pair = _mm256_permutevar8x32_epi32(scale, _mm256_set1_epi32(p));
+    return _mm256_shuffle_epi8(pair, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3,
+                                                      2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+}
+
+struct Q2_K {
+    static constexpr size_t kBytes = 84;
+    static Scales scales(const uint8_t * b) {
+        const __m128i packed = load128(b), low4 = _mm_set1_epi8(0x0f);
+        return {_mm256_cvtepu8_epi16(_mm_and_si128(packed, low4)),
+                _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low4)), half_to_float(b + 80),
+                -half_to_float(b + 82)};
+    }
+    static __m256i piece(const uint8_t * b, int p) {
+        return _mm256_and_si256(shift_right16(load256(b + 16 + 32 * (p / 4)), 2 * (p % 4)), _mm256_set1_epi8(3));
+    }
+};
+
+struct Q3_K {
+    static constexpr size_t kBytes = 110;
+    static Scales scales(const uint8_t * b) {
+        uint32_t a[3];
+        std::memcpy(a, b + 96, 12);
+        constexpr uint32_t kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+        // scale j: low 4 bits in byte j % 8 (high nibble for j >= 8), high 2 bits in byte 8 + j % 4 at 2 (j / 4)
+        const __m128i packed = _mm_setr_epi32(static_cast<int>((a[0] & kLow4) | ((a[2] & kLow2) << 4)),
+                                              static_cast<int>((a[1] & kLow4) | (((a[2] >> 2) & kLow2) << 4)),
+                                              static_cast<int>(((a[0] >> 4) & kLow4) | (((a[2] >> 4) & kLow2) << 4)),
+                                              static_cast<int>(((a[1] >> 4) & kLow4) | (((a[2] >> 6) & kLow2) << 4)));
+        const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(packed), _mm256_set1_epi16(32));
+        const float   d  = half_to_float(b + 108);
+        return {sc, _mm256_slli_epi16(sc, 2), d, -d}; // level = code - 4
+    }
+    static __m256i piece(const uint8_t * b, int p) {
+        const __m256i low  = _mm256_and_si256(shift_right16(load256(b + 32 + 32 * (p / 4)), 2 * (p % 4)), _mm256_set1_epi8(3));
+        const __m256i high = _mm256_and_si256(shift_right16(load256(b), p), _mm256_set1_epi8(1));
+        return _mm256_or_si256(low, _mm256_slli_epi16(high, 2));
+    }
+};
+
+inline Scales k4_scales(const uint8_t * b) {
+    uint64_t sc, m;
+    unpack_k4(b + 4, &sc, &m);
+    return {per16_from_per32(sc), per16_from_per32(m), half_to_float(b), -half_to_float(b + 2)};
+}
+
+struct Q4_K {
+    static constexpr size_t kBytes = 144;
+    static Scales           scales(const uint8_t * b) { return k4_scales(b); }
+    static __m256i piece(const uint8_t * b, int p) {
+        return _mm256_and_si256(shift_right16(load256(b + 16 + 32 * (p / 2)), 4 * (p % 2)), _mm256_set1_epi8(0xf));
+    }
+};
+
+struct Q5_K {
+    static constexpr size_t kBytes = 176;
+    static Scales           scales(const uint8_t * b) { return k4_scales(b); }
+    static __m256i piece(const uint8_t * b, int p) {
+        const __m256i low  = _mm256_and_si256(shift_right16(load256(b + 48 + 32 * (p / 2)), 4 * (p % 2)), _mm256_set1_epi8(0xf));
+        const __m256i high = _mm256_and_si256(shift_right16(load256(b + 16), p), _mm256_set1_epi8(1));
+        return _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+    }
+};
+
+struct Q6_K {
+    static constexpr size_t kBytes = 210;
+    static Scales scales(const uint8_t * b) {
+        const __m256i sc = _mm256_cvtepi8_epi16(load128(b + 192));
+        const float   d  = half_to_float(b + 208);
+        return {sc, _mm256_slli_epi16(sc, 5), d, -d}; // level = code - 32
+    }
+    static __m256i piece(const uint8_t * b, int p) {
+        const int     h = p / 4, q = p % 4;
+        const __m256i low  = _mm256_and_si256(shift_right16(load256(b + 64 * h + 32 * (q % 2)), 4 * (q / 2)), _mm256_set1_epi8(0xf));
+        const __m256i high = _mm256_and_si256(shift_right16(load256(b + 128 + 32 * h), 2 * q), _mm256_set1_epi8(3));
+        return _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+    }
+};
+
+template <class F, int C>
+void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
+    const auto * act = static_cast<const uint8_t *>(a.act);
+    __m256       acc[C];
+    float        terms[C];
+    for (int c = 0; c < C; ++c) {
+        acc[c]   = _mm256_setzero_ps();
+        terms[c] = 0.0f;
+    }
+    for (int64_t i = 0; i < a.k / kQK_K; ++i) {
+        const uint8_t * wb = w + i * F::kBytes;
+        prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
+        const Scales s = F::scales(wb);
+        __m256i sumi[C];
+        for (int c = 0; c < C; ++c) {
+            sumi[c] = _mm256_setzero_si256();
+        }
+        for (int p = 0; p < 8; ++p) {
+            const __m256i u  = F::piece(wb, p);
+            const __m256i sc = piece_scales(s.scale, p);
+            for (int c = 0; c < C; ++c) {
+                const uint8_t * y = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes + kQ8KQs + 32 * p;
+                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(dot_u8_i16(u, load256(y)), sc));
+            }
+        }
+        for (int c = 0; c < C; ++c) {
+            const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes;
+            float           da;
+            std::memcpy(&da, ab, sizeof(da));
+            acc[c]          = _mm256_fmadd_ps(_mm256_set1_ps(s.d * da), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
+            const int bsums = hsum_i32x8(_mm256_madd_epi16(load256(ab + kQ8KBsums), s.factor));
+            terms[c] += s.bsum_d * da * static_cast<float>(bsums);
+        }
+    }
+    for (int c = 0; c < C; ++c) {
+        out[c * a.out_col] = hsum_f32x8(acc[c]) + terms[c];
+    }
+}
+
+template <class F, int C>
+void rows_times_columns(const MatVecArgs & a) {
+    const auto * w = static_cast<const uint8_t *>(a.w);
+    for (int64_t r = 0; r < a.rows; ++r) {
+        row_times_columns<F, C>(a, w + static_cast<size_t>(r) * a.w_row, a.out + r * a.out_row);
+    }
+}
+
+template <class F>
+void kernel(const MatVecArgs & a) {
+    switch (a.cols) {
+        case 1:  rows_times_columns<F, 1>(a); break;
+        case 2:  rows_times_columns<F, 2>(a); break;
+        case 3:  rows_times_columns<F, 3>(a); break;
+        default: rows_times_columns<F, 4>(a); break;
+    }
+}
+
+} // namespace
+
+MatVecFn kquants_avx2(ggml_type weight) {
+    switch (weight) {
+        case GGML_TYPE_Q2_K: return kernel<Q2_K>;
+        case GGML_TYPE_Q3_K: return kernel<Q3_K>;
+        case GGML_TYPE_Q4_K: return kernel<Q4_K>;
+        case GGML_TYPE_Q5_K: return kernel<Q5_K>;
+        case GGML_TYPE_Q6_K: return kernel<Q6_K>;
+        default:             return nullptr;
+    }
+}
+
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__

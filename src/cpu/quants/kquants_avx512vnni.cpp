@@ -1,0 +1,268 @@
+// AVX-512 VNNI kernels of the K-quants (q2_K .. q6_K) against q8_K activations. A super-block is four vectors of
+// 64 unsigned level codes in element order, so the activations are used as they are (64-byte loads, no
+// rearranging):
+//
+//  - q4_K / q5_K: two 64-byte loads of qs; low and high nibbles, regrouped by 256-bit halves into elements
+//    0..63, 64..127, ...; q5_K adds its fifth bit from a broadcast of qh (one bit test per vector);
+//  - q6_K: low 4 bits from ql as q4_K's, the high 2 bits from a broadcast of qh shifted per 256-bit half;
+//  - q2_K / q3_K: the 2-bit planes of a broadcast of qs, shifted per half; q3_K's high bit as q5_K's;
+//
+// then vpmaddubsw (codes x levels, int16 pairs) and vpdpwssd with the sub-block scales spread over their lanes
+// (int32, exact), once per super-block to floats times d_w * d_a. The min / offset terms go through the
+// activations' bsums: one vpmaddwd of the 16 bsums with the 16 per-sub-block factors.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/quants/matvec_isa.h"
+
+#include "cpu/quants/levels.h"
+#include "cpu/simd/int_avx512.h"
+
+#include <cstring>
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+using namespace simd;
+
+
+constexpr size_t kActBytes = sizeof(quant::BlockQ8_K), kActQs = 4, kActBsums = 260;
+
+// Per super-block: the 16 per-16-element scales and the 16 bsums factors (int16), d and the factor of the bsums
+// term (-dmin or -d).
+struct Scales {
+    __m256i scale, factor;
+    float   d, bsum_d;
+};
+
+// Lane l of vector q (0..3) takes scale 4 q + l / 8 (the 32 int16 lanes of 64 elements, 8 per 16 elements).
+constexpr std::array<uint16_t, 32> scale_lanes(int q) {
+    std::array<uint16_t, 32> t{};
+    for (int l = 0; l < 32; ++l) {
+        t[l] = static_cast<uint16_t>(4 * q + l / 8);
+    }
+    return t;
+}
+
+inline __m256i load256(const void * p) { return _mm256_loadu_si256(static_cast<const __m256i *>(p)); }
+inline __m512i broadcast256(const void * p) { return _mm512_broadcast_i64x4(load256(p)); }
+
+// 16-bit lanes shifted right by a for the low 256 bits and by b for the high 256 bits.
+inline __m512i shift_halves(__m512i v, int a, int b) {
+    return _mm512_srlv_epi16(v, _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(a)), _mm256_set1_epi16(static_cast<int16_t>(b)), 1));
+}
+
+// Byte lanes whose bit (a for the low half, b for the high half) is set in v.
+inline __mmask64 bit_halves(__m512i v, int a, int b) {
+    const __m512i bits = _mm512_inserti64x4(_mm512_set1_epi8(static_cast<char>(1 << a)),
+                                            _mm256_set1_epi8(static_cast<char>(1 << b)), 1);
+    return _mm512_test_epi8_mask(v, bits);
+}
+
+// The 12 packed bytes of q4_K / q5_K as 8 scales and 8 mins (each 6 bits), bytes of two uint64.
+inline void unpack_k4(const uint8_t * packed, uint64_t * scales, uint64_t * mins) {
+    uint32_t u[4];
+    std::memcpy(u, packed, 12);
+    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+    u[3]                     = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+    const uint32_t min_low   = u[1] & kLow6;
+    u[1]                     = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+    u[2]                     = min_low;
+    u[0] &= kLow6;
+    *scales = u[0] | (static_cast<uint64_t>(u[1]) << 32);
+    *mins   = u[2] | (static_cast<uint64_t>(u[3]) << 32);
+}
+
+// 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
+inline __m256i per16_from_per32(uint64_t v) {
+    const __m128i w = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v)));
+    const __m256i d = _mm256_cvtepu16_epi32(w);
+    return _mm256_or_si256(d, _mm256_slli_epi32(d, 16));
+}
+
+struct Q4_K {
+    static constexpr size_t kBytes = 144;
+    static Scales scales(const uint8_t * b) {
+        uint64_t sc, m;
+        unpack_k4(b + 4, &sc, &m);
+        return {per16_from_per32(sc), per16_from_per32(m), half(b), -half(b + 2)};
+    }
+    // elements 64 q .. 64 q + 63 for q = 0..3 from the two qs vectors
+    static void codes(const uint8_t * b, __m512i * u) {
+        const __m512i low4 = _mm512_set1_epi8(0x0f);
+        for (int h = 0; h < 2; ++h) {
+            const __m512i qs = _mm512_loadu_si512(b + 16 + 64 * h);
+            const __m512i lo = _mm512_and_si512(qs, low4);                        // elements [0..31 | 64..95]
+            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(qs, 4), low4); // elements [32..63 | 96..127]
+            u[2 * h]         = _mm512_shuffle_i64x2(lo, hi, 0x44);
+            u[2 * h + 1]     = _mm512_shuffle_i64x2(lo, hi, 0xee);
+        }
+    }
+};
+
+struct Q5_K {
+    static constexpr size_t kBytes = 176;
+    static Scales           scales(const uint8_t * b) { return Q4_K::scales(b); }
+    static void             codes(const uint8_t * b, __m512i * u) {
+        const __m512i low4 = _mm512_set1_epi8(0x0f), sixteen = _mm512_set1_epi8(16);
+        const __m512i qh   = broadcast256(b + 16);
+        for (int h = 0; h < 2; ++h) {
+            const __m512i qs = _mm512_loadu_si512(b + 48 + 64 * h);
+            const __m512i lo = _mm512_and_si512(qs, low4);
+            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(qs, 4), low4);
+            u[2 * h]         = _mm512_shuffle_i64x2(lo, hi, 0x44);
+            u[2 * h + 1]     = _mm512_shuffle_i64x2(lo, hi, 0xee);
+        }
+        for (int q = 0; q < 4; ++q) { // element i's fifth bit: bit i / 32 of qh[i % 32]
+            u[q] = _mm512_mask_add_epi8(u[q], bit_halves(qh, 2 * q, 2 * q + 1), u[q], sixteen);
+        }
+    }
+};
+
+struct Q6_K {
+    static constexpr size_t kBytes = 210;
+    static Scales scales(const uint8_t * b) {
+        const __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 192)));
+        const float   d  = half(b + 208);
+        return {sc, _mm256_slli_epi16(sc, 5), d, -d}; // level = code - 32
+    }
+    static void codes(const uint8_t * b, __m512i * u) {
+        const __m512i low4 = _mm512_set1_epi8(0x0f), high2 = _mm512_set1_epi8(0x30);
+        for (int h = 0; h < 2; ++h) {
+            const __m512i ql = _mm512_loadu_si512(b + 64 * h);
+            const __m512i qh = broadcast256(b + 128 + 32 * h);
+            // elements 128 h + 0..63: ql low nibbles, qh bits 0-1 | 2-3; 64..127: high nibbles, bits 4-5 | 6-7
+            const __m512i hi_a = _mm512_and_si512(_mm512_sllv_epi16(qh, _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1)), high2);
+            const __m512i hi_b = _mm512_and_si512(shift_halves(qh, 0, 2), high2);
+            u[2 * h]           = _mm512_or_si512(_mm512_and_si512(ql, low4), hi_a);
+            u[2 * h + 1]       = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), low4), hi_b);
+        }
+    }
+};
+
+// q2_K / q3_K: element 128 h + 32 j + l has its 2 low bits at bits 2 j of qs[32 h + l]
+inline void two_bit_planes(const uint8_t * qs, __m512i * u) {
+    const __m512i three = _mm512_set1_epi8(3);
+    for (int h = 0; h < 2; ++h) {
+        const __m512i q = broadcast256(qs + 32 * h);
+        u[2 * h]        = _mm512_and_si512(shift_halves(q, 0, 2), three);
+        u[2 * h + 1]    = _mm512_and_si512(shift_halves(q, 4, 6), three);
+    }
+}
+
+struct Q2_K {
+    static constexpr size_t kBytes = 84;
+    static Scales scales(const uint8_t * b) {
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b));
+        const __m128i low4   = _mm_set1_epi8(0x0f);
+        return {_mm256_cvtepu8_epi16(_mm_and_si128(packed, low4)),
+                _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low4)),
+                half(b + 80), -half(b + 82)};
+    }
+    static void codes(const uint8_t * b, __m512i * u) { two_bit_planes(b + 16, u); }
+};
+
+struct Q3_K {
+    static constexpr size_t kBytes = 110;
+    static Scales scales(const uint8_t * b) {
+        uint32_t a[4];
+        std::memcpy(a, b + 96, 12);
+        constexpr uint32_t kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+        const uint32_t     tmp   = a[2];
+        a[2]                     = ((a[0] >> 4) & kLow4) | (((tmp >> 4) & kLow2) << 4);
+        a[3]                     = ((a[1] >> 4) & kLow4) | (((tmp >> 6) & kLow2) << 4);
+        a[0]                     = (a[0] & kLow4) | (((tmp >> 0) & kLow2) << 4);
+        a[1]                     = (a[1] & kLow4) | (((tmp >> 2) & kLow2) << 4);
+        // built in registers: a vector load of the four words just stored would stall on store forwarding
+        const __m128i packed = _mm_setr_epi32(static_cast<int>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]),
+                                              static_cast<int>(a[3]));
+        const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(packed), _mm256_set1_epi16(32));
+        const float   d  = half(b + 108);
+        return {sc, _mm256_slli_epi16(sc, 2), d, -d}; // level = code - 4
+    }
+    static void codes(const uint8_t * b, __m512i * u) {
+        two_bit_planes(b + 32, u);
+        const __m512i hm = broadcast256(b), four = _mm512_set1_epi8(4);
+        for (int q = 0; q < 4; ++q) { // element i's high bit: bit i / 32 of hmask[i % 32]
+            u[q] = _mm512_mask_add_epi8(u[q], bit_halves(hm, 2 * q, 2 * q + 1), u[q], four);
+        }
+    }
+};
+
+template <class F, int C>
+void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, const __m512i * lanes) {
+    const auto * act = static_cast<const uint8_t *>(a.act);
+    __m512       acc[C];
+    __m256       accb[C];
+    for (int c = 0; c < C; ++c) {
+        acc[c]  = _mm512_setzero_ps();
+        accb[c] = _mm256_setzero_ps();
+    }
+    for (int64_t i = 0; i < a.k / kQK_K; ++i) {
+        const uint8_t * wb = w + i * F::kBytes;
+        prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
+        const Scales s = F::scales(wb);
+        __m512i      u[4];
+        F::codes(wb, u);
+        const __m512i sc = _mm512_castsi256_si512(s.scale);
+        __m512i       dot[C];
+        for (int c = 0; c < C; ++c) {
+            dot[c] = _mm512_setzero_si512();
+        }
+        for (int q = 0; q < 4; ++q) {
+            const __m512i scq = _mm512_permutexvar_epi16(lanes[q], sc);
+            for (int c = 0; c < C; ++c) {
+                const uint8_t * y = act + static_cast<size_t>(c) * a.act_col + i * kActBytes + kActQs + 64 * q;
+                dot[c] = _mm512_dpwssd_epi32(dot[c], _mm512_maddubs_epi16(u[q], _mm512_loadu_si512(y)), scq);
+            }
+        }
+        for (int c = 0; c < C; ++c) {
+            const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * kActBytes;
+            float           da;
+            std::memcpy(&da, ab, sizeof(da));
+            acc[c] = _mm512_fmadd_ps(_mm512_set1_ps(s.d * da), _mm512_cvtepi32_ps(dot[c]), acc[c]);
+            const __m256i bs = _mm256_madd_epi16(load256(ab + kActBsums), s.factor);
+            accb[c]          = _mm256_fmadd_ps(_mm256_set1_ps(s.bsum_d * da), _mm256_cvtepi32_ps(bs), accb[c]);
+        }
+    }
+    for (int c = 0; c < C; ++c) {
+        out[c * a.out_col] = hsum(acc[c]) + hsum(accb[c]);
+    }
+}
+
+template <class F, int C>
+void rows_times_columns(const MatVecArgs & a) {
+    const __m512i lanes[4] = {vector_of(scale_lanes(0)), vector_of(scale_lanes(1)), vector_of(scale_lanes(2)),
+                              vector_of(scale_lanes(3))};
+    const auto *  w        = static_cast<const uint8_t *>(a.w);
+    for (int64_t r = 0; r < a.rows; ++r) {
+        row_times_columns<F, C>(a, w + static_cast<size_t>(r) * a.w_row, a.out + r * a.out_row, lanes);
+    }
+}
+
+template <class F>
+void kernel(const MatVecArgs & a) {
+    switch (a.cols) {
+        case 1:  rows_times_columns<F, 1>(a); break;
+        case 2:  rows_times_columns<F, 2>(a); break;
+        case 3:  rows_times_columns<F, 3>(a); break;
+        default: rows_times_columns<F, 4>(a); break;
+    }
+}
+
+} // namespace
+
+MatVecFn kquants_avx512vnni(ggml_type weight) {
+    switch (weight) {
+        case GGML_TYPE_Q2_K: return kernel<Q2_K>;
+        case GGML_TYPE_Q3_K: return kernel<Q3_K>;
+        case GGML_TYPE_Q4_K: return kernel<Q4_K>;
+        case GGML_TYPE_Q5_K: return kernel<Q5_K>;
+        case GGML_TYPE_Q6_K: return kernel<Q6_K>;
+        default:             return nullptr;
+    }
+}
+
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__

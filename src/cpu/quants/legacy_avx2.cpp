@@ -1,0 +1,149 @@
+// AVX2 kernels of the 32-element formats (q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, mxfp4) against q8_0 / q8_1
+// activations. Each weight block is unpacked once into its 32 signed levels in element order, then multiplied
+// with every column's 32 levels (int8 pair sums, sign trick), scaled by d_w * d_a into eight float lanes per
+// column. Written once as a template over the format; the formats differ only in how levels and scales are read.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/quants/matvec_isa.h"
+
+#include "cpu/quants/levels.h"
+#include "cpu/simd/int_avx2.h"
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+using namespace simd;
+
+// A format: block bytes, where the activation block keeps its levels (q8_0: after d; q8_1: after d and s),
+// the 32 levels, the scale, and for q4_1 / q5_1 the min (kMin).
+struct Q4_0 {
+    static constexpr size_t kBytes = 18, kActBytes = 34, kActQs = 2;
+    static constexpr bool   kMin   = false;
+    static __m256i levels(const uint8_t * b) { return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8)); }
+    static float   scale(const uint8_t * b) { return half_to_float(b); }
+};
+
+struct Q4_1 {
+    static constexpr size_t kBytes = 20, kActBytes = 36, kActQs = 4;
+    static constexpr bool   kMin   = true;
+    static __m256i levels(const uint8_t * b) { return nibbles32(b + 4); }
+    static float   scale(const uint8_t * b) { return half_to_float(b); }
+    static float   min(const uint8_t * b) { return half_to_float(b + 2); }
+};
+
+// q5_0: level - 16 = nibble | 0xf0 where the fifth bit is clear (two's complement), the nibble where it is set
+struct Q5_0 {
+    static constexpr size_t kBytes = 22, kActBytes = 34, kActQs = 2;
+    static constexpr bool   kMin   = false;
+    static __m256i levels(const uint8_t * b) {
+        return _mm256_or_si256(nibbles32(b + 6), _mm256_andnot_si256(bits32(b + 2), _mm256_set1_epi8(-16)));
+    }
+    static float scale(const uint8_t * b) { return half_to_float(b); }
+};
+
+struct Q5_1 {
+    static constexpr size_t kBytes = 24, kActBytes = 36, kActQs = 4;
+    static constexpr bool   kMin   = true;
+    static __m256i levels(const uint8_t * b) {
+        return _mm256_or_si256(nibbles32(b + 8), _mm256_and_si256(bits32(b + 4), _mm256_set1_epi8(16)));
+    }
+    static float scale(const uint8_t * b) { return half_to_float(b); }
+    static float min(const uint8_t * b) { return half_to_float(b + 2); }
+};
+
+struct Q8_0 {
+    static constexpr size_t kBytes = 34, kActBytes = 34, kActQs = 2;
+    static constexpr bool   kMin   = false;
+    static __m256i levels(const uint8_t * b) { return load256(b + 2); }
+    static float   scale(const uint8_t * b) { return half_to_float(b); }
+};
+
+// iq4_nl / mxfp4: the nibble indexes a table of 16 signed levels (one pshufb per 16 bytes)
+inline __m256i table_levels(const int8_t (&table)[16], const uint8_t * qs) {
+    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(table));
+    return _mm256_shuffle_epi8(_mm256_set_m128i(t, t), nibbles32(qs));
+}
+
+struct IQ4_NL {
+    static constexpr size_t kBytes = 18, kActBytes = 34, kActQs = 2;
+    static constexpr bool   kMin   = false;
+    static __m256i levels(const uint8_t * b) { return table_levels(quant::kIq4nlValues, b + 2); }
+    static float   scale(const uint8_t * b) { return half_to_float(b); }
+};
+
+struct MXFP4 {
+    static constexpr size_t kBytes = 17, kActBytes = 34, kActQs = 2;
+    static constexpr bool   kMin   = false;
+    static __m256i levels(const uint8_t * b) { return table_levels(quant::kMxfp4Values, b + 1); }
+    static float   scale(const uint8_t * b) { return e8m0_half(b[0]); }
+};
+
+// One weight row times C columns.
+template <class F, int C>
+void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
+    const auto * act = static_cast<const uint8_t *>(a.act);
+    __m256       acc[C];
+    float        mins[C];
+    for (int c = 0; c < C; ++c) {
+        acc[c]  = _mm256_setzero_ps();
+        mins[c] = 0.0f;
+    }
+    const int64_t nb = a.k / kQK32;
+    for (int64_t i = 0; i < nb; ++i) {
+        const uint8_t * wb = w + i * F::kBytes;
+        prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
+        const __m256i v  = F::levels(wb);
+        const __m256i av = _mm256_sign_epi8(v, v);
+        const float   dw = F::scale(wb);
+        for (int c = 0; c < C; ++c) {
+            const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * F::kActBytes;
+            const __m256i   sy = _mm256_sign_epi8(load256(ab + F::kActQs), v);
+            const __m256i   p  = _mm256_madd_epi16(_mm256_maddubs_epi16(av, sy), _mm256_set1_epi16(1));
+            acc[c]             = _mm256_fmadd_ps(_mm256_set1_ps(dw * half_to_float(ab)), _mm256_cvtepi32_ps(p), acc[c]);
+            if constexpr (F::kMin) {
+                mins[c] += F::min(wb) * half_to_float(ab + 2);
+            }
+        }
+    }
+    for (int c = 0; c < C; ++c) {
+        out[c * a.out_col] = hsum_f32x8(acc[c]) + mins[c];
+    }
+}
+
+template <class F, int C>
+void rows_times_columns(const MatVecArgs & a) {
+    const auto * w = static_cast<const uint8_t *>(a.w);
+    for (int64_t r = 0; r < a.rows; ++r) {
+        row_times_columns<F, C>(a, w + static_cast<size_t>(r) * a.w_row, a.out + r * a.out_row);
+    }
+}
+
+template <class F>
+void kernel(const MatVecArgs & a) {
+    switch (a.cols) {
+        case 1:  rows_times_columns<F, 1>(a); break;
+        case 2:  rows_times_columns<F, 2>(a); break;
+        case 3:  rows_times_columns<F, 3>(a); break;
+        default: rows_times_columns<F, 4>(a); break;
+    }
+}
+
+} // namespace
+
+MatVecFn legacy_avx2(ggml_type weight) {
+    switch (weight) {
+        case GGML_TYPE_Q4_0:   return kernel<Q4_0>;
+        case GGML_TYPE_Q4_1:   return kernel<Q4_1>;
+        case GGML_TYPE_Q5_0:   return kernel<Q5_0>;
+        case GGML_TYPE_Q5_1:   return kernel<Q5_1>;
+        case GGML_TYPE_Q8_0:   return kernel<Q8_0>;
+        case GGML_TYPE_IQ4_NL: return kernel<IQ4_NL>;
+        case GGML_TYPE_MXFP4:  return kernel<MXFP4>;
+        default:               return nullptr;
+    }
+}
+
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__

@@ -1,0 +1,213 @@
+// The weight formats as integer levels and scales, in portable code: what every matrix-vector kernel computes,
+// written once. A 32-element block of the legacy formats (q4_0 .. q8_0, iq4_nl, mxfp4) is 32 signed levels v, a
+// scale d and for q4_1 / q5_1 a min m (element = d * v + m). A K-quant super-block (256 elements) is 256 signed
+// levels, a scale and a min per 16 elements, and the super-block factors d and dmin (element = d * scale * v -
+// dmin * min). The scalar kernels (matvec_scalar.cpp) are built on these and are the reference the vector
+// kernels are tested against; the vector kernels implement the same formulas with other instructions.
+#pragma once
+
+#include "base/fp16.h"
+#include "quant/blocks.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace switchyard::cpu::quants {
+
+using quant::kQK32;
+using quant::kQK_K;
+
+// 2^(e - 128): an E8M0 exponent with MXFP4's factor 1/2 (the level table holds twice the E2M1 values).
+inline float e8m0_half(uint8_t e) {
+    const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
+    return bits_float(bits);
+}
+
+// ---- legacy 32-element blocks ------------------------------------------------------------------------------------
+
+struct LegacyLevels {
+    int8_t v[kQK32];
+    float  d;
+    float  m; // 0 for the formats without a min
+};
+
+// The 32 nibbles of a Q4_0-style qs (element j in the low nibble of qs[j], element j + 16 in the high one).
+inline void nibbles(const uint8_t * qs, int8_t * v, int lo_offset) {
+    for (int j = 0; j < kQK32 / 2; ++j) {
+        v[j]             = static_cast<int8_t>((qs[j] & 0xf) - lo_offset);
+        v[j + kQK32 / 2] = static_cast<int8_t>((qs[j] >> 4) - lo_offset);
+    }
+}
+
+// Q5: bit j of the little-endian qh is element j's fifth bit.
+inline void add_fifth_bits(const uint8_t * qh, int8_t * v) {
+    uint32_t h;
+    std::memcpy(&h, qh, sizeof(h));
+    for (int j = 0; j < kQK32; ++j) {
+        v[j] = static_cast<int8_t>(v[j] + static_cast<int>(((h >> j) & 1u) << 4));
+    }
+}
+
+inline LegacyLevels levels(const quant::BlockQ4_0 & b) {
+    LegacyLevels l;
+    nibbles(b.qs, l.v, 8);
+    l.d = fp16_to_fp32(b.d);
+    l.m = 0.0f;
+    return l;
+}
+
+inline LegacyLevels levels(const quant::BlockQ4_1 & b) {
+    LegacyLevels l;
+    nibbles(b.qs, l.v, 0);
+    l.d = fp16_to_fp32(b.d);
+    l.m = fp16_to_fp32(b.m);
+    return l;
+}
+
+inline LegacyLevels levels(const quant::BlockQ5_0 & b) {
+    LegacyLevels l;
+    nibbles(b.qs, l.v, 16);
+    add_fifth_bits(b.qh, l.v);
+    l.d = fp16_to_fp32(b.d);
+    l.m = 0.0f;
+    return l;
+}
+
+inline LegacyLevels levels(const quant::BlockQ5_1 & b) {
+    LegacyLevels l;
+    nibbles(b.qs, l.v, 0);
+    add_fifth_bits(b.qh, l.v);
+    l.d = fp16_to_fp32(b.d);
+    l.m = fp16_to_fp32(b.m);
+    return l;
+}
+
+inline LegacyLevels levels(const quant::BlockQ8_0 & b) {
+    LegacyLevels l;
+    std::memcpy(l.v, b.qs, sizeof(l.v));
+    l.d = fp16_to_fp32(b.d);
+    l.m = 0.0f;
+    return l;
+}
+
+template <const int8_t (&kTable)[16]>
+LegacyLevels table_levels(const uint8_t * qs, float d) {
+    LegacyLevels l;
+    for (int j = 0; j < kQK32 / 2; ++j) {
+        l.v[j]             = kTable[qs[j] & 0xf];
+        l.v[j + kQK32 / 2] = kTable[qs[j] >> 4];
+    }
+    l.d = d;
+    l.m = 0.0f;
+    return l;
+}
+
+inline LegacyLevels levels(const quant::BlockIQ4_NL & b) {
+    return table_levels<quant::kIq4nlValues>(b.qs, fp16_to_fp32(b.d));
+}
+
+inline LegacyLevels levels(const quant::BlockMXFP4 & b) {
+    return table_levels<quant::kMxfp4Values>(b.qs, e8m0_half(b.e));
+}
+
+// ---- K-quant super-blocks ------------------------------------------------------------------------------------
+
+struct KLevels {
+    int8_t v[kQK_K];
+    int8_t scale[kQK_K / 16]; // per 16 elements (6-bit formats repeat each scale for their two halves)
+    int8_t min[kQK_K / 16];   // per 16 elements, 0 for the formats without mins
+    float  d, dmin;
+};
+
+// Element i of a Q2_K / Q3_K super-block: 2 bits at qs[32 * (i / 128) + i % 32], shift 2 * ((i % 128) / 32).
+inline int two_bits(const uint8_t * qs, int i) {
+    return (qs[32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3;
+}
+
+inline KLevels levels(const quant::BlockQ2_K & b) {
+    KLevels l;
+    for (int i = 0; i < kQK_K; ++i) {
+        l.v[i] = static_cast<int8_t>(two_bits(b.qs, i));
+    }
+    for (int j = 0; j < kQK_K / 16; ++j) {
+        l.scale[j] = static_cast<int8_t>(b.scales[j] & 0xf);
+        l.min[j]   = static_cast<int8_t>(b.scales[j] >> 4);
+    }
+    l.d    = fp16_to_fp32(b.d);
+    l.dmin = fp16_to_fp32(b.dmin);
+    return l;
+}
+
+inline KLevels levels(const quant::BlockQ3_K & b) {
+    KLevels l;
+    for (int i = 0; i < kQK_K; ++i) {
+        const bool high = (b.hmask[i % 32] >> (i / 32)) & 1;
+        l.v[i]          = static_cast<int8_t>(two_bits(b.qs, i) - (high ? 0 : 4));
+    }
+    for (int j = 0; j < kQK_K / 16; ++j) {
+        const int low  = (b.scales[j % 8] >> (j < 8 ? 0 : 4)) & 0xf;
+        const int high = (b.scales[8 + j % 4] >> (2 * (j / 4))) & 3;
+        l.scale[j]     = static_cast<int8_t>((low | (high << 4)) - 32);
+        l.min[j]       = 0;
+    }
+    l.d    = fp16_to_fp32(b.d);
+    l.dmin = 0.0f;
+    return l;
+}
+
+// Q4_K / Q5_K: the low 4 bits of element i at qs[32 * (i / 64) + i % 32], low nibble if (i % 64) < 32.
+inline int k4_nibble(const uint8_t * qs, int i) {
+    const uint8_t byte = qs[32 * (i / 64) + i % 32];
+    return (i % 64) < 32 ? byte & 0xf : byte >> 4;
+}
+
+inline void k4_scales(const uint8_t * packed, KLevels & l) {
+    for (int j = 0; j < 8; ++j) {
+        uint8_t sc, m;
+        quant::unpack_scale_min_k4(j, packed, sc, m);
+        l.scale[2 * j] = l.scale[2 * j + 1] = static_cast<int8_t>(sc);
+        l.min[2 * j] = l.min[2 * j + 1] = static_cast<int8_t>(m);
+    }
+}
+
+inline KLevels levels(const quant::BlockQ4_K & b) {
+    KLevels l;
+    for (int i = 0; i < kQK_K; ++i) {
+        l.v[i] = static_cast<int8_t>(k4_nibble(b.qs, i));
+    }
+    k4_scales(b.scales, l);
+    l.d    = fp16_to_fp32(b.d);
+    l.dmin = fp16_to_fp32(b.dmin);
+    return l;
+}
+
+inline KLevels levels(const quant::BlockQ5_K & b) {
+    KLevels l;
+    for (int i = 0; i < kQK_K; ++i) {
+        const int high = (b.qh[i % 32] >> (i / 32)) & 1;
+        l.v[i]         = static_cast<int8_t>(k4_nibble(b.qs, i) | (high << 4));
+    }
+    k4_scales(b.scales, l);
+    l.d    = fp16_to_fp32(b.d);
+    l.dmin = fp16_to_fp32(b.dmin);
+    return l;
+}
+
+inline KLevels levels(const quant::BlockQ6_K & b) {
+    KLevels l;
+    for (int i = 0; i < kQK_K; ++i) {
+        const int h = i / 128, r = i % 128;
+        const int low  = (b.ql[64 * h + r % 64] >> (r < 64 ? 0 : 4)) & 0xf;
+        const int high = (b.qh[32 * h + r % 32] >> (2 * (r / 32))) & 3;
+        l.v[i]         = static_cast<int8_t>((low | (high << 4)) - 32);
+    }
+    for (int j = 0; j < kQK_K / 16; ++j) {
+        l.scale[j] = b.scales[j];
+        l.min[j]   = 0;
+    }
+    l.d    = fp16_to_fp32(b.d);
+    l.dmin = 0.0f;
+    return l;
+}
+
+} // namespace switchyard::cpu::quants

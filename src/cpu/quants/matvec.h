@@ -1,0 +1,70 @@
+// Matrix-vector products of the CPU backend: rows of weights (any supported storage type) times a few activation
+// columns that were converted once to the format the weight type pairs with (upstream's vec_dot_type):
+//
+//   weights                                    activations
+//   f32                                        f32
+//   f16 / bf16                                 f16 / bf16 (rounded to nearest even)
+//   q4_0, q5_0, q8_0, iq4_nl, mxfp4            q8_0
+//   q4_1, q5_1                                 q8_1 (its s = d * sum(qs) carries the weights' min term)
+//   q2_K, q3_K, q4_K, q5_K, q6_K               q8_K (its bsums carry the min / offset terms)
+//
+// The quantized products are integer dot products of the weights' levels with the activations' levels, scaled per
+// block, so each result equals the float dot product of the dequantized weights with the dequantized activations
+// up to float rounding: what upstream's vec_dot computes, and so what programs written for ggml expect.
+//
+// One table holds, per weight type and ISA level (simd/isa.h), the activation format and the kernel: the scalar
+// reference entry exists for every type; AVX2, AVX-512 and AVX-512 VNNI entries where written. matvec_kernel()
+// picks for the running CPU; matvec_entry() gives one level's entry (tests and benchmarks run each directly).
+#pragma once
+
+#include "ggml.h"
+
+#include "cpu/simd/isa.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace switchyard::cpu::quants {
+
+// Activation columns one kernel call multiplies at most (the weights are read once for all of them).
+constexpr int kMaxCols = 4;
+
+// rows x cols products: out[r * out_row + c * out_col] = dot(weight row r, activation column c).
+struct MatVecArgs {
+    int64_t      k;       // elements per row: a whole number of blocks of the weight and the activation format
+    const void * w;       // weight row 0
+    size_t       w_row;   // bytes between weight rows
+    int64_t      rows;    // weight rows, >= 0
+    const void * act;     // activation column 0, k elements of the activation format
+    size_t       act_col; // bytes between activation columns
+    int          cols;    // 1..kMaxCols
+    float *      out;
+    int64_t      out_row; // floats between the results of consecutive weight rows
+    int64_t      out_col; // floats between the results of consecutive columns
+};
+
+// Computes the products of `a`. Reads only the bytes of the rows and columns named (never past a row's end),
+// writes only the rows x cols results; no allocation, thread-safe on disjoint outputs.
+using MatVecFn = void (*)(const MatVecArgs & a);
+
+// Converts k floats (a whole number of blocks) to the activation format: the bytes upstream's CPU backend
+// writes on x86 (see act_quant.h).
+using ActConvertFn = void (*)(const float * x, void * y, int64_t k);
+
+struct MatVecKernel {
+    ggml_type    act_type = GGML_TYPE_COUNT; // the activation format; GGML_TYPE_COUNT: no kernel for this type
+    MatVecFn     fn       = nullptr;         // nullptr: none at this level (the selector falls back to a lower one)
+    ActConvertFn convert  = nullptr;         // floats -> act_type
+};
+
+// The entry for `weight` at exactly level `isa` (fn nullptr when that level has no kernel of its own).
+MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa);
+
+// The kernel this CPU runs for `weight`: the highest supported level with an entry. act_type GGML_TYPE_COUNT when
+// the type has no matrix-vector kernel at all (the matrix kernels then convert it to floats).
+const MatVecKernel & matvec_kernel(ggml_type weight);
+
+// The activation format paired with `weight` (GGML_TYPE_COUNT when none).
+ggml_type act_type_for(ggml_type weight);
+
+} // namespace switchyard::cpu::quants

@@ -1,0 +1,43 @@
+#include "cpu/simd/isa.h"
+
+#include "base/cpuid.h"
+
+namespace switchyard::cpu::simd {
+
+const char * isa_name(Isa isa) {
+    switch (isa) {
+        case Isa::kScalar:     return "scalar";
+        case Isa::kAvx2:       return "avx2";
+        case Isa::kAvx512:     return "avx512";
+        case Isa::kAvx512Vnni: return "avx512vnni";
+        case Isa::kAvx512Bf16: return "avx512bf16";
+        default:               return "?";
+    }
+}
+
+bool isa_supported(Isa isa) {
+    const CpuFeatures & f = cpu_features();
+    switch (isa) {
+        case Isa::kScalar:     return true;
+        case Isa::kAvx2:       return f.avx2 && f.fma && f.f16c;
+        case Isa::kAvx512:     return isa_supported(Isa::kAvx2) && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq;
+        case Isa::kAvx512Vnni: return isa_supported(Isa::kAvx512) && f.avx512_vnni && f.avx512_vbmi;
+        case Isa::kAvx512Bf16: return isa_supported(Isa::kAvx512Vnni) && f.avx512_bf16;
+        default:               return false;
+    }
+}
+
+Isa best_isa() {
+    static const Isa best = [] {
+        Isa b = Isa::kScalar;
+        for (int i = 1; i < static_cast<int>(Isa::kCount); ++i) {
+            if (isa_supported(static_cast<Isa>(i))) {
+                b = static_cast<Isa>(i);
+            }
+        }
+        return b;
+    }();
+    return best;
+}
+
+} // namespace switchyard::cpu::simd

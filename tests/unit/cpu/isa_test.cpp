@@ -1,0 +1,101 @@
+// The CPU feature detector (base/cpuid.h) and the kernel selector (cpu/simd/isa.h): SWITCHYARD_CPU_ISA caps clear
+// exactly the features above their level, the levels nest, the selector never picks a level the CPU lacks, and
+// the ggml_cpu_has_* probes report the capped features.
+#include "base/cpuid.h"
+#include "cpu/simd/isa.h"
+
+#include "ggml-cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+using switchyard::CpuFeatures;
+using switchyard::IsaCap;
+using switchyard::cpu::simd::Isa;
+using switchyard::cpu::simd::isa_supported;
+
+CpuFeatures everything() {
+    CpuFeatures f;
+    f.sse3 = f.ssse3 = f.avx = f.avx2 = f.fma = f.f16c = f.bmi2 = true;
+    f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = f.avx512_vbmi = true;
+    f.avx512_vnni = f.avx512_bf16 = f.avx_vnni = f.amx_int8 = true;
+    return f;
+}
+
+TEST(CpuFeatures, CapsClearWhatIsAboveTheirLevel) {
+    const CpuFeatures scalar = switchyard::cap_features(everything(), IsaCap::kScalar);
+    EXPECT_FALSE(scalar.sse3 || scalar.avx2 || scalar.f16c || scalar.avx512f || scalar.avx512_bf16);
+
+    const CpuFeatures avx2 = switchyard::cap_features(everything(), IsaCap::kAvx2);
+    EXPECT_TRUE(avx2.avx2 && avx2.fma && avx2.f16c && avx2.avx_vnni);
+    EXPECT_FALSE(avx2.avx512f || avx2.avx512bw || avx2.avx512_vnni || avx2.avx512_vbmi || avx2.avx512_bf16);
+
+    const CpuFeatures avx512 = switchyard::cap_features(everything(), IsaCap::kAvx512);
+    EXPECT_TRUE(avx512.avx512f && avx512.avx512bw && avx512.avx512vl && avx512.avx512dq);
+    EXPECT_FALSE(avx512.avx512_vnni || avx512.avx512_vbmi || avx512.avx512_bf16 || avx512.amx_int8);
+
+    const CpuFeatures vnni = switchyard::cap_features(everything(), IsaCap::kAvx512Vnni);
+    EXPECT_TRUE(vnni.avx512_vnni && vnni.avx512_vbmi);
+    EXPECT_FALSE(vnni.avx512_bf16 || vnni.amx_int8);
+
+    const CpuFeatures all = switchyard::cap_features(everything(), IsaCap::kAvx512Bf16);
+    EXPECT_TRUE(all.avx512_bf16 && all.amx_int8);
+}
+
+TEST(CpuFeatures, CapNamesAreTheSelectorsLevelNames) {
+    IsaCap cap = IsaCap::kAvx512Bf16;
+    for (int i = 0; i < static_cast<int>(Isa::kCount); ++i) {
+        const char * name = switchyard::cpu::simd::isa_name(static_cast<Isa>(i));
+        ASSERT_TRUE(switchyard::parse_isa_cap(name, &cap)) << name;
+        EXPECT_EQ(static_cast<int>(cap), i) << name;
+    }
+    EXPECT_FALSE(switchyard::parse_isa_cap("sse9", &cap));
+    EXPECT_FALSE(switchyard::parse_isa_cap("", &cap));
+}
+
+TEST(CpuFeatures, CappedNeverExceedsDetected) {
+    const CpuFeatures detected = switchyard::detect_cpu_features();
+    const CpuFeatures used     = switchyard::cpu_features();
+    EXPECT_LE(used.avx2, detected.avx2);
+    EXPECT_LE(used.avx512f, detected.avx512f);
+    EXPECT_LE(used.avx512_vnni, detected.avx512_vnni);
+    EXPECT_LE(used.avx512_bf16, detected.avx512_bf16);
+    // the probes report what the kernels may use
+    EXPECT_EQ(ggml_cpu_has_avx2(), used.avx2 ? 1 : 0);
+    EXPECT_EQ(ggml_cpu_has_avx512(), used.avx512f ? 1 : 0);
+    EXPECT_EQ(ggml_cpu_has_avx512_vnni(), used.avx512_vnni ? 1 : 0);
+    EXPECT_EQ(ggml_cpu_has_avx512_bf16(), used.avx512_bf16 ? 1 : 0);
+}
+
+TEST(IsaSelector, LevelsNestAndRespectTheCap) {
+    EXPECT_TRUE(isa_supported(Isa::kScalar));
+    for (int i = 1; i < static_cast<int>(Isa::kCount); ++i) {
+        if (isa_supported(static_cast<Isa>(i))) {
+            EXPECT_TRUE(isa_supported(static_cast<Isa>(i - 1))) << "level " << i << " without level " << i - 1;
+        }
+    }
+    EXPECT_TRUE(isa_supported(switchyard::cpu::simd::best_isa()));
+    const char * cap = std::getenv("SWITCHYARD_CPU_ISA");
+    IsaCap       c   = IsaCap::kAvx512Bf16;
+    if (cap != nullptr && switchyard::parse_isa_cap(cap, &c)) {
+        EXPECT_LE(static_cast<int>(switchyard::cpu::simd::best_isa()), static_cast<int>(c)) << cap;
+    }
+}
+
+TEST(IsaSelector, PickTakesTheHighestSupportedUsableEntry) {
+    switchyard::cpu::simd::PerIsa<int> table{};
+    for (size_t i = 0; i < table.size(); ++i) {
+        table[i] = static_cast<int>(i) + 1;
+    }
+    const int best = static_cast<int>(switchyard::cpu::simd::best_isa());
+    EXPECT_EQ(switchyard::cpu::simd::pick(table, [](int v) { return v != 0; }), best + 1);
+    table[static_cast<size_t>(best)] = 0; // the best level has no entry: the next lower one
+    EXPECT_EQ(switchyard::cpu::simd::pick(table, [](int v) { return v != 0; }), best > 0 ? best : 0);
+    EXPECT_EQ(switchyard::cpu::simd::pick(table, [](int) { return false; }), table[0]);
+}
+
+} // namespace

@@ -1,0 +1,99 @@
+// The activation conversion of the matrix-vector path (src/cpu/quants/act_quant.h): the bytes upstream's CPU
+// backend writes on x86 (tests/support/reference/activations.h states them from upstream's definitions), q8_K
+// exactly our src/quant reference quantizer, and q8_0 / q8_1 apart from that reference only where upstream's x86
+// rounding differs from its reference rounding (a level one apart, at a rounding tie).
+#include "matvec_test_util.h"
+
+#include "cpu/quants/act_quant.h"
+
+#include "ggml-cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using switchyard::cpu::quants::act_converter;
+using switchyard::testing::reference::convert_activations;
+using namespace switchyard::matvec_test;
+
+// Random rows plus the cases that decide the rounding: all zeros, one non-zero, exact ties of x * 127 / amax
+// (amax = 127: x * id = x), values at the clamp, tiny and huge magnitudes.
+std::vector<float> activations(std::mt19937 & rng, int64_t k) {
+    std::vector<float> x = normal_floats(rng, k);
+    for (int j = 0; j < 32; ++j) {
+        x[j] = 0.0f;                                              // block 0: zeros
+        x[32 + j] = j == 5 ? -3.0f : 0.0f;                        // block 1: one value
+        x[64 + j] = j == 0 ? 127.0f : static_cast<float>(j) + 0.5f; // block 2: ties at amax = 127
+        x[96 + j] = (j % 2 ? 1e-30f : -1e-30f) * static_cast<float>(j + 1); // block 3: tiny
+        x[128 + j] = (j % 2 ? 3e30f : -2e30f) * static_cast<float>(j + 1);  // block 4: huge
+    }
+    return x;
+}
+
+TEST(ActivationQuant, BytesAreUpstreamsForEveryFormat) {
+    std::mt19937 rng(21);
+    for (ggml_type act : {GGML_TYPE_Q8_0, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K, GGML_TYPE_F16, GGML_TYPE_BF16}) {
+        SCOPED_TRACE(ggml_type_name(act));
+        for (int64_t k : {256, 4096, 8448}) {
+            const std::vector<float>   x    = activations(rng, k);
+            const std::vector<uint8_t> want = convert_activations(act, x.data(), k);
+            std::vector<uint8_t>       got(want.size(), 0xcd);
+            act_converter(act)(x.data(), got.data(), k);
+            ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << "k=" << k;
+            // and the converter programs reach through ggml_get_type_traits_cpu
+            const ggml_type weight = act == GGML_TYPE_Q8_1 ? GGML_TYPE_Q4_1
+                                   : act == GGML_TYPE_Q8_K ? GGML_TYPE_Q4_K
+                                   : act == GGML_TYPE_Q8_0 ? GGML_TYPE_Q4_0
+                                                           : act;
+            std::fill(got.begin(), got.end(), 0xcd);
+            ggml_get_type_traits_cpu(weight)->from_float(x.data(), got.data(), k);
+            ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << "from_float, k=" << k;
+        }
+    }
+}
+
+TEST(ActivationQuant, Q8KIsTheReferenceQuantizer) {
+    std::mt19937               rng(22);
+    const int64_t              k = 4096;
+    const std::vector<float>   x = activations(rng, k);
+    std::vector<uint8_t>       got(ggml_row_size(GGML_TYPE_Q8_K, k)), want(got.size());
+    act_converter(GGML_TYPE_Q8_K)(x.data(), got.data(), k);
+    ggml_get_type_traits(GGML_TYPE_Q8_K)->from_float_ref(x.data(), want.data(), k);
+    EXPECT_EQ(got, want);
+}
+
+// q8_0: the scale is the reference's; a level differs from the reference's (x / d rounded half away from zero)
+// only by one, where the two roundings straddle a tie. Block 2 holds exact ties: 1.5 becomes 2 both ways, 2.5
+// becomes 2 here (to even) and 3 in the reference.
+TEST(ActivationQuant, Q8_0DiffersFromTheReferenceOnlyAtTies) {
+    std::mt19937             rng(23);
+    const int64_t            k = 1 << 16;
+    const std::vector<float> x = activations(rng, k);
+    std::vector<uint8_t>     got(ggml_row_size(GGML_TYPE_Q8_0, k)), ref(got.size());
+    act_converter(GGML_TYPE_Q8_0)(x.data(), got.data(), k);
+    ggml_get_type_traits(GGML_TYPE_Q8_0)->from_float_ref(x.data(), ref.data(), k);
+    int64_t differing = 0;
+    for (int64_t b = 0; b < k / 32; ++b) {
+        const uint8_t * g = got.data() + b * 34;
+        const uint8_t * r = ref.data() + b * 34;
+        ASSERT_EQ(std::memcmp(g, r, 2), 0) << "scale of block " << b;
+        for (int j = 0; j < 32; ++j) {
+            const int gl = static_cast<int8_t>(g[2 + j]), rl = static_cast<int8_t>(r[2 + j]);
+            if (gl != rl) {
+                ASSERT_EQ(std::abs(gl - rl), 1) << "block " << b << " element " << j;
+                ++differing;
+            }
+        }
+    }
+    // block 2: 2.5, 4.5, ..., 30.5 (15 ties that round down to even) ; random data: a few in 10^6
+    EXPECT_GE(differing, 15);
+    EXPECT_LE(differing, 15 + 10);
+    const int8_t level_2_5 = static_cast<int8_t>(got[2 * 34 + 2 + 2]);
+    EXPECT_EQ(level_2_5, 2);
+}
+
+} // namespace

@@ -1,0 +1,138 @@
+// MUL_MAT and MUL_MAT_ID graphs for every weight type, computed by the CPU backend on 1 to 4 threads: token
+// generation (1 column), small batches (3, 5, 8: the matrix-vector path, columns in groups of four) and a larger
+// one (kMatVecMaxCols + 3: the float path, which rounds the activations the same way), with broadcasting and F16
+// activations.
+// Every result must be upstream's product (tests/support/reference/activations.h) to float rounding.
+#include "kernel_test_util.h"
+#include "matvec_test_util.h"
+
+#include "cpu/kernels/matmul_vec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using switchyard::testing::reference::upstream_product;
+using namespace switchyard::kernel_test;
+using namespace switchyard::matvec_test;
+using switchyard::cpu::kernels::kMatVecMaxCols;
+
+// The activations of src1 column (i1, i2, i3) as floats (src1: F32 or F16).
+std::vector<float> column(const ggml_tensor * b, int64_t i1, int64_t i2, int64_t i3) {
+    std::vector<float> x(static_cast<size_t>(b->ne[0]));
+    for (int64_t k = 0; k < b->ne[0]; ++k) {
+        x[k] = static_cast<float>(get(b, k, i1, i2, i3));
+    }
+    return x;
+}
+
+const char * row_of(const ggml_tensor * a, int64_t i1, int64_t i2, int64_t i3) {
+    return static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
+}
+
+void fill_weights(ggml_tensor * a, std::mt19937 & rng) {
+    const std::vector<uint8_t> bytes = quantized_rows(a->type, ggml_nrows(a), a->ne[0], rng);
+    std::memcpy(a->data, bytes.data(), bytes.size());
+}
+
+// out = a * b (MUL_MAT) against upstream's product of every row and column.
+void expect_upstream_products(const ggml_tensor * out, const ggml_tensor * a, const ggml_tensor * b,
+                              const std::string & what) {
+    const int64_t r2 = b->ne[2] / a->ne[2], r3 = b->ne[3] / a->ne[3];
+    int           failures = 0;
+    for (int64_t i3 = 0; i3 < out->ne[3]; ++i3) {
+        for (int64_t i2 = 0; i2 < out->ne[2]; ++i2) {
+            for (int64_t m = 0; m < out->ne[1]; ++m) {
+                const std::vector<float> x = column(b, m, i2, i3);
+                for (int64_t n = 0; n < out->ne[0]; ++n) {
+                    const char * row  = row_of(a, n, i2 / r2, i3 / r3);
+                    const double want = upstream_product(a->type, row, x.data(), a->ne[0]);
+                    const double got  = get(out, n, m, i2, i3);
+                    if (std::fabs(got - want) > tolerance(a->type, row, x.data(), a->ne[0]) && failures++ < 3) {
+                        ADD_FAILURE() << what << " at (" << n << ", " << m << ", " << i2 << ", " << i3 << "): got "
+                                      << got << ", want " << want;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(failures, 0) << what;
+}
+
+TEST(MatMulDecode, EveryTypeAndColumnCountIsUpstreamsProduct) {
+    std::mt19937 rng(31);
+    for (ggml_type type : weight_types()) {
+        const int64_t k = ggml_blck_size(type) == 256 ? 512 : 320;
+        for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{5}, int64_t{8}, kMatVecMaxCols + 3}) {
+            Ctx           ctx;
+            ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, 37);
+            ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, cols);
+            fill_weights(a, rng);
+            fill(b, rng);
+            ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+            for (int nt : {1, 2, 3, 4}) {
+                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                expect_upstream_products(out, a, b, std::string(ggml_type_name(type)) + ", " + std::to_string(cols) +
+                                                        " columns, " + std::to_string(nt) + " threads");
+            }
+        }
+    }
+}
+
+TEST(MatMulDecode, BroadcastAndF16Activations) {
+    std::mt19937 rng(32);
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q6_K, GGML_TYPE_F16, GGML_TYPE_BF16}) {
+        const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64;
+        for (ggml_type b_type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
+            Ctx           ctx;
+            ggml_tensor * a = ggml_new_tensor_4d(ctx, type, k, 19, 2, 3);
+            ggml_tensor * b = ggml_new_tensor_4d(ctx, b_type, k, 2, 4, 3);
+            fill_weights(a, rng);
+            fill(b, rng);
+            ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+            for (int nt : {1, 3}) {
+                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                expect_upstream_products(out, a, b, std::string(ggml_type_name(type)) + " x " + ggml_type_name(b_type));
+            }
+        }
+    }
+}
+
+// MUL_MAT_ID: as [k, 21, 4 experts], b [k, 2, 3 tokens], ids [2, 3] -> out [21, 2, 3].
+TEST(MatMulDecode, MulMatIdIsUpstreamsProduct) {
+    std::mt19937 rng(33);
+    for (ggml_type type : weight_types()) {
+        const int64_t k   = ggml_blck_size(type) == 256 ? 256 : 96;
+        Ctx           ctx;
+        ggml_tensor * as  = ggml_new_tensor_3d(ctx, type, k, 21, 4);
+        ggml_tensor * b   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, k, 2, 3);
+        ggml_tensor * ids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 3);
+        fill_weights(as, rng);
+        fill(b, rng);
+        for (int64_t t = 0; t < 3; ++t) {
+            set(ids, static_cast<double>((t + 1) % 4), 0, t);
+            set(ids, static_cast<double>((3 * t) % 4), 1, t);
+        }
+        ggml_tensor * out = ggml_mul_mat_id(ctx, as, b, ids);
+        for (int nt : {1, 2, 3}) {
+            ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+            for (int64_t t = 0; t < 3; ++t) {
+                for (int64_t e = 0; e < 2; ++e) {
+                    const int64_t            expert = static_cast<int64_t>(get(ids, e, t));
+                    const std::vector<float> x      = column(b, e, t, 0);
+                    for (int64_t n = 0; n < 21; ++n) {
+                        const char * row = row_of(as, n, expert, 0);
+                        EXPECT_NEAR(get(out, n, e, t), upstream_product(type, row, x.data(), k),
+                                    tolerance(type, row, x.data(), k))
+                            << ggml_type_name(type) << " (" << n << ", " << e << ", " << t << "), " << nt << " threads";
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace

@@ -1,0 +1,180 @@
+// The matrix-vector kernels (src/cpu/quants/matvec.h), every entry of the table this CPU can run called directly
+// (scalar, AVX2, AVX-512, AVX-512 VNNI, AVX-512 BF16): each product equals upstream's product, the dequantized
+// weights times the activations converted the way upstream's CPU backend converts them (tests/support/reference/
+// activations.h, written from upstream's definitions), to float rounding. Rows of several lengths (tails of every
+// kind), 1..4 columns, weights quantized from random floats and made of random bytes; results land exactly in
+// their slots.
+#include "matvec_test_util.h"
+
+#include "cpu/quants/matvec.h"
+#include "cpu/simd/isa.h"
+
+#include "ggml-cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using switchyard::cpu::quants::kMaxCols;
+using switchyard::cpu::quants::MatVecArgs;
+using switchyard::cpu::quants::MatVecKernel;
+using switchyard::cpu::simd::Isa;
+using switchyard::cpu::simd::isa_name;
+using switchyard::cpu::simd::isa_supported;
+using switchyard::testing::reference::activation_type;
+using switchyard::testing::reference::upstream_product;
+using namespace switchyard::matvec_test;
+
+// Row lengths: one block, odd block counts, a multiple of every kernel's group, long rows past a kernel's chunk.
+std::vector<int64_t> lengths(ggml_type type) {
+    if (ggml_blck_size(type) == 256) {
+        return {256, 768, 1280, 4096, 8448};
+    }
+    if (ggml_blck_size(type) == 32) {
+        return {32, 96, 160, 4096, 4192, 8224};
+    }
+    return {1, 7, 64, 100, 4096, 4111};
+}
+
+// The levels this CPU runs that have a kernel of their own for `type`.
+std::vector<Isa> levels_with_kernel(ggml_type type) {
+    std::vector<Isa> out;
+    for (size_t i = 0; i < switchyard::cpu::simd::kIsaCount; ++i) {
+        const auto isa = static_cast<Isa>(i);
+        if (isa_supported(isa) && switchyard::cpu::quants::matvec_entry(type, isa).fn != nullptr) {
+            out.push_back(isa);
+        }
+    }
+    return out;
+}
+
+// Runs entry k on `rows` weight rows and `cols` activation columns (converted with the entry's converter) and
+// checks every result against upstream's product; results go to a grid with spare slots, which must stay as
+// they were.
+void check_products(const MatVecKernel & k, ggml_type type, const std::vector<uint8_t> & w, int64_t rows, int64_t len,
+                    int cols, std::mt19937 & rng, const std::string & what) {
+    const size_t                    w_row = ggml_row_size(type, len);
+    const size_t                    a_col = ggml_row_size(k.act_type, len) + 8; // columns not back to back
+    std::vector<std::vector<float>> x;
+    std::vector<uint8_t>            act(a_col * static_cast<size_t>(cols), 0xcd);
+    for (int c = 0; c < cols; ++c) {
+        x.push_back(normal_floats(rng, len));
+        k.convert(x.back().data(), act.data() + static_cast<size_t>(c) * a_col, len);
+    }
+    const int64_t      out_row = cols + 1, out_col = 1;
+    std::vector<float> out(static_cast<size_t>(rows * out_row), -12345.0f);
+    MatVecArgs         a{len, w.data(), w_row, rows, act.data(), a_col, cols, out.data(), out_row, out_col};
+    k.fn(a);
+    for (int64_t r = 0; r < rows; ++r) {
+        const uint8_t * row = w.data() + static_cast<size_t>(r) * w_row;
+        for (int c = 0; c < cols; ++c) {
+            const double want = upstream_product(type, row, x[c].data(), len);
+            const double got  = out[static_cast<size_t>(r * out_row + c)];
+            ASSERT_NEAR(got, want, tolerance(type, row, x[c].data(), len))
+                << what << " row " << r << " column " << c << " of " << cols;
+        }
+        ASSERT_EQ(out[static_cast<size_t>(r * out_row + cols)], -12345.0f) << what << ": wrote past its columns";
+    }
+}
+
+std::string describe(ggml_type type, Isa isa, int64_t len) {
+    return std::string(ggml_type_name(type)) + " " + isa_name(isa) + " k=" + std::to_string(len);
+}
+
+TEST(MatVecTable, ActivationFormatsAreUpstreams) {
+    // upstream's ggml-cpu.c type_traits_cpu[].vec_dot_type
+    const std::vector<std::pair<ggml_type, ggml_type>> want = {
+        {GGML_TYPE_F32, GGML_TYPE_F32},     {GGML_TYPE_F16, GGML_TYPE_F16},     {GGML_TYPE_BF16, GGML_TYPE_BF16},
+        {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0},   {GGML_TYPE_Q4_1, GGML_TYPE_Q8_1},   {GGML_TYPE_Q5_0, GGML_TYPE_Q8_0},
+        {GGML_TYPE_Q5_1, GGML_TYPE_Q8_1},   {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0},   {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K},
+        {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K},   {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K},   {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K},
+        {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K},   {GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0}, {GGML_TYPE_MXFP4, GGML_TYPE_Q8_0},
+    };
+    for (const auto & [weight, act] : want) {
+        SCOPED_TRACE(ggml_type_name(weight));
+        EXPECT_EQ(switchyard::cpu::quants::act_type_for(weight), act);
+        EXPECT_EQ(ggml_get_type_traits_cpu(weight)->vec_dot_type, act);
+        const MatVecKernel & k = switchyard::cpu::quants::matvec_kernel(weight);
+        EXPECT_EQ(k.act_type, act);
+        EXPECT_NE(k.fn, nullptr);
+        EXPECT_NE(switchyard::cpu::quants::matvec_entry(weight, Isa::kScalar).fn, nullptr) << "no scalar kernel";
+    }
+    EXPECT_EQ(switchyard::cpu::quants::matvec_kernel(GGML_TYPE_Q8_K).fn, nullptr);
+    EXPECT_EQ(switchyard::cpu::quants::matvec_kernel(GGML_TYPE_I32).fn, nullptr);
+}
+
+TEST(MatVecKernels, EveryLevelGivesUpstreamsProductOfQuantizedWeights) {
+    std::mt19937 rng(11);
+    for (ggml_type type : weight_types()) {
+        for (Isa isa : levels_with_kernel(type)) {
+            const MatVecKernel k = switchyard::cpu::quants::matvec_entry(type, isa);
+            for (int64_t len : lengths(type)) {
+                const int64_t              rows = 5;
+                const std::vector<uint8_t> w    = quantized_rows(type, rows, len, rng);
+                for (int cols = 1; cols <= kMaxCols; ++cols) {
+                    check_products(k, type, w, rows, len, cols, rng, describe(type, isa, len));
+                }
+            }
+        }
+    }
+}
+
+TEST(MatVecKernels, EveryLevelGivesUpstreamsProductOfRandomBlocks) {
+    std::mt19937 rng(12);
+    for (ggml_type type : weight_types()) {
+        if (!ggml_is_quantized(type)) {
+            continue;
+        }
+        for (Isa isa : levels_with_kernel(type)) {
+            const MatVecKernel k = switchyard::cpu::quants::matvec_entry(type, isa);
+            for (int64_t len : lengths(type)) {
+                const std::vector<uint8_t> w = random_block_rows(type, 3, len, rng);
+                check_products(k, type, w, 3, len, 1 + static_cast<int>(len % kMaxCols), rng, describe(type, isa, len));
+            }
+        }
+    }
+}
+
+// Every level reads only the bytes of its rows: the last row ends where the memory does (a guard page would
+// catch an over-read; here the rows sit at the very end of an exactly sized vector, checked under ASan).
+TEST(MatVecKernels, RowsAtTheEndOfTheirMemory) {
+    std::mt19937 rng(13);
+    for (ggml_type type : weight_types()) {
+        for (Isa isa : levels_with_kernel(type)) {
+            const MatVecKernel k   = switchyard::cpu::quants::matvec_entry(type, isa);
+            const int64_t      len = ggml_blck_size(type) == 256 ? 512 : 96;
+            const auto         w   = quantized_rows(type, 1, len, rng);
+            const auto         x   = normal_floats(rng, len);
+            std::vector<uint8_t> act(ggml_row_size(k.act_type, len));
+            k.convert(x.data(), act.data(), len);
+            float      out = 0.0f;
+            MatVecArgs a{len, w.data(), w.size(), 1, act.data(), act.size(), 1, &out, 1, 1};
+            k.fn(a);
+            EXPECT_NEAR(out, upstream_product(type, w.data(), x.data(), len), tolerance(type, w.data(), x.data(), len))
+                << describe(type, isa, len);
+        }
+    }
+}
+
+// ggml_get_type_traits_cpu gives the same kernels and converters to programs that call vec_dot themselves.
+TEST(MatVecTable, TypeTraitsCpuVecDotIsUpstreamsProduct) {
+    std::mt19937 rng(14);
+    for (ggml_type type : weight_types()) {
+        SCOPED_TRACE(ggml_type_name(type));
+        const ggml_type_traits_cpu * tt  = ggml_get_type_traits_cpu(type);
+        const int64_t                len = 512;
+        const auto                   w   = quantized_rows(type, 1, len, rng);
+        const auto                   x   = normal_floats(rng, len);
+        std::vector<uint8_t>         act(ggml_row_size(tt->vec_dot_type, len));
+        tt->from_float(x.data(), act.data(), len);
+        float s = 0.0f;
+        tt->vec_dot(static_cast<int>(len), &s, 0, w.data(), 0, act.data(), 0, 1);
+        EXPECT_NEAR(s, upstream_product(type, w.data(), x.data(), len), tolerance(type, w.data(), x.data(), len));
+        EXPECT_EQ(activation_type(type) == GGML_TYPE_F32 ? GGML_TYPE_F32 : activation_type(type), tt->vec_dot_type);
+    }
+}
+
+} // namespace
