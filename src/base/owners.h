@@ -1,5 +1,5 @@
 // Owners for the C API's handles (as upstream's ggml-cpp.h offers them to applications): a std::unique_ptr that
-// frees its context, buffer, allocator or event on every path out of a scope, error paths and exceptions
+// frees its context, buffer, allocator, event, backend or scheduler on every path out of a scope, error paths and exceptions
 // included. Use them wherever a function creates several handles and can fail between creations.
 #pragma once
 
@@ -23,10 +23,18 @@ struct GallocrDeleter {
 struct EventDeleter {
     void operator()(ggml_backend_event_t event) const { ggml_backend_event_free(event); }
 };
+struct BackendDeleter {
+    void operator()(ggml_backend_t backend) const { ggml_backend_free(backend); }
+};
+struct SchedDeleter {
+    void operator()(ggml_backend_sched_t sched) const { ggml_backend_sched_free(sched); }
+};
 
 using ContextPtr = std::unique_ptr<ggml_context, ContextDeleter>;
 using BufferPtr  = std::unique_ptr<ggml_backend_buffer, BufferDeleter>;
 using GallocrPtr = std::unique_ptr<ggml_gallocr, GallocrDeleter>;
 using EventPtr   = std::unique_ptr<ggml_backend_event, EventDeleter>;
+using BackendPtr = std::unique_ptr<ggml_backend, BackendDeleter>;
+using SchedPtr   = std::unique_ptr<ggml_backend_sched, SchedDeleter>;
 
 } // namespace switchyard

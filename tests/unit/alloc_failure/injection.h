@@ -19,6 +19,8 @@
 #include "ggml-backend.h"
 #include "ggml.h"
 
+#include "base/owners.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -179,27 +181,7 @@ Summary inject_each(std::initializer_list<const char *> names, Setup && setup, C
 
 // ---- owners ----
 
-struct ContextDeleter {
-    void operator()(ggml_context * ctx) const { ggml_free(ctx); }
-};
-struct BufferDeleter {
-    void operator()(ggml_backend_buffer_t buffer) const { ggml_backend_buffer_free(buffer); }
-};
-struct BackendDeleter {
-    void operator()(ggml_backend_t backend) const { ggml_backend_free(backend); }
-};
-struct SchedDeleter {
-    void operator()(ggml_backend_sched_t sched) const { ggml_backend_sched_free(sched); }
-};
-struct GallocrDeleter {
-    void operator()(ggml_gallocr_t galloc) const { ggml_gallocr_free(galloc); }
-};
-
-using ContextPtr = std::unique_ptr<ggml_context, ContextDeleter>;
-using BufferPtr  = std::unique_ptr<ggml_backend_buffer, BufferDeleter>;
-using BackendPtr = std::unique_ptr<ggml_backend, BackendDeleter>;
-using SchedPtr   = std::unique_ptr<ggml_backend_sched, SchedDeleter>;
-using GallocrPtr = std::unique_ptr<ggml_gallocr, GallocrDeleter>;
+// the handle owners of src/base/owners.h (ContextPtr, BufferPtr, BackendPtr, SchedPtr, GallocrPtr)
 
 inline ContextPtr meta_context(size_t n_tensors = 128) {
     ggml_init_params params = {n_tensors * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};

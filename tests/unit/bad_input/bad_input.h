@@ -21,6 +21,8 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 
+#include "base/owners.h"
+
 #include <gtest/gtest.h>
 
 #include <poll.h>
@@ -267,27 +269,7 @@ inline void check(std::string & report, bool cond, const std::string & what) {
 
 // ---- owners ----
 
-struct ContextDeleter {
-    void operator()(ggml_context * ctx) const { ggml_free(ctx); }
-};
-struct BufferDeleter {
-    void operator()(ggml_backend_buffer_t buffer) const { ggml_backend_buffer_free(buffer); }
-};
-struct BackendDeleter {
-    void operator()(ggml_backend_t backend) const { ggml_backend_free(backend); }
-};
-struct SchedDeleter {
-    void operator()(ggml_backend_sched_t sched) const { ggml_backend_sched_free(sched); }
-};
-struct GallocrDeleter {
-    void operator()(ggml_gallocr_t galloc) const { ggml_gallocr_free(galloc); }
-};
-
-using ContextPtr = std::unique_ptr<ggml_context, ContextDeleter>;
-using BufferPtr  = std::unique_ptr<ggml_backend_buffer, BufferDeleter>;
-using BackendPtr = std::unique_ptr<ggml_backend, BackendDeleter>;
-using SchedPtr   = std::unique_ptr<ggml_backend_sched, SchedDeleter>;
-using GallocrPtr = std::unique_ptr<ggml_gallocr, GallocrDeleter>;
+// the handle owners of src/base/owners.h (ContextPtr, BufferPtr, BackendPtr, SchedPtr, GallocrPtr)
 
 // A context for tensor metadata (no_alloc) with room for n tensors and a graph.
 inline ContextPtr meta_context(size_t n_tensors = 64) {

@@ -11,6 +11,8 @@
 
 #include "support/op_harness.h"
 
+#include "base/owners.h"
+
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 
@@ -113,11 +115,6 @@ private:
 
     std::array<cpu::KernelInfo, GGML_OP_COUNT> previous_{};
 };
-
-struct BackendDeleter {
-    void operator()(ggml_backend_t b) const { ggml_backend_free(b); }
-};
-using BackendPtr = std::unique_ptr<ggml_backend, BackendDeleter>;
 
 TEST(KernelAllocations, NoKernelAllocatesInAnyOpCase) {
     BackendPtr cpu(ggml_backend_cpu_init());
