@@ -37,6 +37,9 @@ void * allocate(std::size_t size) noexcept {
     return std::malloc(size == 0 ? 1 : size);
 }
 
+// Out of line, so that g++ does not inline operator new into a delete site and warn that free() meets new.
+__attribute__((noinline)) void deallocate(void * p) noexcept { std::free(p); }
+
 } // namespace
 
 void * operator new(std::size_t size) {
@@ -57,12 +60,12 @@ void * operator new[](std::size_t size) {
 
 void * operator new(std::size_t size, const std::nothrow_t &) noexcept { return allocate(size); }
 void * operator new[](std::size_t size, const std::nothrow_t &) noexcept { return allocate(size); }
-void   operator delete(void * p) noexcept { std::free(p); }
-void   operator delete[](void * p) noexcept { std::free(p); }
-void   operator delete(void * p, std::size_t) noexcept { std::free(p); }
-void   operator delete[](void * p, std::size_t) noexcept { std::free(p); }
-void   operator delete(void * p, const std::nothrow_t &) noexcept { std::free(p); }
-void   operator delete[](void * p, const std::nothrow_t &) noexcept { std::free(p); }
+void   operator delete(void * p) noexcept { deallocate(p); }
+void   operator delete[](void * p) noexcept { deallocate(p); }
+void   operator delete(void * p, std::size_t) noexcept { deallocate(p); }
+void   operator delete[](void * p, std::size_t) noexcept { deallocate(p); }
+void   operator delete(void * p, const std::nothrow_t &) noexcept { deallocate(p); }
+void   operator delete[](void * p, const std::nothrow_t &) noexcept { deallocate(p); }
 
 namespace {
 
