@@ -63,7 +63,11 @@ inline void shape_check(bool cond, const char * op, const char * fmt, const Args
     if (cond) [[likely]] {
         return;
     }
-    shape_fail(op, fmt, detail::vararg(detail::printable(args))...);
+    if constexpr (sizeof...(Args) == 0) {
+        shape_fail(op, "%s", fmt); // a message without arguments is printed as it is
+    } else {
+        shape_fail(op, fmt, detail::vararg(detail::printable(args))...);
+    }
 }
 
 // "[ne0, ne1, ne2, ne3]" and "[nb0, nb1, nb2, nb3]" for messages, alive as long as a ShapeText.
