@@ -4,7 +4,8 @@
 // src0 may be F32, F16, BF16 or any block format with a to_float; src1 is F32 (or F16/BF16, converted first).
 // With few src1 columns (token generation) and a weight type that has a matrix-vector kernel, the product goes
 // through matmul_vec.cpp: src1 quantized once to the weight type's activation format, integer dot products, as
-// upstream computes it. MUL_MAT_ID always does when the type has a kernel. Otherwise, below:
+// upstream computes it; with more columns, quantized weights go through the integer GEMM of matmul_gemm.cpp where
+// the CPU has its tile. MUL_MAT_ID always takes the matrix-vector path when the type has a kernel. Otherwise, below:
 // Threads split the rows of src0. Each thread converts a block of src0 rows (block_rows: about 256 KiB of floats,
 // so it stays in L2) into its scratch (F32 rows are used in place), then multiplies the block with src1 four
 // columns at a time in 4x4 tiles. Every src1 column is read once per block instead of once per row; conversion
@@ -17,6 +18,7 @@
 #include "cpu/kernels/dequant.h"
 #include "cpu/kernels/families.h"
 #include "cpu/kernels/matmul_dot.h"
+#include "cpu/kernels/matmul_gemm.h"
 #include "cpu/kernels/matmul_vec.h"
 #include "cpu/quants/act_quant.h"
 #include "cpu/quants/matvec.h"
@@ -169,6 +171,10 @@ void block_times_src1(const float * a, int64_t lda, int64_t cnt, const ggml_tens
 }
 
 void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    if (mul_mat_gemm_applies(dst)) {
+        mul_mat_gemm_compute(p, dst);
+        return;
+    }
     if (mul_mat_vec_applies(dst)) {
         mul_mat_vec_compute(p, dst);
         return;
@@ -207,6 +213,9 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
+    if (mul_mat_gemm_applies(dst)) {
+        return mul_mat_gemm_work_size(dst, n_threads);
+    }
     if (mul_mat_vec_applies(dst)) {
         return mul_mat_vec_work_size(dst);
     }

@@ -1,7 +1,7 @@
 // MUL_MAT and MUL_MAT_ID graphs for every weight type, computed by the CPU backend on 1 to 4 threads: token
 // generation (1 column), small batches (3, 5, 8: the matrix-vector path, columns in groups of four) and a larger
-// one (kMatVecMaxCols + 3: the float path, which rounds the activations the same way), with broadcasting and F16
-// activations.
+// one (kMatVecMaxCols + 3: the integer GEMM where the CPU has its tile, else the float path, which rounds the
+// activations the same way), with broadcasting and F16 activations.
 // Every result must be upstream's product (tests/support/reference/activations.h) to float rounding.
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"

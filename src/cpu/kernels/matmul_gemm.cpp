@@ -1,0 +1,137 @@
+#include "cpu/kernels/matmul_gemm.h"
+
+#include "cpu/kernels/common.h"
+#include "cpu/kernels/matmul_vec.h"
+#include "cpu/quants/gemm.h"
+
+#include <algorithm>
+
+namespace switchyard::cpu::kernels {
+
+namespace {
+
+using quants::GemmFormat;
+using quants::kGemmMaxCols;
+using quants::kGemmRows;
+
+// Packed panels a thread keeps at once: as many as fit in about 1 MiB (half the L2 of current x86 cores), 1..16.
+int64_t panels_per_pass(const GemmFormat & f, int64_t k) {
+    const size_t bytes = std::max<size_t>(quants::gemm_panel_bytes(f, k), 1);
+    return std::clamp<int64_t>(static_cast<int64_t>((size_t{1} << 20) / bytes), 1, 16);
+}
+
+// Chunks of eight columns per (i12, i13) slice of src1.
+int64_t chunks_per_slice(const ggml_tensor * src1) { return (src1->ne[1] + kGemmMaxCols - 1) / kGemmMaxCols; }
+
+size_t columns_bytes(const GemmFormat & f, const ggml_tensor * src1) {
+    return quants::gemm_chunk_bytes(f, src1->ne[0]) *
+           static_cast<size_t>(chunks_per_slice(src1) * src1->ne[2] * src1->ne[3]);
+}
+
+// Per thread: a float row, its activation bytes, the panels; each part on a cache line.
+struct Slot {
+    size_t floats, act, panels;
+    size_t total() const { return floats + act + panels; }
+};
+
+size_t line(size_t n) { return (n + 63) / 64 * 64; }
+
+Slot slot_layout(const GemmFormat & f, int64_t k) {
+    return {line(static_cast<size_t>(k) * sizeof(float)), line(ggml_row_size(f.act_type, k)),
+            static_cast<size_t>(panels_per_pass(f, k)) * quants::gemm_panel_bytes(f, k)};
+}
+
+// Phase 1: src1 rows to GEMM columns, split by rows; then the barrier. Row (i11, slice) is column i11 % 8 of
+// chunk i11 / 8 of the slice (the slices' chunks back to back).
+void prepare_columns(const ComputeParams & p, const GemmFormat & f, const ggml_tensor * src1, char * slot) {
+    const int64_t k     = src1->ne[0];
+    const size_t  cb    = quants::gemm_chunk_bytes(f, k);
+    const int64_t per   = chunks_per_slice(src1);
+    const Slot    s     = slot_layout(f, k);
+    auto *        buf   = reinterpret_cast<float *>(slot);
+    const Range   items = thread_range(p, ggml_nrows(src1));
+    for (int64_t r = items.begin; r < items.end; ++r) {
+        const char *  row = row_ptr(src1, row_coords(src1, r));
+        const float * x   = buf;
+        if (is_f32_rows(src1)) {
+            x = reinterpret_cast<const float *>(row);
+        } else {
+            for (int64_t i0 = 0; i0 < k; i0 += kChunk) {
+                read_chunk(src1, row, i0, std::min(kChunk, k - i0), buf + i0);
+            }
+        }
+        const int64_t i11 = r % src1->ne[1], slice = r / src1->ne[1];
+        char *        chunk = static_cast<char *>(p.wdata) + static_cast<size_t>(slice * per + i11 / kGemmMaxCols) * cb;
+        quants::gemm_activation(f, x, k, slot + s.floats, chunk, static_cast<int>(i11 % kGemmMaxCols));
+    }
+    barrier(p);
+}
+
+} // namespace
+
+bool mul_mat_gemm_applies(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    const GemmFormat    f    = quants::gemm_format(src0->type);
+    return quants::gemm_tile_fast() != nullptr && f.act_type != GGML_TYPE_COUNT && src1->ne[1] > kMatVecMaxCols &&
+           src0->ne[0] % ggml_blck_size(f.act_type) == 0 && can_read_floats(src1) && dst->nb[1] % sizeof(float) == 0 &&
+           dst->nb[2] % sizeof(float) == 0 && dst->nb[3] % sizeof(float) == 0;
+}
+
+size_t mul_mat_gemm_work_size(const ggml_tensor * dst, int n_threads) {
+    const GemmFormat f = quants::gemm_format(dst->src[0]->type);
+    return line(columns_bytes(f, dst->src[1])) + static_cast<size_t>(n_threads) * slot_layout(f, dst->src[0]->ne[0]).total();
+}
+
+// Work items are (slice (i12, i13), panel of 16 src0 rows), split in contiguous runs.
+void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    const GemmFormat    f    = quants::gemm_format(src0->type);
+    const int64_t       k    = src0->ne[0];
+    const Slot          s    = slot_layout(f, k);
+    char *              slot = thread_slot(p, line(columns_bytes(f, src1)), s.total());
+    prepare_columns(p, f, src1, slot);
+
+    const quants::GemmTileFn tile     = quants::gemm_tile_fast();
+    const size_t             cb       = quants::gemm_chunk_bytes(f, k);
+    const int64_t            per_sl   = chunks_per_slice(src1);
+    const size_t             pb       = quants::gemm_panel_bytes(f, k);
+    char *                   panels   = slot + s.floats + s.act;
+    const int64_t            per_pass = panels_per_pass(f, k);
+    const int64_t            m = src0->ne[1], n = src1->ne[1];
+    const int64_t            n_panels = (m + kGemmRows - 1) / kGemmRows;
+    const int64_t            r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
+    const int64_t            out_col = static_cast<int64_t>(dst->nb[1] / sizeof(float));
+    const Range              items   = thread_range(p, src1->ne[2] * src1->ne[3] * n_panels);
+    for (int64_t it = items.begin; it < items.end;) {
+        const int64_t slice = it / n_panels, first = it % n_panels;
+        const int64_t count = std::min({per_pass, n_panels - first, items.end - it});
+        const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
+        const char *  w   = static_cast<const char *>(src0->data) + (i12 / r2) * src0->nb[2] + (i13 / r3) * src0->nb[3];
+        for (int64_t j = 0; j < count; ++j) {
+            const int64_t r0 = (first + j) * kGemmRows;
+            quants::gemm_pack(src0->type, w + static_cast<size_t>(r0) * src0->nb[1], src0->nb[1],
+                              static_cast<int>(std::min<int64_t>(kGemmRows, m - r0)), k, panels + j * pb);
+        }
+        const char * chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
+        auto *       out  = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
+            for (int64_t j = 0; j < count; ++j) {
+                const int64_t         r0 = (first + j) * kGemmRows;
+                quants::GemmTileArgs a;
+                a.panel     = panels + j * pb;
+                a.k         = k;
+                a.chunk     = chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
+                a.n_cols    = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
+                a.rows      = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0));
+                a.out       = out + r0 + c0 * out_col;
+                a.out_col   = out_col;
+                tile(f, a);
+            }
+        }
+        it += count;
+    }
+}
+
+} // namespace switchyard::cpu::kernels

@@ -1,0 +1,242 @@
+// The integer GEMM's formats, packing, activation columns and portable tile (gemm.h).
+#include "cpu/quants/gemm.h"
+
+#include "cpu/quants/act_quant.h"
+#include "cpu/quants/levels.h"
+#include "cpu/simd/isa.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+// Offsets inside a packed group: the levels, then 16 scales, then 16 min terms.
+size_t levels_bytes(const GemmFormat & f) { return static_cast<size_t>(f.group) * kGemmRows; }
+
+struct GroupOut {
+    uint8_t * levels; // [group / 4][16][4]
+    float *   s;
+    float *   m;
+};
+
+GroupOut group_at(const GemmFormat & f, void * panel, int64_t g) {
+    auto * p = static_cast<uint8_t *>(panel) + static_cast<size_t>(g) * gemm_group_bytes(f);
+    auto * s = reinterpret_cast<float *>(p + levels_bytes(f));
+    return {p, s, s + kGemmRows};
+}
+
+// Row r's levels v[0..group) of one group, biased, into the quad layout.
+void put_levels(const GemmFormat & f, const GroupOut & o, int r, const int8_t * v) {
+    for (int q = 0; q < f.group / 4; ++q) {
+        uint8_t * dst = o.levels + (q * kGemmRows + r) * 4;
+        for (int j = 0; j < 4; ++j) {
+            dst[j] = static_cast<uint8_t>(v[4 * q + j] + f.bias);
+        }
+    }
+}
+
+template <class Block>
+void pack_legacy(const GemmFormat & f, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    const int64_t nb = k / kQK32;
+    for (int r = 0; r < rows; ++r) {
+        const auto * blocks = reinterpret_cast<const Block *>(static_cast<const char *>(w) + r * w_row);
+        for (int64_t b = 0; b < nb; ++b) {
+            const LegacyLevels l = levels(blocks[b]);
+            const GroupOut     o = group_at(f, panel, b);
+            put_levels(f, o, r, l.v);
+            o.s[r] = l.d;
+            o.m[r] = l.m;
+        }
+    }
+}
+
+template <class Block>
+void pack_kquant(const GemmFormat & f, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    const int64_t nb     = k / kQK_K;
+    const int     groups = kQK_K / f.group; // per super-block
+    const int     per16  = f.group / 16;    // KLevels keeps a scale per 16 elements
+    for (int r = 0; r < rows; ++r) {
+        const auto * blocks = reinterpret_cast<const Block *>(static_cast<const char *>(w) + r * w_row);
+        for (int64_t b = 0; b < nb; ++b) {
+            const KLevels l = levels(blocks[b]);
+            for (int j = 0; j < groups; ++j) {
+                const GroupOut o = group_at(f, panel, b * groups + j);
+                put_levels(f, o, r, l.v + j * f.group);
+                o.s[r] = l.d * static_cast<float>(l.scale[j * per16]);
+                o.m[r] = -l.dmin * static_cast<float>(l.min[j * per16]);
+            }
+        }
+    }
+}
+
+// The missing rows of a panel: zero levels (u = 0) and zero factors.
+void clear_rows(const GemmFormat & f, int rows, int64_t k, void * panel) {
+    if (rows == kGemmRows) {
+        return;
+    }
+    for (int64_t g = 0; g < k / f.group; ++g) {
+        const GroupOut o = group_at(f, panel, g);
+        for (int q = 0; q < f.group / 4; ++q) {
+            std::memset(o.levels + (q * kGemmRows + rows) * 4, 0, static_cast<size_t>(kGemmRows - rows) * 4);
+        }
+        std::fill(o.s + rows, o.s + kGemmRows, 0.0f);
+        std::fill(o.m + rows, o.m + kGemmRows, 0.0f);
+    }
+}
+
+// A column's (da, aux) pair of one group.
+struct ColumnAux {
+    float da;
+    union {
+        int32_t bias_sum; // -bias * sum(q), formats without a min
+        float   min_sum;  // da * sum(q), formats with one
+    };
+};
+
+// Group g of a chunk: the interleaved levels, then the columns' pairs.
+struct ChunkGroup {
+    uint8_t *   levels; // [group / 4][8][4]
+    ColumnAux * aux;    // [8]
+};
+
+size_t chunk_group_bytes(const GemmFormat & f) {
+    return static_cast<size_t>(f.group) * kGemmMaxCols + kGemmMaxCols * sizeof(ColumnAux);
+}
+
+ChunkGroup chunk_group(const GemmFormat & f, const void * chunk, int64_t g) {
+    auto * p = static_cast<uint8_t *>(const_cast<void *>(chunk)) + static_cast<size_t>(g) * chunk_group_bytes(f);
+    return {p, reinterpret_cast<ColumnAux *>(p + static_cast<size_t>(f.group) * kGemmMaxCols)};
+}
+
+int sum_levels(const int8_t * q, int n) {
+    int s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += q[i];
+    }
+    return s;
+}
+
+} // namespace
+
+GemmFormat gemm_format(ggml_type weight) {
+    switch (weight) {
+        case GGML_TYPE_Q4_0:   return {GGML_TYPE_Q8_0, 32, 8, false};
+        case GGML_TYPE_Q4_1:   return {GGML_TYPE_Q8_1, 32, 0, true};
+        case GGML_TYPE_Q5_0:   return {GGML_TYPE_Q8_0, 32, 16, false};
+        case GGML_TYPE_Q5_1:   return {GGML_TYPE_Q8_1, 32, 0, true};
+        case GGML_TYPE_Q8_0:   return {GGML_TYPE_Q8_0, 32, 128, false};
+        case GGML_TYPE_IQ4_NL: return {GGML_TYPE_Q8_0, 32, 128, false};
+        case GGML_TYPE_MXFP4:  return {GGML_TYPE_Q8_0, 32, 12, false};
+        case GGML_TYPE_Q2_K:   return {GGML_TYPE_Q8_K, 16, 0, true};
+        case GGML_TYPE_Q3_K:   return {GGML_TYPE_Q8_K, 16, 4, false};
+        case GGML_TYPE_Q4_K:   return {GGML_TYPE_Q8_K, 32, 0, true};
+        case GGML_TYPE_Q5_K:   return {GGML_TYPE_Q8_K, 32, 0, true};
+        case GGML_TYPE_Q6_K:   return {GGML_TYPE_Q8_K, 16, 32, false};
+        default:               return {};
+    }
+}
+
+size_t gemm_group_bytes(const GemmFormat & f) { return levels_bytes(f) + 2 * kGemmRows * sizeof(float); }
+
+size_t gemm_panel_bytes(const GemmFormat & f, int64_t k) {
+    return static_cast<size_t>(k / f.group) * gemm_group_bytes(f);
+}
+
+size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k) {
+    return static_cast<size_t>(k / f.group) * chunk_group_bytes(f);
+}
+
+void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    const GemmFormat f = gemm_format(weight);
+    switch (weight) {
+        case GGML_TYPE_Q4_0:   pack_legacy<quant::BlockQ4_0>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q4_1:   pack_legacy<quant::BlockQ4_1>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q5_0:   pack_legacy<quant::BlockQ5_0>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q5_1:   pack_legacy<quant::BlockQ5_1>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q8_0:   pack_legacy<quant::BlockQ8_0>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_IQ4_NL: pack_legacy<quant::BlockIQ4_NL>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_MXFP4:  pack_legacy<quant::BlockMXFP4>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q2_K:   pack_kquant<quant::BlockQ2_K>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q3_K:   pack_kquant<quant::BlockQ3_K>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q4_K:   pack_kquant<quant::BlockQ4_K>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q5_K:   pack_kquant<quant::BlockQ5_K>(f, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q6_K:   pack_kquant<quant::BlockQ6_K>(f, w, w_row, rows, k, panel); break;
+        default:               return;
+    }
+    clear_rows(f, rows, k, panel);
+}
+
+void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
+    act_converter(f.act_type)(x, scratch, k);
+    const int64_t ng = k / f.group;
+    for (int64_t g = 0; g < ng; ++g) {
+        const int64_t i0 = g * f.group;
+        float          da      = 0.0f;
+        float          min_sum = 0.0f;
+        const int8_t * src     = nullptr;
+        if (f.act_type == GGML_TYPE_Q8_K) {
+            const auto & b = static_cast<const quant::BlockQ8_K *>(scratch)[i0 / kQK_K];
+            da  = b.d;
+            src = b.qs + i0 % kQK_K;
+        } else if (f.act_type == GGML_TYPE_Q8_1) {
+            const auto & b = static_cast<const quant::BlockQ8_1 *>(scratch)[i0 / kQK32];
+            da  = fp16_to_fp32(b.d);
+            src = b.qs;
+            min_sum = fp16_to_fp32(b.s); // upstream's rounded d * sum(q)
+        } else {
+            const auto & b = static_cast<const quant::BlockQ8_0 *>(scratch)[i0 / kQK32];
+            da  = fp16_to_fp32(b.d);
+            src = b.qs;
+        }
+        const ChunkGroup cg  = chunk_group(f, chunk, g);
+        ColumnAux &      aux = cg.aux[col];
+        for (int qd = 0; qd < f.group / 4; ++qd) {
+            std::memcpy(cg.levels + (qd * kGemmMaxCols + col) * 4, src + 4 * qd, 4);
+        }
+        aux.da = da;
+        const int sum = sum_levels(src, f.group);
+        if (!f.has_min) {
+            aux.bias_sum = -f.bias * sum;
+        } else {
+            aux.min_sum = f.act_type == GGML_TYPE_Q8_1 ? min_sum : da * static_cast<float>(sum);
+        }
+    }
+}
+
+void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a) {
+    const int64_t ng = a.k / f.group;
+    for (int c = 0; c < a.n_cols; ++c) {
+        for (int r = 0; r < a.rows; ++r) {
+            float acc = 0.0f;
+            for (int64_t g = 0; g < ng; ++g) {
+                const GroupOut    o   = group_at(f, const_cast<void *>(a.panel), g);
+                const ChunkGroup  cg  = chunk_group(f, a.chunk, g);
+                const ColumnAux & aux = cg.aux[c];
+                int32_t           dot = f.has_min ? 0 : aux.bias_sum;
+                for (int i = 0; i < f.group; ++i) {
+                    const int qd = i / 4;
+                    dot += o.levels[(qd * kGemmRows + r) * 4 + i % 4] *
+                           static_cast<int8_t>(cg.levels[(qd * kGemmMaxCols + c) * 4 + i % 4]);
+                }
+                acc += static_cast<float>(dot) * (o.s[r] * aux.da);
+                if (f.has_min) {
+                    acc += o.m[r] * aux.min_sum;
+                }
+            }
+            a.out[r + c * a.out_col] = acc;
+        }
+    }
+}
+
+GemmTileFn gemm_tile_fast() {
+#if defined(__x86_64__)
+    static const GemmTileFn fn = simd::isa_supported(simd::Isa::kAvx512Vnni) ? gemm_tile_avx512vnni : nullptr;
+    return fn;
+#else
+    return nullptr;
+#endif
+}
+
+} // namespace switchyard::cpu::quants

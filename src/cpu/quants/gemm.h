@@ -1,0 +1,79 @@
+// Integer GEMM of the CPU backend for quantized weights times many activation columns (prompt processing,
+// batches): upstream's products (the weights' integer levels times the activations' q8 levels, scaled per block),
+// computed as int8 tiles on AVX-512 VNNI.
+//
+// Every supported weight format is brought to one form, a group of G elements (32, or 16 for the K-quants whose
+// scales are per 16: q2_K, q3_K, q6_K) being
+//
+//     element = s * (u - bias) + m        u: unsigned level 0..255, s: scale, m: min term (0 without a min)
+//
+// where bias is a constant of the format (8 for q4_0, 128 for q8_0, 32 for q6_K, ...) that makes the format's
+// signed levels unsigned: vpdpbusd multiplies unsigned by signed bytes. Weights are packed sixteen rows at a time
+// into panels: per group, the levels as [G / 4 quads][16 rows][4 bytes] (one zmm per quad: lane r = row r), then
+// the 16 scales and the 16 min terms as floats. Activations are the q8 levels of the format upstream pairs with
+// the weight type (act_quant.h: q8_0, q8_1 or q8_K, the same bytes), eight columns interleaved the same way: per
+// group, [G / 4 quads][8 columns][4 bytes], then per column the float scale da and one auxiliary word: -bias *
+// sum(q) as an int32 for the formats without a min (the accumulator starts there, so the biased product is exact
+// in integers, as upstream's), or the float da * sum(q) that multiplies the min term (q8_1's fp16 s for q4_1 /
+// q5_1, as upstream uses it).
+//
+// Per (row, column, group): dot += s * da * (sum(u * q) - bias * sum(q)) + m * da * sum(q): the product of the
+// dequantized weights and the dequantized activations up to float rounding.
+#pragma once
+
+#include "ggml.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace switchyard::cpu::quants {
+
+constexpr int kGemmRows    = 16; // weight rows per panel (one zmm of int32 / float lanes)
+constexpr int kGemmMaxCols = 8;  // activation columns per tile call
+
+struct GemmFormat {
+    ggml_type act_type = GGML_TYPE_COUNT; // q8_0 / q8_1 / q8_K; GGML_TYPE_COUNT: not supported
+    int       group    = 0;               // G: 32 or 16
+    int       bias     = 0;               // subtracted from u
+    bool      has_min  = false;           // the min term m is used (q4_1, q5_1, q2_K, q4_K, q5_K)
+};
+
+// The form of `weight` (act_type GGML_TYPE_COUNT when the type has none).
+GemmFormat gemm_format(ggml_type weight);
+
+// Bytes of one packed group of 16 rows, of one panel for k elements, and of one chunk of 8 activation columns.
+size_t gemm_group_bytes(const GemmFormat & f);
+size_t gemm_panel_bytes(const GemmFormat & f, int64_t k);
+size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k);
+
+// Packs `rows` (1..16) weight rows of k elements (w: row 0, w_row bytes apart) into a panel; missing rows are
+// zero. k is a whole number of the type's blocks.
+void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+
+// Converts one activation row of k floats to column `col` (0..7) of a chunk (through act_type's bytes,
+// act_quant.h). scratch: ggml_row_size(act_type, k) bytes.
+void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col);
+
+// out[r + c * out_col] = dot(panel row r, column c of the chunk) for r < rows, c < n_cols (1..kGemmMaxCols). The
+// tile function of one ISA level (nullptr where the level has none).
+struct GemmTileArgs {
+    const void * panel;
+    int64_t      k;
+    const void * chunk;
+    int          n_cols;
+    int          rows;
+    float *      out;
+    int64_t      out_col;
+};
+using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
+
+// The portable tile (the reference the vector tiles are tested against) and the one this CPU runs (nullptr when
+// no level faster than the matrix-vector kernels exists: the GEMM is then not used).
+void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a);
+GemmTileFn gemm_tile_fast();
+
+#if defined(__x86_64__)
+void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
+#endif
+
+} // namespace switchyard::cpu::quants

@@ -1,0 +1,97 @@
+// The integer GEMM tile on AVX-512 VNNI (gemm.h): 16 weight rows (the lanes of a zmm) times up to 8 activation
+// columns. Per group and column, G / 4 vpdpbusd add the biased levels' products (a quad of the panel is one zmm,
+// the column's four levels are broadcast), starting from the column's -bias * sum(q); then one conversion and two
+// multiply-adds scale the group into the column's float accumulator.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/quants/gemm.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+struct Aux {
+    float   da;
+    int32_t word; // int32 -bias * sum(q), or the float da * sum(q) (gemm.cpp's ColumnAux)
+};
+
+inline int32_t load_i32(const void * p) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+template <int kCols, int kQuads, bool kMin>
+void tile(const GemmTileArgs & a) {
+    constexpr size_t kGroup      = kQuads * 4;
+    constexpr size_t kGroupBytes = kGroup * kGemmRows + 2 * kGemmRows * sizeof(float);
+    constexpr size_t kChunkBytes = kGroup * kGemmMaxCols + kGemmMaxCols * sizeof(Aux);
+    const int64_t    ng          = a.k / static_cast<int64_t>(kGroup);
+    const auto *     p           = static_cast<const uint8_t *>(a.panel);
+    const auto *     x           = static_cast<const uint8_t *>(a.chunk);
+    __m512           out[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        out[c] = _mm512_setzero_ps();
+    }
+    for (int64_t g = 0; g < ng; ++g, p += kGroupBytes, x += kChunkBytes) {
+        const auto * aux = reinterpret_cast<const Aux *>(x + kGroup * kGemmMaxCols);
+        __m512i      acc[kCols];
+        for (int c = 0; c < kCols; ++c) {
+            acc[c] = kMin ? _mm512_setzero_si512() : _mm512_set1_epi32(aux[c].word);
+        }
+        for (int q = 0; q < kQuads; ++q) {
+            const __m512i w = _mm512_loadu_si512(p + q * 64);
+            for (int c = 0; c < kCols; ++c) {
+                acc[c] = _mm512_dpbusd_epi32(acc[c], w, _mm512_set1_epi32(load_i32(x + (q * kGemmMaxCols + c) * 4)));
+            }
+        }
+        const __m512 s = _mm512_loadu_ps(p + kGroup * kGemmRows);
+        const __m512 m = _mm512_loadu_ps(p + kGroup * kGemmRows + kGemmRows * sizeof(float));
+        for (int c = 0; c < kCols; ++c) {
+            const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(aux[c].da));
+            out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(0xffff, acc[c]), sd, out[c]);
+            if constexpr (kMin) {
+                float min_sum;
+                std::memcpy(&min_sum, &aux[c].word, sizeof(min_sum));
+                out[c] = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out[c]);
+            }
+        }
+    }
+    const __mmask16 rows = static_cast<__mmask16>((1u << a.rows) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
+    }
+}
+
+template <int kQuads, bool kMin>
+void tile_cols(const GemmTileArgs & a) {
+    switch (a.n_cols) {
+        case 1:  tile<1, kQuads, kMin>(a); break;
+        case 2:  tile<2, kQuads, kMin>(a); break;
+        case 3:  tile<3, kQuads, kMin>(a); break;
+        case 4:  tile<4, kQuads, kMin>(a); break;
+        case 5:  tile<5, kQuads, kMin>(a); break;
+        case 6:  tile<6, kQuads, kMin>(a); break;
+        case 7:  tile<7, kQuads, kMin>(a); break;
+        default: tile<8, kQuads, kMin>(a); break;
+    }
+}
+
+} // namespace
+
+void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a) {
+    static_assert(kGemmRows == 16 && kGemmMaxCols == 8, "the tile holds 16 rows in a zmm and 8 columns");
+    if (f.group == 32) {
+        f.has_min ? tile_cols<8, true>(a) : tile_cols<8, false>(a);
+    } else {
+        f.has_min ? tile_cols<4, true>(a) : tile_cols<4, false>(a);
+    }
+}
+
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__

@@ -1,0 +1,155 @@
+// The integer GEMM (src/cpu/quants/gemm.h): its tiles directly, the portable one and the one this CPU runs, on
+// every weight type with a GEMM form, with quantized and random-byte weights (every level and scale pattern),
+// partial panels and every column count of a tile; and MUL_MAT graphs that take the GEMM path (more columns than
+// the matrix-vector path takes) with broadcasting, F16 activations and 1 to 3 threads. Every result must be
+// upstream's product (the dequantized weights times the q8-rounded activations, tests/support/reference) to float
+// rounding.
+#include "kernel_test_util.h"
+#include "matvec_test_util.h"
+
+#include "cpu/kernels/matmul_gemm.h"
+#include "cpu/kernels/matmul_vec.h"
+#include "cpu/quants/gemm.h"
+#include "cpu/quants/matvec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using switchyard::testing::reference::upstream_product;
+using namespace switchyard::kernel_test;
+using namespace switchyard::matvec_test;
+namespace q = switchyard::cpu::quants;
+
+std::vector<ggml_type> gemm_types() {
+    std::vector<ggml_type> out;
+    for (ggml_type t : weight_types()) {
+        if (q::gemm_format(t).act_type != GGML_TYPE_COUNT) {
+            out.push_back(t);
+        }
+    }
+    return out;
+}
+
+TEST(GemmFormat, EveryQuantizedTypeWithAMatVecKernelHasOne) {
+    for (ggml_type t : weight_types()) {
+        const bool quantized = ggml_is_quantized(t);
+        const q::GemmFormat f = q::gemm_format(t);
+        EXPECT_EQ(f.act_type != GGML_TYPE_COUNT, quantized) << ggml_type_name(t);
+        if (quantized) {
+            EXPECT_EQ(f.act_type, q::act_type_for(t)) << ggml_type_name(t) << ": upstream's activation format";
+            EXPECT_TRUE(f.group == 32 || f.group == 16) << ggml_type_name(t);
+        }
+    }
+    EXPECT_EQ(q::gemm_format(GGML_TYPE_F32).act_type, GGML_TYPE_COUNT);
+}
+
+// Packs `rows` weight rows, converts `cols` activation columns and runs `tile` on them; compares every product.
+void check_tile(q::GemmTileFn tile, ggml_type type, const std::vector<uint8_t> & w, int rows, int cols, int64_t k,
+                std::mt19937 & rng, const std::string & what) {
+    const q::GemmFormat f  = q::gemm_format(type);
+    const size_t        wr = ggml_row_size(type, k);
+    std::vector<uint8_t> panel(q::gemm_panel_bytes(f, k), 0xAB); // garbage: packing must write every byte it reads
+    q::gemm_pack(type, w.data(), wr, rows, k, panel.data());
+    std::vector<uint8_t>            chunk(q::gemm_chunk_bytes(f, k), 0xCD); // columns >= cols stay garbage
+    std::vector<uint8_t>            scratch(ggml_row_size(f.act_type, k));
+    std::vector<std::vector<float>> x;
+    for (int c = 0; c < cols; ++c) {
+        x.push_back(normal_floats(rng, k, c % 2 ? 3.0f : 0.2f));
+        q::gemm_activation(f, x.back().data(), k, scratch.data(), chunk.data(), c);
+    }
+    const int64_t      out_col = 21; // rows of the output per column, more than the tile writes
+    std::vector<float> out(static_cast<size_t>(out_col * cols), -7.0f);
+    q::GemmTileArgs    a{panel.data(), k, chunk.data(), cols, rows, out.data(), out_col};
+    tile(f, a);
+    int failures = 0;
+    for (int c = 0; c < cols; ++c) {
+        for (int r = 0; r < out_col; ++r) {
+            const float got = out[static_cast<size_t>(r + c * out_col)];
+            if (r >= rows) {
+                EXPECT_EQ(got, -7.0f) << what << ": wrote row " << r << " past the panel's " << rows;
+                continue;
+            }
+            const uint8_t * row  = w.data() + static_cast<size_t>(r) * wr;
+            const double    want = upstream_product(type, row, x[c].data(), k);
+            if (std::fabs(got - want) > tolerance(type, row, x[c].data(), k) && failures++ < 3) {
+                ADD_FAILURE() << what << " row " << r << " column " << c << ": got " << got << ", want " << want;
+            }
+        }
+    }
+}
+
+TEST(GemmTile, PortableAndFastTilesGiveUpstreamsProduct) {
+    std::vector<std::pair<q::GemmTileFn, const char *>> tiles = {{q::gemm_tile_scalar, "scalar"}};
+    if (q::gemm_tile_fast() != nullptr) {
+        tiles.emplace_back(q::gemm_tile_fast(), "fast");
+    }
+    std::mt19937 rng(41);
+    for (ggml_type type : gemm_types()) {
+        const int64_t k = ggml_blck_size(type) == 256 ? 512 : 96;
+        for (bool random_bytes : {false, true}) {
+            const std::vector<uint8_t> w =
+                random_bytes ? random_block_rows(type, 16, k, rng) : quantized_rows(type, 16, k, rng);
+            for (const auto & [tile, name] : tiles) {
+                for (int rows : {16, 1, 7}) {
+                    for (int cols = 1; cols <= q::kGemmMaxCols; ++cols) {
+                        check_tile(tile, type, w, rows, cols, k, rng,
+                                   std::string(name) + " " + ggml_type_name(type) + (random_bytes ? " random" : "") +
+                                       ", " + std::to_string(rows) + " rows, " + std::to_string(cols) + " columns");
+                    }
+                }
+            }
+        }
+    }
+}
+
+// MUL_MAT graphs on the GEMM path: a [k, rows, 2, 3] broadcast over b [k, cols, 4, 3].
+TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
+    std::mt19937 rng(42);
+    for (ggml_type type : gemm_types()) {
+        const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64;
+        for (ggml_type b_type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
+            Ctx           ctx;
+            ggml_tensor * a = ggml_new_tensor_4d(ctx, type, k, 35, 2, 3);
+            ggml_tensor * b = ggml_new_tensor_4d(ctx, b_type, k, 41, 4, 3);
+            const std::vector<uint8_t> bytes = quantized_rows(type, ggml_nrows(a), k, rng);
+            std::memcpy(a->data, bytes.data(), bytes.size());
+            fill(b, rng);
+            ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+            if (q::gemm_tile_fast() != nullptr) {
+                EXPECT_TRUE(switchyard::cpu::kernels::mul_mat_gemm_applies(out)) << ggml_type_name(type);
+            }
+            for (int nt : {1, 2, 3}) {
+                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                const int64_t r2 = b->ne[2] / a->ne[2], r3 = b->ne[3] / a->ne[3];
+                int           failures = 0;
+                for (int64_t i3 = 0; i3 < out->ne[3]; ++i3) {
+                    for (int64_t i2 = 0; i2 < out->ne[2]; ++i2) {
+                        for (int64_t m = 0; m < out->ne[1]; ++m) {
+                            std::vector<float> x(static_cast<size_t>(k));
+                            for (int64_t i = 0; i < k; ++i) {
+                                x[i] = static_cast<float>(get(b, i, m, i2, i3));
+                            }
+                            for (int64_t n = 0; n < out->ne[0]; ++n) {
+                                const char * row = static_cast<const char *>(a->data) + n * a->nb[1] +
+                                                   (i2 / r2) * a->nb[2] + (i3 / r3) * a->nb[3];
+                                const double want = upstream_product(type, row, x.data(), k);
+                                const double got  = get(out, n, m, i2, i3);
+                                if (std::fabs(got - want) > tolerance(type, row, x.data(), k) && failures++ < 3) {
+                                    ADD_FAILURE() << ggml_type_name(type) << " x " << ggml_type_name(b_type) << ", "
+                                                  << nt << " threads, at (" << n << ", " << m << ", " << i2 << ", "
+                                                  << i3 << "): got " << got << ", want " << want;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace
