@@ -65,7 +65,7 @@ void pack_kquant(const GemmFormat & f, const void * w, size_t w_row, int rows, i
                 const GroupOut o = group_at(f, panel, b * groups + j);
                 put_levels(f, o, r, l.v + j * f.group);
                 o.s[r] = l.d * static_cast<float>(l.scale[j * per16]);
-                o.m[r] = -l.dmin * static_cast<float>(l.min[j * per16]);
+                o.m[r] = f.has_min ? -l.dmin * static_cast<float>(l.min[j * per16]) : 0.0f;
             }
         }
     }
@@ -149,6 +149,16 @@ size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k) {
 }
 
 void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+#if defined(__x86_64__)
+    static const bool vnni = simd::isa_supported(simd::Isa::kAvx512Vnni);
+    if (vnni && gemm_pack_avx512vnni(weight, w, w_row, rows, k, panel)) {
+        return;
+    }
+#endif
+    gemm_pack_portable(weight, w, w_row, rows, k, panel);
+}
+
+void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
     const GemmFormat f = gemm_format(weight);
     switch (weight) {
         case GGML_TYPE_Q4_0:   pack_legacy<quant::BlockQ4_0>(f, w, w_row, rows, k, panel); break;

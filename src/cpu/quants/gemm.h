@@ -47,8 +47,10 @@ size_t gemm_panel_bytes(const GemmFormat & f, int64_t k);
 size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k);
 
 // Packs `rows` (1..16) weight rows of k elements (w: row 0, w_row bytes apart) into a panel; missing rows are
-// zero. k is a whole number of the type's blocks.
+// zero. k is a whole number of the type's blocks. gemm_pack takes the vector packer where the CPU has one for the
+// type, gemm_pack_portable never: both write the same bytes.
 void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 
 // Converts one activation row of k floats to column `col` (0..7) of a chunk (through act_type's bytes,
 // act_quant.h). scratch: ggml_row_size(act_type, k) bytes.
@@ -74,6 +76,8 @@ GemmTileFn gemm_tile_fast();
 
 #if defined(__x86_64__)
 void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
+// gemm_pack_avx512vnni.cpp: false (nothing written) for the types it does not pack and k not a multiple of 256
+bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 #endif
 
 } // namespace switchyard::cpu::quants

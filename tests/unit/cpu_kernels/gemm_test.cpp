@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,30 @@ void check_tile(q::GemmTileFn tile, ggml_type type, const std::vector<uint8_t> &
             const double    want = upstream_product(type, row, x[c].data(), k);
             if (std::fabs(got - want) > tolerance(type, row, x[c].data(), k) && failures++ < 3) {
                 ADD_FAILURE() << what << " row " << r << " column " << c << ": got " << got << ", want " << want;
+            }
+        }
+    }
+}
+
+TEST(GemmPack, VectorAndPortablePackersWriteTheSameBytes) {
+    std::mt19937 rng(40);
+    for (ggml_type type : gemm_types()) {
+        const q::GemmFormat f = q::gemm_format(type);
+        for (int64_t k : {int64_t{256}, int64_t{768}}) {
+            for (bool random_bytes : {false, true}) {
+                const std::vector<uint8_t> w =
+                    random_bytes ? random_block_rows(type, 16, k, rng) : quantized_rows(type, 16, k, rng);
+                for (int rows : {16, 1, 9}) {
+                    std::vector<uint8_t> fast(q::gemm_panel_bytes(f, k), 0x11), portable(fast.size(), 0x22);
+                    q::gemm_pack(type, w.data(), ggml_row_size(type, k), rows, k, fast.data());
+                    q::gemm_pack_portable(type, w.data(), ggml_row_size(type, k), rows, k, portable.data());
+                    const auto diff = std::mismatch(fast.begin(), fast.end(), portable.begin());
+                    EXPECT_TRUE(diff.first == fast.end())
+                        << ggml_type_name(type) << ", k " << k << ", " << rows << " rows"
+                        << (random_bytes ? ", random bytes" : "") << ": first difference at byte "
+                        << (diff.first - fast.begin()) << " of " << fast.size() << " (group "
+                        << (diff.first - fast.begin()) / static_cast<ptrdiff_t>(q::gemm_group_bytes(f)) << ")";
+                }
             }
         }
     }
