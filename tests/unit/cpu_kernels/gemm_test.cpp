@@ -10,6 +10,7 @@
 #include "cpu/kernels/matmul_gemm.h"
 #include "cpu/kernels/matmul_vec.h"
 #include "cpu/quants/gemm.h"
+#include "cpu/quants/gemm_float.h"
 #include "cpu/quants/matvec.h"
 
 #include <gtest/gtest.h>
@@ -131,10 +132,13 @@ TEST(GemmTile, PortableAndFastTilesGiveUpstreamsProduct) {
     }
 }
 
-// MUL_MAT graphs on the GEMM path: a [k, rows, 2, 3] broadcast over b [k, cols, 4, 3].
+// MUL_MAT graphs on the GEMM paths (integer and float, gemm_float.h): a [k, rows, 2, 3] broadcast over
+// b [k, cols, 4, 3].
 TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
-    std::mt19937 rng(42);
-    for (ggml_type type : gemm_types()) {
+    std::mt19937           rng(42);
+    std::vector<ggml_type> types = gemm_types();
+    types.insert(types.end(), {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16});
+    for (ggml_type type : types) {
         const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64;
         for (ggml_type b_type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
             Ctx           ctx;
@@ -144,9 +148,8 @@ TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
             std::memcpy(a->data, bytes.data(), bytes.size());
             fill(b, rng);
             ggml_tensor * out = ggml_mul_mat(ctx, a, b);
-            if (q::gemm_tile_fast() != nullptr) {
-                EXPECT_TRUE(switchyard::cpu::kernels::mul_mat_gemm_applies(out)) << ggml_type_name(type);
-            }
+            const bool fast = ggml_is_quantized(type) ? q::gemm_tile_fast() != nullptr : q::gemm_float_available(type);
+            EXPECT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), fast) << ggml_type_name(type);
             for (int nt : {1, 2, 3}) {
                 ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
                 const int64_t r2 = b->ne[2] / a->ne[2], r3 = b->ne[3] / a->ne[3];

@@ -1,0 +1,86 @@
+// The float GEMM's sizes, activation chunks and dispatch (gemm_float.h).
+#include "cpu/quants/gemm_float.h"
+
+#include "base/fp16.h"
+#include "cpu/quants/act_quant.h"
+#include "cpu/simd/isa.h"
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+simd::Isa level_for(ggml_type weight) {
+    return weight == GGML_TYPE_BF16 ? simd::Isa::kAvx512Bf16 : simd::Isa::kAvx512;
+}
+
+} // namespace
+
+bool gemm_float_available(ggml_type weight) {
+#if defined(__x86_64__)
+    if (weight != GGML_TYPE_F32 && weight != GGML_TYPE_F16 && weight != GGML_TYPE_BF16) {
+        return false;
+    }
+    return simd::isa_supported(level_for(weight));
+#else
+    (void) weight;
+    return false;
+#endif
+}
+
+size_t gemm_float_panel_bytes(ggml_type weight, int64_t k) {
+    return static_cast<size_t>(k) * kGemmRows * (weight == GGML_TYPE_BF16 ? 2 : 4);
+}
+
+size_t gemm_float_chunk_bytes(ggml_type weight, int64_t k) {
+    return static_cast<size_t>(k) * kGemmMaxCols * (weight == GGML_TYPE_BF16 ? 2 : 4);
+}
+
+void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * chunk, int col) {
+    constexpr int64_t kStep = 256; // elements converted at once (the row converters are vectorised)
+    uint16_t          half[kStep];
+    float             rounded[kStep];
+    for (int64_t i0 = 0; i0 < k; i0 += kStep) {
+        const int64_t n = k - i0 < kStep ? k - i0 : kStep;
+        if (weight == GGML_TYPE_BF16) {
+            // pairs: step s holds (x[2s], x[2s + 1]) of each column, one 32-bit word per column
+            fp32_to_bf16_row(x + i0, half, n);
+            auto * out = static_cast<uint32_t *>(chunk);
+            for (int64_t j = 0; j < n; j += 2) {
+                out[((i0 + j) / 2) * kGemmMaxCols + col] = half[j] | static_cast<uint32_t>(half[j + 1]) << 16;
+            }
+            continue;
+        }
+        const float * v = x + i0;
+        if (weight == GGML_TYPE_F16) {
+            fp32_to_fp16_row(x + i0, half, n);
+            fp16_to_fp32_row(half, rounded, n);
+            v = rounded;
+        }
+        auto * out = static_cast<float *>(chunk);
+        for (int64_t j = 0; j < n; ++j) {
+            out[(i0 + j) * kGemmMaxCols + col] = v[j];
+        }
+    }
+}
+
+void gemm_float_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+#if defined(__x86_64__)
+    if (weight == GGML_TYPE_BF16) {
+        gemm_float_pack_avx512bf16(w, w_row, rows, k, panel);
+    } else {
+        gemm_float_pack_avx512(weight, w, w_row, rows, k, panel);
+    }
+#else
+    (void) weight, (void) w, (void) w_row, (void) rows, (void) k, (void) panel;
+#endif
+}
+
+void gemm_float_tile(ggml_type weight, const GemmTileArgs & a) {
+#if defined(__x86_64__)
+    weight == GGML_TYPE_BF16 ? gemm_float_tile_avx512bf16(a) : gemm_float_tile_avx512(a);
+#else
+    (void) weight, (void) a;
+#endif
+}
+
+} // namespace switchyard::cpu::quants

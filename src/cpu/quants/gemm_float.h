@@ -1,0 +1,43 @@
+// Float GEMM of the CPU backend: f32, f16 and bf16 weights times many activation columns, on the same plan as the
+// integer GEMM (gemm.h): weights packed sixteen rows at a time into panels, activations eight columns at a time
+// into chunks, a tile of 16 rows x up to 8 columns accumulating in zmm registers (an outer product per step: one
+// panel load, one broadcast per column).
+//
+//   weights  panel per step                        chunk per step                       tile (per step)
+//   f32      k steps of 16 floats (lane r: row r)  k steps of 8 floats                  8 FMA
+//   f16      the same, converted to f32 at packing the activations rounded through f16   8 FMA
+//   bf16     k / 2 steps of 16 bf16 pairs          k / 2 steps of 8 bf16 pairs          8 vdpbf16ps
+//
+// The activations are rounded as upstream rounds them for the weight type (its vec_dot_type: f16 for f16 weights,
+// bf16 for bf16 ones, none for f32), so the products are the matrix-vector path's to float rounding. k must be
+// even for f16 and bf16 (pairs are packed together).
+#pragma once
+
+#include "cpu/quants/gemm.h"
+
+namespace switchyard::cpu::quants {
+
+// true when this CPU has a float tile for `weight` (F32 / F16 at AVX-512, BF16 at AVX-512 BF16).
+bool gemm_float_available(ggml_type weight);
+
+size_t gemm_float_panel_bytes(ggml_type weight, int64_t k);
+size_t gemm_float_chunk_bytes(ggml_type weight, int64_t k);
+
+// As gemm_pack (rows 1..16, missing rows zero); the rows' elements adjacent, w_row a multiple of the element size.
+void gemm_float_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+
+// Column `col` (0..7) of a chunk from k floats, rounded as the weight type's activations are.
+void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * chunk, int col);
+
+// As the integer tile (GemmTileArgs; panel and chunk in the float layouts above).
+void gemm_float_tile(ggml_type weight, const GemmTileArgs & a);
+
+#if defined(__x86_64__)
+// gemm_float_avx512.cpp (F32, F16) and gemm_float_avx512bf16.cpp (BF16); call only where the level is supported
+void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+void gemm_float_tile_avx512(const GemmTileArgs & a);
+void gemm_float_pack_avx512bf16(const void * w, size_t w_row, int rows, int64_t k, void * panel);
+void gemm_float_tile_avx512bf16(const GemmTileArgs & a);
+#endif
+
+} // namespace switchyard::cpu::quants
