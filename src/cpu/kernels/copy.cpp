@@ -71,11 +71,32 @@ private:
     float               block_[kChunk];
 };
 
-// Different types: dst rows are filled chunk by chunk from a sequential reader of src.
+// Rows of the same length with one side F32 with adjacent elements: each row is converted straight from src to
+// dst by the row converters (no float buffer). Returns false, doing nothing, for other pairs.
+bool direct_rows_copy(const Range & rows, const ggml_tensor * src, ggml_tensor * dst) {
+    const bool from_f32 = is_f32_rows(src);
+    if (src->ne[0] != dst->ne[0] || !(from_f32 || is_f32_rows(dst))) {
+        return false;
+    }
+    const int64_t ne0 = dst->ne[0];
+    for (int64_t r = rows.begin; r < rows.end; ++r) {
+        const char * s = row_ptr(src, row_coords(src, r));
+        char *       d = row_ptr(dst, row_coords(dst, r));
+        if (from_f32) {
+            write_chunk(dst, d, 0, ne0, reinterpret_cast<const float *>(s));
+        } else {
+            read_chunk(src, s, 0, ne0, reinterpret_cast<float *>(d));
+        }
+    }
+    return true;
+}
+
+// Different types: dst rows are filled chunk by chunk from a sequential reader of src (or straight from the src
+// rows, see direct_rows_copy).
 void convert_copy(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * src  = dst->src[0];
     const Range         rows = thread_range(p, ggml_nrows(dst));
-    if (rows.begin >= rows.end) {
+    if (rows.begin >= rows.end || direct_rows_copy(rows, src, dst)) {
         return;
     }
     FloatReader reader(src, rows.begin * dst->ne[0]);

@@ -3,19 +3,38 @@
 // 5 freq_base, 6 freq_scale, 7 ext_factor, 8 attn_factor, 9 beta_fast, 10 beta_slow.
 // a: [head_dim, n_head, n_tokens, ne3]; src[1]: I32 positions [n_tokens]; src[2]: F32 freq factors [n_dims/2].
 //
-// Threads split the tokens. A token's rotation angles are the same for every head: they are computed once per
-// chunk of kChunk dimensions into a cos/sin table on the stack and applied to all heads before the next chunk
-// (one chunk for head sizes up to kChunk), so no scratch is needed.
+// Threads take contiguous blocks of tokens. A token's rotation angles are the same for every head: they are
+// computed once per chunk of kChunk dimensions into cos / sin tables on the stack and applied to all heads before
+// the next chunk (one chunk for head sizes up to kChunk), so no scratch is needed. F32 rows with adjacent elements
+// are rotated by the vector rows of the selected ISA (rope_rows.h); other rows element by element.
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
+#include "cpu/kernels/rope_rows.h"
 
 #include "base/fp16.h"
 #include "core/tensor.h"
+#include "cpu/simd/isa.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace switchyard::cpu::kernels {
+
+const RopeRows & rope_rows_scalar() {
+    static const RopeRows k = make_rope_rows<simd::VecScalar>();
+    return k;
+}
+
+const RopeRows & rope_rows() {
+    using Getter = const RopeRows & (*)();
+#if defined(__x86_64__)
+    static constexpr simd::PerIsa<Getter> kTables = {rope_rows_scalar, rope_rows_avx2, rope_rows_avx512};
+#else
+    static constexpr simd::PerIsa<Getter> kTables = {rope_rows_scalar};
+#endif
+    static const RopeRows & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
+    return k;
+}
 
 namespace {
 
@@ -67,31 +86,52 @@ void store(ggml_type type, char * p, float v) {
     }
 }
 
-// Rotates dimensions [c0, c1) (c0, c1 even, or c1 = n_dims) of every head of token row (i2, i3); cs holds the
-// cos / sin pairs of those dimensions.
+// cos / sin of the dimension pairs of one chunk (pair j: dimensions c0 + 2j, c0 + 2j + 1).
+struct AngleTable {
+    float cos[kChunk / 2];
+    float sin[kChunk / 2];
+};
+
+// Rotates dimensions [c0, c1) (c0, c1 even, or c1 = n_dims) of every head of token row (i2, i3) by the angles t.
 void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3, int64_t c0,
-                  int64_t c1, const float * cs) {
-    const bool neox = (r.mode & GGML_ROPE_TYPE_NEOX) != 0;
+                  int64_t c1, const AngleTable & t) {
+    const bool       neox  = (r.mode & GGML_ROPE_TYPE_NEOX) != 0;
+    const int64_t    pairs = (c1 - c0) / 2, half = r.n_dims / 2;
+    const bool       rows  = is_f32_rows(a) && is_f32_rows(dst);
+    const RopeRows & k     = rope_rows();
     for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
-        const char * src = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
-        char *       out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
-        for (int64_t i0 = c0; i0 < c1; i0 += 2) {
+        const char * src = row_ptr(a, i1, i2, i3);
+        char *       out = row_ptr(dst, i1, i2, i3);
+        if (rows) {
+            const auto * x = reinterpret_cast<const float *>(src);
+            auto *       y = reinterpret_cast<float *>(out);
+            if (neox) {
+                k.neox(x + c0 / 2, y + c0 / 2, t.cos, t.sin, pairs, half);
+            } else {
+                k.normal(x + c0, y + c0, t.cos, t.sin, pairs);
+            }
+            continue;
+        }
+        for (int64_t j = 0; j < pairs; ++j) {
+            const int64_t i0 = c0 + 2 * j;
             const int64_t j0 = neox ? i0 / 2 : i0;
-            const int64_t j1 = neox ? i0 / 2 + r.n_dims / 2 : i0 + 1;
-            const float   c = cs[i0 - c0], s = cs[i0 - c0 + 1];
+            const int64_t j1 = neox ? i0 / 2 + half : i0 + 1;
             const float   x0 = load(a->type, src + j0 * a->nb[0]);
             const float   x1 = load(a->type, src + j1 * a->nb[0]);
-            store(dst->type, out + j0 * dst->nb[0], x0 * c - x1 * s);
-            store(dst->type, out + j1 * dst->nb[0], x0 * s + x1 * c);
+            store(dst->type, out + j0 * dst->nb[0], x0 * t.cos[j] - x1 * t.sin[j]);
+            store(dst->type, out + j1 * dst->nb[0], x0 * t.sin[j] + x1 * t.cos[j]);
         }
     }
 }
 
 // Copies the dimensions past n_dims of every head of token row (i2, i3) unchanged.
 void copy_tail(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3) {
+    if (r.n_dims == a->ne[0]) {
+        return;
+    }
     for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
-        const char * src = static_cast<const char *>(a->data) + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
-        char *       out = static_cast<char *>(dst->data) + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        const char * src = row_ptr(a, i1, i2, i3);
+        char *       out = row_ptr(dst, i1, i2, i3);
         for (int64_t i0 = r.n_dims; i0 < a->ne[0]; ++i0) {
             store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
         }
@@ -104,9 +144,9 @@ void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * ff          = dst->src[2];
     const RopeParams    r           = read_params(dst);
     const float         theta_scale = std::pow(r.freq_base, -2.0f / static_cast<float>(r.n_dims));
-    const int64_t       n_tok_rows  = a->ne[2] * a->ne[3];
-    float               cs[kChunk]; // cos / sin of the chunk's dimension pairs
-    for (int64_t tr = p.ith; tr < n_tok_rows; tr += p.nth) {
+    const Range         tokens      = thread_range(p, a->ne[2] * a->ne[3]);
+    AngleTable          t;
+    for (int64_t tr = tokens.begin; tr < tokens.end; ++tr) {
         const int64_t i2 = tr % a->ne[2], i3 = tr / a->ne[2];
         const float   position = static_cast<float>(*reinterpret_cast<const int32_t *>(static_cast<const char *>(pos->data) + i2 * pos->nb[0]));
         float         theta    = position;
@@ -114,10 +154,10 @@ void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
             const int64_t c1 = std::min<int64_t>(r.n_dims, c0 + kChunk);
             for (int64_t i0 = c0; i0 < c1; i0 += 2) {
                 const float f = ff ? *reinterpret_cast<const float *>(static_cast<const char *>(ff->data) + (i0 / 2) * ff->nb[0]) : 1.0f;
-                yarn_angle(r, theta / f, i0, &cs[i0 - c0], &cs[i0 - c0 + 1]);
+                yarn_angle(r, theta / f, i0, &t.cos[(i0 - c0) / 2], &t.sin[(i0 - c0) / 2]);
                 theta *= theta_scale;
             }
-            rotate_chunk(r, a, dst, i2, i3, c0, c1, cs);
+            rotate_chunk(r, a, dst, i2, i3, c0, c1, t);
         }
         copy_tail(r, a, dst, i2, i3);
     }

@@ -25,7 +25,7 @@ const RowKernels & row_kernels_scalar() {
 const RowKernels & row_kernels() {
     using Getter = const RowKernels & (*)();
 #if defined(__x86_64__)
-    static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar, row_kernels_avx2};
+    static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar, row_kernels_avx2, row_kernels_avx512};
 #else
     static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar};
 #endif

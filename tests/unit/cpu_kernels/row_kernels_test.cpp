@@ -27,6 +27,9 @@ std::vector<const RowKernels *> tables() {
     if (switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx2)) {
         t.push_back(&switchyard::cpu::kernels::row_kernels_avx2());
     }
+    if (switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx512)) {
+        t.push_back(&switchyard::cpu::kernels::row_kernels_avx512());
+    }
     return t;
 }
 
@@ -207,7 +210,7 @@ TEST(RowKernels, ReductionsMatchReference) {
 
 TEST(RowKernels, ActiveTableIsOneOfTheKnown) {
     const std::string isa = switchyard::cpu::kernels::row_kernels().isa;
-    EXPECT_TRUE(isa == "scalar" || isa == "avx2") << isa;
+    EXPECT_TRUE(isa == "scalar" || isa == "avx2" || isa == "avx512") << isa;
 }
 
 } // namespace

@@ -1,0 +1,122 @@
+// Float lanes for AVX-512 F/BW/VL/DQ: VecAvx512, sixteen floats (the Vec concept: see simd/vec_scalar.h). Only
+// translation units compiled with the AVX-512 flags (file names ending in _avx512 and above) see it; their code
+// runs only after the selector (simd/isa.h) has checked the CPU.
+#pragma once
+
+#include "cpu/simd/vec_scalar.h"
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
+#include "cpu/simd/intrinsics.h"
+
+#include <cmath>
+#include <cstdint>
+
+#define SWITCHYARD_SIMD_HAVE_AVX512 1
+
+namespace switchyard::cpu::simd {
+namespace {
+
+// Lane mask of the first n (0..16) lanes.
+inline __mmask16 first_lanes_avx512(int64_t n) {
+    return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+struct VecAvx512 {
+    static constexpr int kLanes = 16;
+    __m512 v;
+    static VecAvx512 load(const float * p) { return {_mm512_loadu_ps(p)}; }
+    static VecAvx512 splat(float x) { return {_mm512_set1_ps(x)}; }
+    void store(float * p) const { _mm512_storeu_ps(p, v); }
+    static VecAvx512 load_partial(const float * p, int64_t n) {
+        return {_mm512_maskz_loadu_ps(first_lanes_avx512(n), p)};
+    }
+    void store_partial(float * p, int64_t n) const { _mm512_mask_storeu_ps(p, first_lanes_avx512(n), v); }
+};
+
+inline VecAvx512 operator+(VecAvx512 a, VecAvx512 b) { return {_mm512_add_ps(a.v, b.v)}; }
+inline VecAvx512 operator-(VecAvx512 a, VecAvx512 b) { return {_mm512_sub_ps(a.v, b.v)}; }
+inline VecAvx512 operator*(VecAvx512 a, VecAvx512 b) { return {_mm512_mul_ps(a.v, b.v)}; }
+inline VecAvx512 operator/(VecAvx512 a, VecAvx512 b) { return {_mm512_div_ps(a.v, b.v)}; }
+inline VecAvx512 operator-(VecAvx512 a) { return {_mm512_xor_ps(a.v, _mm512_set1_ps(-0.0f))}; }
+// a < b ? a : b lane-wise, as the scalar version (a NaN in a gives b)
+inline VecAvx512 vmin(VecAvx512 a, VecAvx512 b) { return {_mm512_min_ps(a.v, b.v)}; }
+inline VecAvx512 vmax(VecAvx512 a, VecAvx512 b) { return {_mm512_max_ps(a.v, b.v)}; }
+inline VecAvx512 vabs(VecAvx512 a) { return {_mm512_andnot_ps(_mm512_set1_ps(-0.0f), a.v)}; }
+inline VecAvx512 vsqrt(VecAvx512 a) { return {_mm512_sqrt_ps(a.v)}; }
+inline VecAvx512 select_gt(VecAvx512 a, VecAvx512 b, VecAvx512 x, VecAvx512 y) {
+    return {_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ), y.v, x.v)};
+}
+inline VecAvx512 select_lt(VecAvx512 a, VecAvx512 b, VecAvx512 x, VecAvx512 y) {
+    return {_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ), y.v, x.v)};
+}
+inline VecAvx512 vfma(VecAvx512 a, VecAvx512 b, VecAvx512 c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+inline float hsum(VecAvx512 a) {
+    const __m256 h  = _mm256_add_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
+    const __m128 lo = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    const __m128 sh = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+    return _mm_cvtss_f32(_mm_add_ss(sh, _mm_movehdup_ps(sh)));
+}
+inline float hmax(VecAvx512 a) { return _mm512_reduce_max_ps(a.v); }
+
+// Applies a scalar function to each lane (for the functions without a vector version here).
+template <class F>
+VecAvx512 lanewise(VecAvx512 a, F f) {
+    alignas(64) float t[16];
+    _mm512_store_ps(t, a.v);
+    for (float & x : t) {
+        x = f(x);
+    }
+    return {_mm512_load_ps(t)};
+}
+
+// exp: x = n*ln2 + r with |r| <= ln2/2, exp(r) by a degree-6 polynomial (Cephes coefficients), and 2^n applied by
+// vscalefps, which rounds once into the subnormals and saturates to 0 / +inf. The input is clamped to
+// [-104, 89] first (beyond it the result is already 0 / +inf); max(-104, x) keeps a NaN in x. Max relative
+// error about 2 ulp, as VecAvx2's vexp.
+inline VecAvx512 vexp(VecAvx512 a) {
+    const __m512 x = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), a.v));
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512       r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r              = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p       = _mm512_set1_ps(1.9875691500e-4f);
+    p              = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p              = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p              = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p              = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p              = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p              = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return {_mm512_scalef_ps(p, n)};
+}
+
+// tanh: odd Taylor polynomial for |x| < 0.3, 1 - 2 / (exp(2|x|) + 1) with the sign of x above.
+inline VecAvx512 vtanh(VecAvx512 a) {
+    const VecAvx512 ax  = vabs(a);
+    const VecAvx512 one = VecAvx512::splat(1.0f);
+    const VecAvx512 big = one - VecAvx512::splat(2.0f) / (vexp(ax + ax) + one);
+    const VecAvx512 x2  = a * a;
+    VecAvx512       p   = VecAvx512::splat(-1382.0f / 155925.0f);
+    p                   = p * x2 + VecAvx512::splat(62.0f / 2835.0f);
+    p                   = p * x2 + VecAvx512::splat(-17.0f / 315.0f);
+    p                   = p * x2 + VecAvx512::splat(2.0f / 15.0f);
+    p                   = p * x2 + VecAvx512::splat(-1.0f / 3.0f);
+    const VecAvx512 small = a + a * x2 * p;
+    const VecAvx512 signed_big{_mm512_or_ps(big.v, _mm512_and_ps(a.v, _mm512_set1_ps(-0.0f)))};
+    return select_lt(ax, VecAvx512::splat(0.3f), small, signed_big);
+}
+
+inline VecAvx512 vexpm1(VecAvx512 a) { return lanewise(a, [](float x) { return std::expm1(x); }); }
+inline VecAvx512 verf(VecAvx512 a) { return lanewise(a, [](float x) { return std::erf(x); }); }
+inline VecAvx512 vlog(VecAvx512 a) { return lanewise(a, [](float x) { return std::log(x); }); }
+inline VecAvx512 vlog1p(VecAvx512 a) { return lanewise(a, [](float x) { return std::log1p(x); }); }
+inline VecAvx512 vsin(VecAvx512 a) { return lanewise(a, [](float x) { return std::sin(x); }); }
+inline VecAvx512 vcos(VecAvx512 a) { return lanewise(a, [](float x) { return std::cos(x); }); }
+inline VecAvx512 vround(VecAvx512 a) { return lanewise(a, [](float x) { return std::round(x); }); }
+inline VecAvx512 vfloor(VecAvx512 a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
+inline VecAvx512 vceil(VecAvx512 a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)}; }
+inline VecAvx512 vtrunc(VecAvx512 a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
+
+} // namespace
+} // namespace switchyard::cpu::simd
+
+#endif // __AVX512F__ && __AVX512DQ__ && __FMA__
