@@ -1,0 +1,39 @@
+// The vector steps of the FLASH_ATTN_EXT kernel (attention.cpp), one table per ISA level: the two small GEMMs of a
+// tile (scores = Q K^T, O += P V) and the row steps of the online softmax. Written once over the Vec types in
+// attention_tile_impl.h and instantiated in attention_tile.cpp (scalar), attention_avx2.cpp, attention_avx512.cpp.
+//
+// Every result element is computed by the same sequence of operations whatever the number of rows or keys passed
+// in one call (row and key tails use the same reduction tree as full blocks), so the kernel's output does not
+// depend on how its work is split between threads.
+#pragma once
+
+#include <cstdint>
+
+namespace switchyard::cpu::kernels {
+
+struct AttnTileKernels {
+    // s[r * lds + j] = dot(q + r * ldq, k + j * ldk) over n floats, for r < nr, j < nk.
+    void (*scores)(const float * q, int64_t ldq, int64_t nr, const float * k, int64_t ldk, int64_t nk, int64_t n, float * s,
+                   int64_t lds);
+    // Finishes one row of n raw scores in place: softcap * tanh(s) when softcap != 0, then + mv where mv is given
+    // (mv == -inf gives -inf whatever s is; a NaN in mv gives NaN). Returns the row's maximum, ignoring NaN.
+    float (*finish_row)(float * s, const float * mv, int64_t n, float softcap);
+    // s[j] = exp(s[j] - m) in place; returns the sum.
+    float (*exp_row)(float * s, int64_t n, float m);
+    // o[d] *= c for d < n.
+    void (*scale_row)(float * o, int64_t n, float c);
+    // o[r * ldo + d] += sum_j p[r * ldp + j] * v[j * ldv + d] for r < nr, d < n, j < nk (j in order).
+    void (*accumulate)(float * o, int64_t ldo, int64_t nr, const float * p, int64_t ldp, const float * v, int64_t ldv,
+                       int64_t nk, int64_t n);
+    const char * isa;
+};
+
+// The table for this CPU (after SWITCHYARD_CPU_ISA).
+const AttnTileKernels & attn_tile_kernels();
+
+// The levels' tables (attention_avx2.cpp, attention_avx512.cpp); call only when the CPU has the ISA.
+const AttnTileKernels & attn_tile_kernels_scalar();
+const AttnTileKernels & attn_tile_kernels_avx2();
+const AttnTileKernels & attn_tile_kernels_avx512();
+
+} // namespace switchyard::cpu::kernels
