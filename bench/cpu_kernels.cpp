@@ -9,7 +9,9 @@
 //            as make 1 GiB of weights (at least 14336), larger than any last-level cache (some servers have
 //            several hundred MiB) like the DRAM peak's array; GB/s of weights streamed, ratio to the DRAM read
 //            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
-//   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the FMA peak
+//   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the peak of the instruction the kernel
+//            is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
+//            quantized weights, bf16 dot products (vdpbf16ps) for bf16, FP32 FMA for f32 / f16
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written
 //   layers   one decode step of a LLaMA-7B-shaped layer stack (q4_0 weights): time per token against the time
@@ -181,6 +183,76 @@ __attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters) {
     }
     _mm256_store_ps(lanes, s);
     return lanes[0] + lanes[7];
+}
+
+// 12 independent chains of one dot-product instruction (AVX-512 VNNI vpdpbusd, AVX-512 BF16 vdpbf16ps).
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) int vnni_loop(int64_t iters) {
+    __m512i a[12];
+    for (int k = 0; k < 12; ++k) {
+        a[k] = _mm512_set1_epi32(k);
+    }
+    const __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2);
+    for (int64_t i = 0; i < iters; ++i) {
+        for (int k = 0; k < 12; ++k) {
+            a[k] = _mm512_dpbusd_epi32(a[k], x, y);
+        }
+    }
+    __m512i s = a[0];
+    for (int k = 1; k < 12; ++k) {
+        s = _mm512_add_epi32(s, a[k]);
+    }
+    alignas(64) int lanes[16];
+    _mm512_store_si512(lanes, s);
+    return lanes[0] + lanes[15];
+}
+
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) float bf16_loop(int64_t iters) {
+    __m512 a[12];
+    for (int k = 0; k < 12; ++k) {
+        a[k] = _mm512_set1_ps(static_cast<float>(k) * 1e-3f);
+    }
+    const __m512bh x = (__m512bh) _mm512_set1_epi32(0x3f803f80), y = (__m512bh) _mm512_set1_epi32(0x33d633d6);
+    for (int64_t i = 0; i < iters; ++i) {
+        for (int k = 0; k < 12; ++k) {
+            a[k] = _mm512_dpbf16_ps(a[k], x, y);
+        }
+    }
+    __m512 s = a[0];
+    for (int k = 1; k < 12; ++k) {
+        s = _mm512_add_ps(s, a[k]);
+    }
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, s);
+    return lanes[0] + lanes[15];
+}
+
+enum class Peak { kFma, kBf16, kVnni };
+
+// Giga-operations per second of `which` on n_threads threads (a multiply-add counts 2), 0 when the CPU lacks it.
+// A short measurement (about 0.2 s) for pairing with one case.
+double dot_peak(Peak which, int n_threads) {
+    const int64_t iters = 5'000'000;
+    if ((which == Peak::kVnni && !__builtin_cpu_supports("avx512vnni")) ||
+        (which == Peak::kBf16 && !__builtin_cpu_supports("avx512bf16"))) {
+        return 0.0;
+    }
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+    std::atomic<int> sink{0};
+    const double     s = time_median(
+        [&] {
+            run_threads(n_threads, [&](int) {
+                switch (which) {
+                    case Peak::kVnni: sink.store(vnni_loop(iters)); break;
+                    case Peak::kBf16: sink.store(static_cast<int>(bf16_loop(iters))); break;
+                    case Peak::kFma:
+                        sink.store(static_cast<int>(avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters)));
+                        break;
+                }
+            });
+        },
+        0.2, 3);
+    const double ops_per_instr = which == Peak::kVnni ? 128.0 : which == Peak::kBf16 ? 64.0 : avx512 ? 32.0 : 16.0;
+    return ops_per_instr * 12 * static_cast<double>(iters) * n_threads / s / 1e9;
 }
 
 // FP32 GFLOP/s of independent FMAs on n_threads threads (AVX-512 when present, else AVX2).
@@ -369,7 +441,15 @@ void batch_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
             continue;
         }
         const double gflops = 2.0 * static_cast<double>(k * m * c.n) / b.seconds(0.5) / 1e9;
-        row(name.c_str(), gflops, "GFLOP/s", gflops / p.fma_gflops, "FMA");
+        // against the peak of the kernel's instruction measured right after the case (the FMA peak when the CPU
+        // lacks the dot-product instruction)
+        Peak   which = ggml_is_quantized(c.type) ? Peak::kVnni : c.type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
+        double peak  = dot_peak(which, o.threads);
+        if (peak <= 0.0) {
+            which = Peak::kFma;
+            peak  = dot_peak(which, o.threads);
+        }
+        row(name.c_str(), gflops, "GFLOP/s", gflops / peak, which == Peak::kVnni ? "VNNI" : which == Peak::kBf16 ? "BF16" : "FMA");
     }
 }
 
