@@ -237,6 +237,12 @@ extern "C" {
         GGML_PREC_F32     = 10,
     };
 
+    // op hint of a matrix multiplication (op_params[1] of MUL_MAT), set by ggml_mul_mat_set_hint
+    enum ggml_op_hint {
+        GGML_HINT_NONE             = 0,
+        GGML_HINT_SRC0_IS_HADAMARD = 1, // src0 is a Hadamard matrix (a backend may use a fast transform)
+    };
+
     // legacy model-file types
     enum ggml_ftype {
         GGML_FTYPE_UNKNOWN              = -1,
@@ -706,6 +712,8 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_cumsum  (struct ggml_context * ctx, struct ggml_tensor * a); // F32, running sum along each row
     GGML_API struct ggml_tensor * ggml_mean    (struct ggml_context * ctx, struct ggml_tensor * a); // per row
     GGML_API struct ggml_tensor * ggml_argmax  (struct ggml_context * ctx, struct ggml_tensor * a); // per row, I32
+    // the number of equal elements of a and b (same shape, F32 or I32) as an I64 scalar [1]
+    GGML_API struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
 
     // repeat a to b's shape (b only gives the shape)
     GGML_API struct ggml_tensor * ggml_repeat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
@@ -800,6 +808,8 @@ extern "C" {
     // result: F32 [N, M, ne12, ne13], result[n, m] = dot(a row n, b row m)
     GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+    // marks a MUL_MAT with a hint about its operands (op_params[1]); results are the same with or without it
+    GGML_API void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint);
 
     // as: [K, N, n_expert], b: [K, n_used or 1, n_tokens], ids: I32 [n_used, n_tokens]
     // result: [N, n_used, n_tokens]
@@ -883,6 +893,9 @@ extern "C" {
     // elements above the diagonal (shifted by n_past) set to -INF
     GGML_API struct ggml_tensor * ggml_diag_mask_inf        (struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
     GGML_API struct ggml_tensor * ggml_diag_mask_inf_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
+    // elements above the diagonal shifted by n_past (i0 > n_past + i1) set to 0
+    GGML_API struct ggml_tensor * ggml_diag_mask_zero        (struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
+    GGML_API struct ggml_tensor * ggml_diag_mask_zero_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
 
     GGML_API struct ggml_tensor * ggml_soft_max        (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_soft_max_inplace(struct ggml_context * ctx, struct ggml_tensor * a);
@@ -935,6 +948,29 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
             int s0, int s1, int p0, int p1, int d0, int d1);
 
+    // depthwise 1-d convolution (im2col + mul_mat, as upstream). a: kernel [K, 1, C], b: data [L, C, 1] -> [OL, C, 1]
+    GGML_API struct ggml_tensor * ggml_conv_1d_dw(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int p0, int d0);
+    // padding = half the kernel
+    GGML_API struct ggml_tensor * ggml_conv_1d_dw_ph(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int d0);
+    // depthwise 2-d convolution (im2col + mul_mat, as upstream). a: kernel [KW, KH, 1, C], b: data [W, H, C, N]
+    // -> [OW, OH, C, N]
+    GGML_API struct ggml_tensor * ggml_conv_2d_dw(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int p0, int p1, int d0, int d1);
+
+    // transposed 1-d convolution. a: kernel [K, OC, IC], b: data [L, IC] -> F32 [(L - 1)*s0 + K, OC];
+    // p0 must be 0 and d0 1 (as upstream)
+    GGML_API struct ggml_tensor * ggml_conv_transpose_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int p0, int d0);
+
+    // depthwise 2-d convolution computed directly (op CONV_2D_DW).
+    // a: kernel [KW, KH, 1, C], b: data [W, H, C, N] -> F32 [OW, OH, C, N]
+    GGML_API struct ggml_tensor * ggml_conv_2d_dw_direct(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int stride0, int stride1, int pad0, int pad1, int dilation0, int dilation1);
+
     enum ggml_op_pool {
         GGML_OP_POOL_MAX,
         GGML_OP_POOL_AVG,
@@ -953,6 +989,41 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_pad_ext(
             struct ggml_context * ctx, struct ggml_tensor * a,
             int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
+    // as ggml_pad / ggml_pad_ext, but the padding repeats a around (a torus): dst[i] = a[(i - lp) mod ne]
+    GGML_API struct ggml_tensor * ggml_pad_circular(
+            struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);
+    GGML_API struct ggml_tensor * ggml_pad_ext_circular(
+            struct ggml_context * ctx, struct ggml_tensor * a,
+            int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
+    // reflection padding of dim 0 (F32): [a, b, c, d] with p0 = p1 = 1 -> [b, a, b, c, d, c]; 0 <= p < ne0
+    GGML_API struct ggml_tensor * ggml_pad_reflect_1d(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1);
+
+    enum ggml_scale_mode {
+        GGML_SCALE_MODE_NEAREST  = 0,
+        GGML_SCALE_MODE_BILINEAR = 1,
+        GGML_SCALE_MODE_BICUBIC  = 2,
+
+        GGML_SCALE_MODE_COUNT
+    };
+
+    // flags or-ed into the mode of ggml_interpolate
+    enum ggml_scale_flag {
+        GGML_SCALE_FLAG_ALIGN_CORNERS = (1 << 8),
+        GGML_SCALE_FLAG_ANTIALIAS     = (1 << 9),
+    };
+
+    // ne0 and ne1 multiplied by scale_factor
+    GGML_API struct ggml_tensor * ggml_upscale(
+            struct ggml_context * ctx, struct ggml_tensor * a, int scale_factor, enum ggml_scale_mode mode);
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_upscale_ext(
+            struct ggml_context * ctx, struct ggml_tensor * a, int ne0, int ne1, int ne2, int ne3,
+            enum ggml_scale_mode mode),
+        "use ggml_interpolate instead");
+    // resamples a to [ne0, ne1, ne2, ne3]; 2-d modes (bilinear, bicubic) act on dims 0 and 1, the others take the
+    // nearest element. mode: a ggml_scale_mode, or-ed with ggml_scale_flag values
+    GGML_API struct ggml_tensor * ggml_interpolate(
+            struct ggml_context * ctx, struct ggml_tensor * a,
+            int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint32_t mode);
 
     // element i of each dimension moves to (i + shift) mod ne, shifts smaller than the extents in magnitude
     GGML_API struct ggml_tensor * ggml_roll(
@@ -1001,6 +1072,22 @@ extern "C" {
 
     GGML_API struct ggml_tensor * ggml_unary        (struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
     GGML_API struct ggml_tensor * ggml_unary_inplace(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
+
+    // windows of SAM's image encoder. win_part: a F32 [C, W, H, 1] cut into w x w windows (zero padded at the
+    // right and bottom) -> [C, w, w, npx*npy]; win_unpart: the inverse, cropped to [C, w0, h0, 1]
+    GGML_API struct ggml_tensor * ggml_win_part(struct ggml_context * ctx, struct ggml_tensor * a, int w);
+    GGML_API struct ggml_tensor * ggml_win_unpart(struct ggml_context * ctx, struct ggml_tensor * a, int w0, int h0, int w);
+
+    // relative position table of SAM's attention: a [C, 2*qh - 1] (F16) -> F16 [C, kh, qh],
+    // row (k, q) = a row (kh - 1 - k + q); qh must equal kh
+    GGML_API struct ggml_tensor * ggml_get_rel_pos(struct ggml_context * ctx, struct ggml_tensor * a, int qh, int kh);
+
+    // a F32 [kw*kh, qw*qh, n, 1] + the decomposed relative positions pw, ph [kw, qw, qh, n]:
+    // dst[c, r, i] = a[c, r, i] + ph[c / kw, r % qw, r / qw, i] + pw[c % kw, r % qw, r / qw, i]
+    GGML_API struct ggml_tensor * ggml_add_rel_pos(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw, struct ggml_tensor * ph);
+    GGML_API struct ggml_tensor * ggml_add_rel_pos_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw, struct ggml_tensor * ph);
 
     //
     // custom operators: a function of the application computes the result on the CPU backend. It is called once

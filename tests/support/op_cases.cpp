@@ -541,6 +541,7 @@ std::vector<OpCase> make_cases() {
     add_fill(cases);
     add_roll(cases);
     add_custom(cases);
+    add_ext_cases(cases);
     return cases;
 }
 

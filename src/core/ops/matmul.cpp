@@ -1,7 +1,8 @@
 // Matrix products: MUL_MAT, MUL_MAT_ID (one matrix per expert, picked by ids) and OUT_PROD. Results are F32.
 //
 // MUL_MAT:    a [K, N, ne02, ne03], b [K, M, ne12, ne13], ne12 % ne02 == 0, ne13 % ne03 == 0, a not transposed
-//             -> [N, M, ne12, ne13]. op_params[0] = ggml_prec (0 = default) via ggml_mul_mat_set_prec.
+//             -> [N, M, ne12, ne13]. op_params[0] = ggml_prec (0 = default) via ggml_mul_mat_set_prec,
+//             op_params[1] = ggml_op_hint (0 = none) via ggml_mul_mat_set_hint (a hint only: same results).
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens], n_used % n_b == 0
 //             -> [N, n_used, n_tokens].
 // OUT_PROD:   a [M, K, ne02, ne03], b [P, K, ne12, ne13], ne12 % ne02 == 0, ne13 % ne03 == 0 -> [M, P, ne12, ne13].
@@ -39,6 +40,17 @@ void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
         fatal("[ggml_mul_mat_set_prec] tensor '%s' has op %s, not MUL_MAT", a->name, ggml_op_name(a->op));
     }
     set_op_param_i32(a, 0, static_cast<int32_t>(prec));
+}
+
+void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint) {
+    if (!a) {
+        log_error("[ggml_mul_mat_set_hint] tensor is NULL (an earlier constructor failed)\n");
+        return;
+    }
+    if (a->op != GGML_OP_MUL_MAT) {
+        fatal("[ggml_mul_mat_set_hint] tensor '%s' has op %s, not MUL_MAT", a->name, ggml_op_name(a->op));
+    }
+    set_op_param_i32(a, 1, static_cast<int32_t>(hint));
 }
 
 struct ggml_tensor * ggml_mul_mat_id(struct ggml_context * ctx, struct ggml_tensor * as, struct ggml_tensor * b,

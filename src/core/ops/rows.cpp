@@ -5,7 +5,8 @@
 // SET_ROWS: a (destination) [n_embd, ne1, ne2, ne3], b F32 (rows) [n_embd, n_rows, ne2, ne3], c I64/I32 (row
 //           indices) [n_rows, ne11, ne12] broadcast with ne2 % ne11 == 0, ne3 % ne12 == 0. The result is a view
 //           of a with src = {b, c, a}: upstream's order, which backends read (src[0] rows, src[1] indices).
-// DIAG_MASK_INF: op_params[0] = n_past (i32); result like a, `_inplace` a view of a.
+// DIAG_MASK_INF, DIAG_MASK_ZERO: op_params[0] = n_past (i32); elements with i0 > n_past + i1 become -inf (0);
+//           result like a, `_inplace` a view of a.
 #include "core/ops/op_common.h"
 
 using namespace switchyard;
@@ -13,11 +14,12 @@ using namespace switchyard::ops;
 
 namespace {
 
-ggml_tensor * diag_mask_inf_impl(ggml_context * ctx, ggml_tensor * a, int n_past, bool inplace, const char * name) {
+ggml_tensor * diag_mask_impl(ggml_context * ctx, ggml_tensor * a, int n_past, bool inplace, ggml_op op,
+                             const char * name) {
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    return with_i32(set_op(like(ctx, a, inplace, name), GGML_OP_DIAG_MASK_INF, {a}), {n_past});
+    return with_i32(set_op(like(ctx, a, inplace, name), op, {a}), {n_past});
 }
 
 } // namespace
@@ -58,11 +60,19 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
 }
 
 struct ggml_tensor * ggml_diag_mask_inf(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
-    return diag_mask_inf_impl(ctx, a, n_past, false, "ggml_diag_mask_inf");
+    return diag_mask_impl(ctx, a, n_past, false, GGML_OP_DIAG_MASK_INF, "ggml_diag_mask_inf");
 }
 
 struct ggml_tensor * ggml_diag_mask_inf_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
-    return diag_mask_inf_impl(ctx, a, n_past, true, "ggml_diag_mask_inf_inplace");
+    return diag_mask_impl(ctx, a, n_past, true, GGML_OP_DIAG_MASK_INF, "ggml_diag_mask_inf_inplace");
+}
+
+struct ggml_tensor * ggml_diag_mask_zero(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
+    return diag_mask_impl(ctx, a, n_past, false, GGML_OP_DIAG_MASK_ZERO, "ggml_diag_mask_zero");
+}
+
+struct ggml_tensor * ggml_diag_mask_zero_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
+    return diag_mask_impl(ctx, a, n_past, true, GGML_OP_DIAG_MASK_ZERO, "ggml_diag_mask_zero_inplace");
 }
 
 } // extern "C"

@@ -21,5 +21,7 @@ KernelInfo sort(ggml_op op);      // ARGSORT, TOP_K
 KernelInfo fill(ggml_op op);      // FILL, TRI, DIAG
 KernelInfo roll(ggml_op op);      // ROLL
 KernelInfo custom(ggml_op op);    // MAP_CUSTOM1, MAP_CUSTOM2, MAP_CUSTOM3, CUSTOM
+KernelInfo rows_ext(ggml_op op);  // DIAG_MASK_ZERO, COUNT_EQUAL, WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS
+KernelInfo conv_ext(ggml_op op);  // CONV_TRANSPOSE_1D, CONV_2D_DW, UPSCALE, PAD_REFLECT_1D
 
 } // namespace switchyard::cpu::kernels

@@ -18,7 +18,7 @@ bool compute_node(ggml_tensor * node) {
         return true; // views alias their source's memory
     }
     return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node) ||
-           fill(node) || roll(node) || custom(node);
+           fill(node) || roll(node) || custom(node) || rows_ext(node) || conv_ext(node);
 }
 
 bool has_reference(const ggml_tensor * node) {
@@ -27,9 +27,13 @@ bool has_reference(const ggml_tensor * node) {
             const auto u = static_cast<ggml_unary_op>(node->op_params[0]);
             return u >= 0 && u < GGML_UNARY_OP_COUNT;
         }
-        case GGML_OP_COUNT_EQUAL: case GGML_OP_REPEAT_BACK: case GGML_OP_SILU_BACK:
-        case GGML_OP_RMS_NORM_BACK: case GGML_OP_GET_ROWS_BACK: case GGML_OP_DIAG_MASK_ZERO:
-        case GGML_OP_SOFT_MAX_BACK: case GGML_OP_ROPE_BACK: return false;
+        case GGML_OP_REPEAT_BACK: case GGML_OP_SILU_BACK: case GGML_OP_RMS_NORM_BACK:
+        case GGML_OP_GET_ROWS_BACK: case GGML_OP_SOFT_MAX_BACK: case GGML_OP_ROPE_BACK: return false;
+        case GGML_OP_UPSCALE: {
+            const auto mode = static_cast<uint32_t>(node->op_params[0]);
+            return (mode & 0xFFu) <= GGML_SCALE_MODE_BILINEAR && !(mode & GGML_SCALE_FLAG_ANTIALIAS);
+        }
+        case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART: case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS: return true;
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM: return true;
         default: return node->op < GGML_OP_FLASH_ATTN_BACK || node->op == GGML_OP_GLU;
     }

@@ -69,10 +69,14 @@ bool concat(ggml_tensor * node) {
 bool pad(ggml_tensor * node) {
     const ggml_tensor * a = node->src[0];
     const int64_t       lp[4] = {param_i32(node, 0), param_i32(node, 2), param_i32(node, 4), param_i32(node, 6)};
+    const bool          circular = param_i32(node, 8) != 0; // ggml_pad_ext_circular: a repeated around
     for_each(node, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-        const int64_t j[4] = {i0 - lp[0], i1 - lp[1], i2 - lp[2], i3 - lp[3]};
-        bool          in   = true;
-        for (int d = 0; d < 4; ++d) in = in && j[d] >= 0 && j[d] < a->ne[d];
+        int64_t j[4] = {i0 - lp[0], i1 - lp[1], i2 - lp[2], i3 - lp[3]};
+        bool    in   = true;
+        for (int d = 0; d < 4; ++d) {
+            if (circular) j[d] = ((j[d] % a->ne[d]) + a->ne[d]) % a->ne[d];
+            in = in && j[d] >= 0 && j[d] < a->ne[d];
+        }
         set(node, i0, i1, i2, i3, in ? get(a, j[0], j[1], j[2], j[3]) : 0.0f);
     });
     return true;

@@ -66,5 +66,7 @@ bool conv(ggml_tensor * node);        // im2col, pool
 bool fill(ggml_tensor * node);        // fill, tri, diag
 bool roll(ggml_tensor * node);        // roll
 bool custom(ggml_tensor * node);      // map_custom1/2/3, custom: the application's function on one thread
+bool rows_ext(ggml_tensor * node);    // diag_mask_zero, count_equal, win_part/unpart, get_rel_pos, add_rel_pos
+bool conv_ext(ggml_tensor * node);    // conv_transpose_1d, conv_2d_dw, upscale, pad_reflect_1d
 
 } // namespace switchyard::testing::reference
