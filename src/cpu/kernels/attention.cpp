@@ -10,12 +10,17 @@
 // (decoding: one query), each item's keys are also cut into chunks whose partial (max, sum, O) are merged in
 // chunk order after a barrier.
 //
+// Items of many rows (Plan::transposed) transpose the tile's K once and compute scores with the keys across the
+// vector lanes; items of few rows (decoding) take dot products straight from the K rows, and when K / V are f16
+// the rows are converted inside the tile kernels instead of into scratch first (they stream from memory once).
+//
 // Determinism: the items, tiles and chunks follow from the shapes alone, and every row's arithmetic is the same
 // whatever rows share its item, so the result does not depend on the thread count or on which thread computes
 // what.
 //
-// Scratch (work_size): per thread the item's Q rows, the K and V tile, scores and mask values, O, maxima and sums;
-// when keys are chunked, one partial (max, sum, O) per item and chunk, shared by the threads.
+// Scratch (work_size): per thread the item's Q rows, the K tile (rows and transposed) and V tile, scores and mask
+// values, O, maxima and sums; when keys are chunked, one partial (max, sum, O) per item and chunk, shared by the
+// threads.
 #include "cpu/kernels/attention_tile.h"
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/dequant.h"
@@ -32,9 +37,12 @@ namespace switchyard::cpu::kernels {
 
 namespace {
 
-constexpr int64_t kRows     = 32; // query rows per item
+constexpr int64_t kRows     = 64; // query rows per item (the K / V tile's conversion is shared by them)
 constexpr int64_t kTile     = 64; // keys per tile
 constexpr int64_t kMinUnits = 16; // below this many items, keys are chunked (a shape rule: not the thread count)
+// Items of at least this many rows transpose K: the transposition then costs less than the horizontal sums of
+// dot products (a shape rule too: every item of a node takes the same path).
+constexpr int64_t kTransposedRows = 8;
 
 float alibi_slope(float max_bias, int64_t head, int64_t n_head) {
     if (max_bias <= 0.0f) {
@@ -55,6 +63,7 @@ struct Plan {
     int64_t h_blocks, q_blocks; // items per K/V head and batch: h_blocks x q_blocks
     int64_t n_items;
     int64_t n_chunks, chunk;    // key chunks per item, keys per chunk (a multiple of kTile)
+    bool    transposed;         // scores from a transposed K tile (many rows per item)
     size_t  slot_bytes;         // per thread
     size_t  partial_bytes;      // per (item, chunk) when n_chunks > 1
     size_t  shared_bytes;       // all partials
@@ -80,7 +89,8 @@ Plan make_plan(const ggml_tensor * dst) {
     }
     pl.chunk         = ((pl.n_kv + pl.n_chunks - 1) / pl.n_chunks + kTile - 1) / kTile * kTile;
     pl.n_chunks      = pl.chunk > 0 ? std::max<int64_t>(1, (pl.n_kv + pl.chunk - 1) / pl.chunk) : 1;
-    pl.slot_bytes    = scratch_floats(kRows * pl.D) + scratch_floats(kTile * pl.D) + scratch_floats(kTile * pl.Dv) +
+    pl.transposed    = pl.nh * std::min(pl.nq, pl.n_q) >= kTransposedRows;
+    pl.slot_bytes    = scratch_floats(kRows * pl.D) + 2 * scratch_floats(kTile * pl.D) + scratch_floats(kTile * pl.Dv) +
                     2 * scratch_floats(kRows * kTile) + scratch_floats(kRows * pl.Dv) + 2 * scratch_floats(kRows);
     pl.partial_bytes = scratch_floats(kRows * (pl.Dv + 2));
     pl.shared_bytes  = pl.n_chunks > 1 ? static_cast<size_t>(pl.n_items * pl.n_chunks) * pl.partial_bytes : 0;
@@ -89,7 +99,7 @@ Plan make_plan(const ggml_tensor * dst) {
 
 // One thread's scratch slot.
 struct Slot {
-    float * q, *k, *v, *s, *mv, *o, *m, *l;
+    float * q, *k, *kt, *v, *s, *mv, *o, *m, *l;
 };
 
 Slot thread_slot_of(const ComputeParams & p, const Plan & pl) {
@@ -102,6 +112,7 @@ Slot thread_slot_of(const ComputeParams & p, const Plan & pl) {
     Slot s{};
     s.q  = take(kRows * pl.D);
     s.k  = take(kTile * pl.D);
+    s.kt = take(kTile * pl.D);
     s.v  = take(kTile * pl.Dv);
     s.s  = take(kRows * kTile);
     s.mv = take(kRows * kTile);
@@ -149,12 +160,24 @@ void load_q(const Problem & pb, const Plan & pl, const Item & item, const Slot &
     }
 }
 
-// slope * mask of the item's rows for keys [j0, j0 + nt) into s.mv (stride kTile); live[j]: some row sees key j.
-// Returns whether any row sees any key.
+// Whether the rows of one query see the same mask values in every head (no ALiBi slope, one mask for all heads):
+// s.mv then holds one row per query of the item.
+bool mask_per_query(const Problem & pb) {
+    return pb.max_bias <= 0.0f && pb.mask->ne[2] == 1;
+}
+
+// The row of s.mv that row r of the item reads.
+int64_t mask_row(const Problem & pb, const Item & item, int64_t r) {
+    return mask_per_query(pb) ? r % item.nq : r;
+}
+
+// slope * mask of the item's rows for keys [j0, j0 + nt) into s.mv (stride kTile, rows as mask_row); live[j]: some
+// row sees key j. Returns whether any row sees any key.
 bool load_mask(const Problem & pb, const Item & item, int64_t j0, int64_t nt, const Slot & s, bool * live) {
     const ggml_tensor * m = pb.mask;
     std::fill(live, live + nt, false);
-    for (int64_t r = 0; r < item.rows(); ++r) {
+    const int64_t n_rows = mask_per_query(pb) ? item.nq : item.rows();
+    for (int64_t r = 0; r < n_rows; ++r) {
         const int64_t h    = item.head(r);
         const char *  mrow = static_cast<const char *>(m->data) + item.query(r) * m->nb[1] + (h % m->ne[2]) * m->nb[2] +
                             (item.iq3 % m->ne[3]) * m->nb[3] + j0 * m->nb[0];
@@ -165,24 +188,44 @@ bool load_mask(const Problem & pb, const Item & item, int64_t j0, int64_t nt, co
             for (int64_t j = 0; j < nt; ++j) mv[j] = load_value(m->type, mrow + j * m->nb[0]);
         }
         const float slope = alibi_slope(pb.max_bias, h, pb.q->ne[2]);
-        for (int64_t j = 0; j < nt; ++j) {
-            mv[j] *= slope;
-            live[j] = live[j] || mv[j] != -INFINITY;
+        if (slope != 1.0f) {
+            for (int64_t j = 0; j < nt; ++j) mv[j] *= slope;
         }
+        for (int64_t j = 0; j < nt; ++j) live[j] |= mv[j] != -INFINITY;
     }
     return std::any_of(live, live + nt, [](bool b) { return b; });
 }
 
+bool all_live(const bool * live, int64_t nt) {
+    return live == nullptr || std::all_of(live, live + nt, [](bool b) { return b; });
+}
+
+// Rows [j0, j0 + nt) of t (head ik2, ik3) as f16 elements when t is F16 with rows on element bounds, else nullptr;
+// ld: elements between rows.
+const uint16_t * f16_rows(const ggml_tensor * t, const Item & item, int64_t j0, int64_t & ld) {
+    if (t->type != GGML_TYPE_F16 || t->nb[1] % sizeof(uint16_t) != 0) {
+        return nullptr;
+    }
+    ld = static_cast<int64_t>(t->nb[1] / sizeof(uint16_t));
+    return reinterpret_cast<const uint16_t *>(row_ptr(t, j0, item.ik2, item.ik3));
+}
+
 // Rows [j0, j0 + nt) of K or V (head ik2, ik3) as floats: in place for F32 rows on float bounds, else converted
 // into buf. Keys no row sees are zeroed (their V rows then add 0 even when the cache holds NaN there).
-const float * kv_tile(const ggml_tensor * t, const Item & item, int64_t j0, int64_t nt, int64_t n, float * buf, const bool * live,
-                      int64_t & ld) {
-    const bool all_live = live == nullptr || std::all_of(live, live + nt, [](bool b) { return b; });
-    if (t->type == GGML_TYPE_F32 && t->nb[1] % sizeof(float) == 0 && all_live) {
+const float * kv_tile(const Problem & pb, const ggml_tensor * t, const Item & item, int64_t j0, int64_t nt, int64_t n, float * buf,
+                      const bool * live, int64_t & ld) {
+    const bool all = all_live(live, nt);
+    if (t->type == GGML_TYPE_F32 && t->nb[1] % sizeof(float) == 0 && all) {
         ld = static_cast<int64_t>(t->nb[1] / sizeof(float));
         return reinterpret_cast<const float *>(row_ptr(t, j0, item.ik2, item.ik3));
     }
-    ld                     = n;
+    ld                 = n;
+    int64_t          ld16 = 0;
+    const uint16_t * h    = f16_rows(t, item, j0, ld16);
+    if (h != nullptr && all) {
+        pb.tk->convert_f16(h, ld16, nt, n, buf, n);
+        return buf;
+    }
     const size_t  row_size = ggml_row_size(t->type, n);
     const int64_t ahead    = std::min(nt, t->ne[1] - j0 - kTile); // rows of the next tile, fetched while converting
     for (int64_t j = 0; j < nt; ++j) {
@@ -190,13 +233,35 @@ const float * kv_tile(const ggml_tensor * t, const Item & item, int64_t j0, int6
             const char * next = row_ptr(t, j0 + kTile + j, item.ik2, item.ik3);
             for (size_t o = 0; o < row_size; o += 64) __builtin_prefetch(next + o, 0, 2);
         }
-        if (all_live || live[j]) {
+        if (all || live[j]) {
             row_to_float(t->type, row_ptr(t, j0 + j, item.ik2, item.ik3), buf + j * n, n);
         } else {
             std::fill(buf + j * n, buf + (j + 1) * n, 0.0f);
         }
     }
     return buf;
+}
+
+// Raw scores of the item's rows against keys [j0, j0 + nt) into s.s. K rows of f16 are read in place: keys the
+// mask hides may then score anything (NaN included), which finish_row replaces by -inf.
+void tile_scores(const Problem & pb, const Plan & pl, const Item & item, int64_t j0, int64_t nt, const Slot & s, const bool * live) {
+    const AttnTileKernels & tk  = *pb.tk;
+    int64_t                 ldk = 0;
+    const uint16_t *        k16 = f16_rows(pb.k, item, j0, ldk);
+    if (pl.transposed) {
+        if (k16 != nullptr) {
+            tk.transpose_f16(k16, ldk, nt, pl.D, s.kt, kTile);
+        } else {
+            const float * kr = kv_tile(pb, pb.k, item, j0, nt, pl.D, s.k, live, ldk);
+            tk.transpose(kr, ldk, nt, pl.D, s.kt, kTile);
+        }
+        tk.scores_t(s.q, pl.D, item.rows(), s.kt, kTile, nt, pl.D, s.s, kTile);
+    } else if (k16 != nullptr) {
+        tk.scores_f16(s.q, pl.D, item.rows(), k16, ldk, nt, pl.D, s.s, kTile);
+    } else {
+        const float * kr = kv_tile(pb, pb.k, item, j0, nt, pl.D, s.k, live, ldk);
+        tk.scores(s.q, pl.D, item.rows(), kr, ldk, nt, pl.D, s.s, kTile);
+    }
 }
 
 // One tile of keys [j0, j0 + nt) for the item's rows: scores, the online-softmax update, O += P V.
@@ -211,14 +276,12 @@ void attend_tile(const Problem & pb, const Plan & pl, const Item & item, int64_t
     }
     const AttnTileKernels & tk = *pb.tk;
     const int64_t           R  = item.rows();
-    int64_t                 ldk = 0, ldv = 0;
-    const float *           kt = kv_tile(pb.k, item, j0, nt, pl.D, s.k, live, ldk);
-    const float *           vt = kv_tile(pb.v, item, j0, nt, pl.Dv, s.v, live, ldv);
-    tk.scores(s.q, pl.D, R, kt, ldk, nt, pl.D, s.s, kTile);
+    tile_scores(pb, pl, item, j0, nt, s, live);
     for (int64_t r = 0; r < R; ++r) {
-        float *     sr    = s.s + r * kTile;
-        const float m_old = s.m[r];
-        const float m_new = std::max(m_old, tk.finish_row(sr, live ? s.mv + r * kTile : nullptr, nt, pb.softcap));
+        float *       sr    = s.s + r * kTile;
+        const float * mv    = live ? s.mv + mask_row(pb, item, r) * kTile : nullptr;
+        const float   m_old = s.m[r];
+        const float   m_new = std::max(m_old, tk.finish_row(sr, mv, nt, pb.softcap));
         if (m_new == -INFINITY) { // nothing seen yet: the row adds nothing
             std::fill(sr, sr + nt, 0.0f);
             continue;
@@ -235,7 +298,14 @@ void attend_tile(const Problem & pb, const Plan & pl, const Item & item, int64_t
         }
         s.m[r] = m_new;
     }
-    tk.accumulate(s.o, pl.Dv, R, s.s, kTile, vt, ldv, nt, pl.Dv);
+    int64_t          ldv = 0;
+    const uint16_t * v16 = pl.transposed || !all_live(live, nt) ? nullptr : f16_rows(pb.v, item, j0, ldv);
+    if (v16 != nullptr) {
+        tk.accumulate_f16(s.o, pl.Dv, R, s.s, kTile, v16, ldv, nt, pl.Dv);
+    } else {
+        const float * vt = kv_tile(pb, pb.v, item, j0, nt, pl.Dv, s.v, live, ldv);
+        tk.accumulate(s.o, pl.Dv, R, s.s, kTile, vt, ldv, nt, pl.Dv);
+    }
 }
 
 // Keys [c0, c1) for the item's rows, from a fresh state.
@@ -261,6 +331,11 @@ void write_row(const Problem & pb, const Plan & pl, const Item & item, int64_t r
     }
     const float inv = l > 0.0f ? 1.0f / l : 0.0f;
     char *      out = static_cast<char *>(pb.dst->data) + h * pb.dst->nb[1] + item.query(r) * pb.dst->nb[2] + item.iq3 * pb.dst->nb[3];
+    if (pb.dst->nb[0] == sizeof(float)) {
+        pb.tk->scale_row(o, pl.Dv, inv);
+        std::memcpy(out, o, static_cast<size_t>(pl.Dv) * sizeof(float));
+        return;
+    }
     for (int64_t d = 0; d < pl.Dv; ++d) {
         *reinterpret_cast<float *>(out + d * pb.dst->nb[0]) = o[d] * inv;
     }

@@ -95,29 +95,32 @@ TEST(FlashAttnKernel, MatchesReferenceAndIgnoresThreadCount) {
 }
 
 // Keys hidden from every query by the mask may hold anything (a KV cache's unused cells): NaN there must not
-// reach the result.
+// reach the result, whether K is transposed (many rows per item) or read in place as f16 (one query).
 TEST(FlashAttnKernel, HiddenKeysMayHoldNaN) {
-    Ctx           ctx;
-    const FaCase  c{64, 5, 100, 4, 2, GGML_TYPE_F16, true, true, 0.0f, 0.0f, false};
-    ggml_tensor * out = build(ctx, c);
-    ggml_tensor * k = out->src[1], *v = out->src[2], *mask = out->src[3];
-    constexpr int64_t kFirstHidden = 80; // inside the second tile of keys, so the tile is not skipped as a whole
-    for (int64_t i = 0; i < c.n_q; ++i) {
-        for (int64_t j = kFirstHidden; j < c.n_kv; ++j) set(mask, -INFINITY, j, i);
-    }
-    ggml_cgraph * gf = ggml_new_graph(ctx);
-    ggml_build_forward_expand(gf, out);
-    const std::vector<double> want = reference_values(gf, out);
-    for (int64_t j = kFirstHidden; j < c.n_kv; ++j) {
-        for (int64_t h = 0; h < c.n_head_kv; ++h) {
-            for (int64_t d = 0; d < c.d; ++d) {
-                set(k, NAN, d, j, h);
-                set(v, NAN, d, j, h);
+    for (const FaCase & c : {FaCase{64, 5, 100, 4, 2, GGML_TYPE_F16, true, true, 0.0f, 0.0f, false},
+                             FaCase{64, 1, 100, 4, 2, GGML_TYPE_F16, true, true, 0.0f, 0.0f, false}}) {
+        SCOPED_TRACE(name(c));
+        Ctx           ctx;
+        ggml_tensor * out = build(ctx, c);
+        ggml_tensor * k = out->src[1], *v = out->src[2], *mask = out->src[3];
+        constexpr int64_t kFirstHidden = 80; // inside the second tile of keys, so the tile is not skipped as a whole
+        for (int64_t i = 0; i < c.n_q; ++i) {
+            for (int64_t j = kFirstHidden; j < c.n_kv; ++j) set(mask, -INFINITY, j, i);
+        }
+        ggml_cgraph * gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, out);
+        const std::vector<double> want = reference_values(gf, out);
+        for (int64_t j = kFirstHidden; j < c.n_kv; ++j) {
+            for (int64_t h = 0; h < c.n_head_kv; ++h) {
+                for (int64_t d = 0; d < c.d; ++d) {
+                    set(k, NAN, d, j, h);
+                    set(v, NAN, d, j, h);
+                }
             }
         }
+        ASSERT_EQ(ggml_graph_compute_with_ctx(ctx, gf, 2), GGML_STATUS_SUCCESS);
+        expect_all_near(out, from_values(out, want), Tol{1e-4, 1e-3});
     }
-    ASSERT_EQ(ggml_graph_compute_with_ctx(ctx, gf, 2), GGML_STATUS_SUCCESS);
-    expect_all_near(out, from_values(out, want), Tol{1e-4, 1e-3});
 }
 
 } // namespace
