@@ -123,11 +123,15 @@ ggml_status backend_graph_compute(ggml_backend_t backend, ggml_cgraph * cgraph) 
                       ggml_op_desc(node), node->name);
             return GGML_STATUS_FAILED;
         }
-        if (!info.record(rec, node)) {
+        // RMS_NORM and the MUL by a weight that follows it: one dispatch
+        const ggml_tensor * next = i + 1 < ggml_graph_n_nodes(cgraph) ? ggml_graph_node(cgraph, i + 1) : nullptr;
+        const bool          fuse = next != nullptr && ops::can_fuse_rms_norm_mul(node, next);
+        if (!(fuse ? ops::record_rms_norm_mul(rec, node, next) : info.record(rec, node))) {
             log_error("[ggml_backend_graph_compute] %s: cannot record %s for '%s'\n", ctx->device->name().c_str(),
                       ggml_op_desc(node), node->name);
             return ctx->stream.error() != GGML_STATUS_SUCCESS ? ctx->stream.error() : GGML_STATUS_FAILED;
         }
+        i += fuse ? 1 : 0;
         if (++recorded % kNodesPerSubmit == 0) {
             ctx->stream.flush();
         }

@@ -29,6 +29,18 @@ constexpr std::array<OpInfo, GGML_OP_COUNT> make_table() {
     set(GGML_OP_GET_ROWS, ops::supports_get_rows, ops::record_get_rows);
     set(GGML_OP_SET_ROWS, ops::supports_set_rows, ops::record_set_rows);
     set(GGML_OP_MUL_MAT, ops::supports_mul_mat, ops::record_mul_mat);
+    set(GGML_OP_MUL_MAT_ID, ops::supports_mul_mat_id, ops::record_mul_mat_id);
+    for (ggml_op op : {GGML_OP_SUM_ROWS, GGML_OP_ARGMAX}) {
+        set(op, ops::supports_reduce, ops::record_reduce);
+    }
+    for (ggml_op op : {GGML_OP_ARGSORT, GGML_OP_TOP_K}) {
+        set(op, ops::supports_sort, ops::record_sort);
+    }
+    for (ggml_op op : {GGML_OP_CONCAT, GGML_OP_PAD, GGML_OP_REPEAT, GGML_OP_ARANGE}) {
+        set(op, ops::supports_layout, ops::record_layout);
+    }
+    set(GGML_OP_ADD_ID, ops::supports_add_id, ops::record_add_id);
+    set(GGML_OP_IM2COL, ops::supports_im2col, ops::record_im2col);
     return t;
 }
 

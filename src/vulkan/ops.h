@@ -40,6 +40,10 @@ bool supports_glu(const Device &, const ggml_tensor *);
 bool record_glu(Recorder &, const ggml_tensor *);
 bool supports_norm(const Device &, const ggml_tensor *);
 bool record_norm(Recorder &, const ggml_tensor *);
+// RMS_NORM followed by a MUL of it by an f32 weight, in one dispatch (the norm is still written, so readers of it
+// in later graphs or splits see it): can_fuse says whether mul qualifies, both nodes being supported
+bool can_fuse_rms_norm_mul(const ggml_tensor * norm, const ggml_tensor * mul);
+bool record_rms_norm_mul(Recorder &, const ggml_tensor * norm, const ggml_tensor * mul);
 bool supports_softmax(const Device &, const ggml_tensor *);
 bool record_softmax(Recorder &, const ggml_tensor *);
 bool supports_rope(const Device &, const ggml_tensor *);
@@ -48,6 +52,22 @@ bool supports_get_rows(const Device &, const ggml_tensor *);
 bool record_get_rows(Recorder &, const ggml_tensor *);
 bool supports_mul_mat(const Device &, const ggml_tensor *);
 bool record_mul_mat(Recorder &, const ggml_tensor *);
+bool supports_mul_mat_id(const Device &, const ggml_tensor *);
+bool record_mul_mat_id(Recorder &, const ggml_tensor *);
+bool supports_reduce(const Device &, const ggml_tensor *);
+bool record_reduce(Recorder &, const ggml_tensor *);
+bool supports_sort(const Device &, const ggml_tensor *);
+bool record_sort(Recorder &, const ggml_tensor *);
+bool supports_layout(const Device &, const ggml_tensor *);
+bool record_layout(Recorder &, const ggml_tensor *);
+bool supports_add_id(const Device &, const ggml_tensor *);
+bool record_add_id(Recorder &, const ggml_tensor *);
+// CPY / SET_ROWS into Q8_0 or Q4_0 (quantize.cpp): is_quantized_write says which nodes these are
+bool is_quantized_write(const ggml_tensor *);
+bool supports_quantize(const ggml_tensor *);
+bool record_quantize(Recorder &, const ggml_tensor *);
+bool supports_im2col(const Device &, const ggml_tensor *);
+bool record_im2col(Recorder &, const ggml_tensor *);
 } // namespace ops
 
 } // namespace switchyard::vulkan

@@ -1,4 +1,5 @@
-// MUL_MAT (shaders/mul_mat.comp), with broadcasting over dims 2 and 3. The activations are first rounded the
+// MUL_MAT (shaders/mul_mat.comp), with broadcasting over dims 2 and 3, and MUL_MAT_ID (shaders/mul_mat_id.comp,
+// the expert matrices picked by i32 ids, in one dispatch). The activations are first rounded the
 // way the CPU's dot products see them (shaders/mul_mat_act.comp into scratch slot 0): to f16 / bf16 for f16 /
 // bf16 weights, through Q8_0 for Q4_0, Q5_0, Q8_0, IQ4_NL, MXFP4 weights and through Q8_1 (with its excess
 // term) for Q4_1 and Q5_1; f32 weights use them as they are.
@@ -45,7 +46,30 @@ struct MulMatParams {
 };
 static_assert(sizeof(MulMatParams) <= 128);
 
+struct MulMatIdParams {
+    uint32_t K, M, n_used, n_tokens, n_b, n_expert;
+    uint32_t nb01, nb02, off_w;
+    uint32_t pad[3]; // nb_b is a uvec4: 16-byte aligned
+    uint32_t nb_b[4];
+    uint32_t off_b;
+    uint32_t nb_i0, nb_i1, off_i;
+    uint32_t nb_d1, nb_d2, off_d;
+    uint32_t excess_base;
+};
+static_assert(sizeof(MulMatIdParams) == 96);
+
 constexpr uint32_t kDotWorkgroup = 64;
+
+// The weights, activations and result as both products need them.
+bool supports_product(const ggml_tensor * w, const ggml_tensor * b, const ggml_tensor * node) {
+    const Act act = activation_for(w->type, b->type);
+    if (act == Act::None || !is_float_type(b->type) || node->type != GGML_TYPE_F32 ||
+        w->nb[0] != ggml_type_size(w->type) || node->nb[0] != sizeof(float) || !fits_u32(b) || !fits_u32(node) ||
+        ggml_nbytes(w) >= (size_t(1) << 32)) {
+        return false;
+    }
+    return act == Act::AsIs || act == Act::F16 || act == Act::BF16 || w->ne[0] % 32 == 0;
+}
 
 // Records the activation rounding of b into scratch slot 0; returns the operand to read them from.
 Operand convert_activations(Recorder & rec, const ggml_tensor * b, Act act, bool & ok) {
@@ -73,13 +97,7 @@ Operand convert_activations(Recorder & rec, const ggml_tensor * b, Act act, bool
 bool supports_mul_mat(const Device &, const ggml_tensor * node) {
     const ggml_tensor * w = node->src[0];
     const ggml_tensor * b = node->src[1];
-    const Act           act = activation_for(w->type, b->type);
-    if (act == Act::None || !is_float_type(b->type) || node->type != GGML_TYPE_F32 ||
-        w->nb[0] != ggml_type_size(w->type) || node->nb[0] != sizeof(float) || b->ne[2] % w->ne[2] != 0 ||
-        b->ne[3] % w->ne[3] != 0 || !fits_u32(b) || !fits_u32(node) || ggml_nbytes(w) >= (size_t(1) << 32)) {
-        return false;
-    }
-    return act == Act::AsIs || act == Act::F16 || act == Act::BF16 || w->ne[0] % 32 == 0;
+    return supports_product(w, b, node) && b->ne[2] % w->ne[2] == 0 && b->ne[3] % w->ne[3] == 0;
 }
 
 bool record_mul_mat(Recorder & rec, const ggml_tensor * node) {
@@ -127,6 +145,62 @@ bool record_mul_mat(Recorder & rec, const ggml_tensor * node) {
     rec.groups_for(static_cast<uint64_t>(ggml_nelements(node)), 1, gx, gy);
     return rec.dispatch("mul_mat", {kDotWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u},
                         {ow, ob, has_excess ? ob : od, od}, &p, sizeof p, gx, gy);
+}
+
+bool supports_mul_mat_id(const Device &, const ggml_tensor * node) {
+    const ggml_tensor * w   = node->src[0];
+    const ggml_tensor * b   = node->src[1];
+    const ggml_tensor * ids = node->src[2];
+    return supports_product(w, b, node) && ids->type == GGML_TYPE_I32 && fits_u32(ids) && w->ne[3] == 1 &&
+           b->ne[3] == 1 && ids->ne[1] == b->ne[2] && ids->ne[0] % b->ne[1] == 0 && node->ne[0] == w->ne[1] &&
+           node->ne[1] == ids->ne[0] && node->ne[2] == b->ne[2] && node->ne[3] == 1;
+}
+
+bool record_mul_mat_id(Recorder & rec, const ggml_tensor * node) {
+    const ggml_tensor * w   = node->src[0];
+    const ggml_tensor * b   = node->src[1];
+    const ggml_tensor * ids = node->src[2];
+    const Act           act = activation_for(w->type, b->type);
+    const Operand       ow = rec.in(w), oi = rec.in(ids), od = rec.out(node);
+    Operand             ob = rec.in(b);
+    MulMatIdParams      p{};
+    const Shape         sb = shape_of(b), si = shape_of(ids), sd = shape_of(node);
+    std::memcpy(p.nb_b, sb.nb, sizeof p.nb_b);
+    p.off_b     = elements(ob.residual, ggml_type_size(b->type));
+    uint32_t tb = float_type_code(b->type);
+    if (act != Act::AsIs) {
+        bool ok = false;
+        ob      = convert_activations(rec, b, act, ok);
+        if (!ok) {
+            return false;
+        }
+        tb            = 0; // f32 scratch, contiguous
+        p.nb_b[0]     = 1;
+        p.nb_b[1]     = static_cast<uint32_t>(b->ne[0]);
+        p.nb_b[2]     = static_cast<uint32_t>(b->ne[0] * b->ne[1]);
+        p.off_b       = 0;
+        p.excess_base = static_cast<uint32_t>(ggml_nelements(b));
+    }
+    p.K        = static_cast<uint32_t>(w->ne[0]);
+    p.M        = static_cast<uint32_t>(w->ne[1]);
+    p.n_expert = static_cast<uint32_t>(w->ne[2]);
+    p.n_used   = static_cast<uint32_t>(ids->ne[0]);
+    p.n_tokens = static_cast<uint32_t>(b->ne[2]);
+    p.n_b      = static_cast<uint32_t>(b->ne[1]);
+    p.nb01     = static_cast<uint32_t>(w->nb[1]);
+    p.nb02     = static_cast<uint32_t>(w->nb[2]);
+    p.off_w    = ow.residual;
+    p.nb_i0    = si.nb[0];
+    p.nb_i1    = si.nb[1];
+    p.off_i    = oi.residual / 4;
+    p.nb_d1    = sd.nb[1];
+    p.nb_d2    = sd.nb[2];
+    p.off_d    = od.residual / 4;
+    const bool has_excess = act == Act::Q8_1;
+    uint32_t   gx, gy;
+    rec.groups_for(static_cast<uint64_t>(ggml_nelements(node)), 1, gx, gy);
+    return rec.dispatch("mul_mat_id", {kDotWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u},
+                        {ow, ob, has_excess ? ob : od, oi, od}, &p, sizeof p, gx, gy);
 }
 
 } // namespace switchyard::vulkan::ops

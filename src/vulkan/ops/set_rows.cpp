@@ -1,4 +1,5 @@
-// SET_ROWS (shaders/set_rows.comp): f32 rows scattered into f32, f16 or bf16 destinations by i32 or i64 indices.
+// SET_ROWS (shaders/set_rows.comp): f32 rows scattered into f32, f16 or bf16 destinations by i32 or i64 indices;
+// into Q8_0 / Q4_0 destinations quantized (quantize.cpp).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -20,11 +21,17 @@ static_assert(sizeof(SetRowsParams) <= 128);
 bool supports_set_rows(const Device &, const ggml_tensor * node) {
     const ggml_tensor * src = node->src[0];
     const ggml_tensor * idx = node->src[1];
+    if (is_quantized_write(node)) {
+        return supports_quantize(node);
+    }
     return src->type == GGML_TYPE_F32 && is_float_type(node->type) &&
            (idx->type == GGML_TYPE_I32 || idx->type == GGML_TYPE_I64) && fits_u32(src) && fits_u32(node) && fits_u32(idx);
 }
 
 bool record_set_rows(Recorder & rec, const ggml_tensor * node) {
+    if (is_quantized_write(node)) {
+        return record_quantize(rec, node);
+    }
     const ggml_tensor * src = node->src[0];
     const ggml_tensor * idx = node->src[1];
     const Operand       os = rec.in(src), oi = rec.in(idx), od = rec.out(node);

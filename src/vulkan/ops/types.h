@@ -5,6 +5,7 @@
 #include "ggml.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace switchyard::vulkan::ops {
 
@@ -72,6 +73,14 @@ inline bool fits_u32(const ggml_tensor * t) {
 inline bool element_strides(const ggml_tensor * t) {
     const size_t es = ggml_type_size(t->type);
     return t->nb[0] % es == 0 && t->nb[1] % es == 0 && t->nb[2] % es == 0 && t->nb[3] % es == 0;
+}
+
+// op parameter i of a node, as int32 / float
+inline int32_t op_i32(const ggml_tensor * t, int i) { return t->op_params[i]; }
+inline float   op_f32(const ggml_tensor * t, int i) {
+    float v;
+    std::memcpy(&v, &t->op_params[i], sizeof v);
+    return v;
 }
 
 constexpr uint32_t kWorkgroup = 256; // invocations per group of the element-wise shaders

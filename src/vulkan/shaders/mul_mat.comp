@@ -1,7 +1,7 @@
 #version 450
 // MUL_MAT: dst[m, n, i2, i3] = sum_k W[k, m, i2 / r2, i3 / r3] * B[k, n, i2, i3] for float and block-quantized
-// W. One workgroup per output element (the matrix-vector shape: each invocation takes whole blocks of the row,
-// then the group reduces). For Q4_1 / Q5_1 the Q8_1 excess term of each block is added, times the block's min.
+// W. One workgroup per output element (the matrix-vector shape, mul_mat_dot.glsl). For Q4_1 / Q5_1 the Q8_1
+// excess term of each block is added, times the block's min.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -25,7 +25,7 @@ layout(push_constant) uniform Params {
     uint  excess_base;
 } p;
 
-shared float partial[256];
+#include "mul_mat_dot.glsl"
 
 void main() {
     const uint id = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
@@ -34,32 +34,11 @@ void main() {
     }
     const uint m = id % p.M, n = (id / p.M) % p.N, batch = id / (p.M * p.N);
     const uint i2 = batch % p.ne12, i3 = batch / p.ne12;
-    const uint row   = p.off_w + m * p.nb01 + (i2 / p.r2) * p.nb02 + (i3 / p.r3) * p.nb03;
-    const uint col   = p.off_b + n * p.nb_b.y + i2 * p.nb_b.z + i3 * p.nb_b.w;
-    const uint be    = block_elements(TW), bb = block_bytes(TW);
-    const uint nblk  = p.K / be;
-    const uint first_excess = p.excess_base + ((i3 * p.ne12 + i2) * p.N + n) * nblk;
-
-    float acc = 0.0;
-    for (uint kb = gl_LocalInvocationID.x; kb < nblk; kb += gl_WorkGroupSize.x) {
-        const uint blk = row + kb * bb;
-        for (uint j = 0; j < be; ++j) {
-            acc += dequant(TW, blk, j) * LOAD(b, TB, col + (kb * be + j) * p.nb_b.x);
-        }
-        if (HAS_EXCESS != 0) {
-            acc += wf16(blk + 2u) * excess[first_excess + kb];
-        }
-    }
-    const uint t = gl_LocalInvocationID.x;
-    partial[t]   = acc;
-    barrier();
-    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-        if (t < s) {
-            partial[t] += partial[t + s];
-        }
-        barrier();
-    }
-    if (t == 0) {
-        d[p.off_d + m + n * p.nb_d1 + i2 * p.nb_d2 + i3 * p.nb_d3] = partial[0];
+    const uint row  = p.off_w + m * p.nb01 + (i2 / p.r2) * p.nb02 + (i3 / p.r3) * p.nb03;
+    const uint col  = p.off_b + n * p.nb_b.y + i2 * p.nb_b.z + i3 * p.nb_b.w;
+    const uint nblk = p.K / block_elements(TW);
+    const float r   = row_dot(p.K, row, col, p.nb_b.x, p.excess_base + ((i3 * p.ne12 + i2) * p.N + n) * nblk);
+    if (gl_LocalInvocationID.x == 0) {
+        d[p.off_d + m + n * p.nb_d1 + i2 * p.nb_d2 + i3 * p.nb_d3] = r;
     }
 }
