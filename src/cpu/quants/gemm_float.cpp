@@ -7,20 +7,12 @@
 
 namespace switchyard::cpu::quants {
 
-namespace {
-
-simd::Isa level_for(ggml_type weight) {
-    return weight == GGML_TYPE_BF16 ? simd::Isa::kAvx512Bf16 : simd::Isa::kAvx512;
-}
-
-} // namespace
-
 bool gemm_float_available(ggml_type weight) {
 #if defined(__x86_64__)
     if (weight != GGML_TYPE_F32 && weight != GGML_TYPE_F16 && weight != GGML_TYPE_BF16) {
         return false;
     }
-    return simd::isa_supported(level_for(weight));
+    return simd::isa_supported(weight == GGML_TYPE_BF16 ? simd::Isa::kAvx512Bf16 : simd::Isa::kAvx512);
 #else
     (void) weight;
     return false;

@@ -86,6 +86,17 @@ TEST(IsaSelector, LevelsNestAndRespectTheCap) {
     }
 }
 
+TEST(IsaSelector, OtherArchitecturesRunTheScalarLevel) {
+#if defined(__x86_64__)
+    GTEST_SKIP() << "x86-64 has levels above scalar (the other IsaSelector tests cover them)";
+#else
+    EXPECT_EQ(switchyard::cpu::simd::best_isa(), Isa::kScalar);
+    for (int i = 1; i < static_cast<int>(Isa::kCount); ++i) {
+        EXPECT_FALSE(isa_supported(static_cast<Isa>(i))) << switchyard::cpu::simd::isa_name(static_cast<Isa>(i));
+    }
+#endif
+}
+
 TEST(IsaSelector, PickTakesTheHighestSupportedUsableEntry) {
     switchyard::cpu::simd::PerIsa<int> table{};
     for (size_t i = 0; i < table.size(); ++i) {

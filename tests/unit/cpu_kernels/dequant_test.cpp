@@ -19,6 +19,7 @@ using switchyard::cpu::kernels::DequantKernels;
 
 std::vector<const DequantKernels *> tables() {
     std::vector<const DequantKernels *> t;
+#if defined(__x86_64__) // the ISA tables exist in x86-64 builds only
     using switchyard::cpu::simd::Isa;
     using switchyard::cpu::simd::isa_supported;
     if (isa_supported(Isa::kAvx2)) {
@@ -27,6 +28,7 @@ std::vector<const DequantKernels *> tables() {
     if (isa_supported(Isa::kAvx512)) {
         t.push_back(&switchyard::cpu::kernels::dequant_kernels_avx512());
     }
+#endif
     t.push_back(&switchyard::cpu::kernels::dequant_kernels()); // the one the kernels use
     return t;
 }

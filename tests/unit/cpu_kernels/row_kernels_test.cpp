@@ -24,12 +24,14 @@ using switchyard::cpu::kernels::RowKernels;
 
 std::vector<const RowKernels *> tables() {
     std::vector<const RowKernels *> t = {&switchyard::cpu::kernels::row_kernels_scalar()};
+#if defined(__x86_64__) // the ISA tables exist in x86-64 builds only
     if (switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx2)) {
         t.push_back(&switchyard::cpu::kernels::row_kernels_avx2());
     }
     if (switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx512)) {
         t.push_back(&switchyard::cpu::kernels::row_kernels_avx512());
     }
+#endif
     return t;
 }
 
