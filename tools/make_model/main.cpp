@@ -33,6 +33,7 @@ void usage(std::FILE * f) {
                  "  --heads N           llama.attention.head_count    --kv-heads N llama.attention.head_count_kv\n"
                  "  --vocab N           tokens (at least 259)         --rope-base X, --rms-eps X\n"
                  "  --seed N            the weights' seed (default 42)\n"
+                 "  --tied-output       no output.weight (the output projection is token_embd)\n"
                  "  --threads N         threads generating and quantizing (default: all)\n"
                  "  -h, --help          this text\n"
                  "(--preset first: the flags after it change its values)\n");
@@ -64,6 +65,10 @@ bool parse_args(int argc, char ** argv, Args & a) {
         if (arg == "-h" || arg == "--help") {
             a.help = true;
             return true;
+        }
+        if (arg == "--tied-output") {
+            a.shape.tied_output = true;
+            continue;
         }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "switchyard-make-model: %s: unknown option or missing value\n", arg.c_str());

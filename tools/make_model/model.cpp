@@ -174,7 +174,9 @@ Plan plan_tensors(const Shape & s, std::string & error) {
         matrix(blk + "ffn_down.weight", s.n_ff, s.n_embd, true);
     }
     norm("output_norm.weight");
-    matrix("output.weight", s.n_embd, s.n_vocab, true);
+    if (!s.tied_output) {
+        matrix("output.weight", s.n_embd, s.n_vocab, true);
+    }
     for (const auto & [note, count] : fallbacks) {
         plan.notes.push_back(note + " (" + std::to_string(count) + " tensors)");
     }

@@ -27,6 +27,7 @@ struct Shape {
     float       rms_eps       = 1e-5f;
     std::string weight_type   = "mixed"; // a ggml type name for every matrix, or "mixed" (Q4_K_M-like)
     uint64_t    seed          = 42;
+    bool        tied_output   = false; // no output.weight: the output projection is token_embd (as in small models)
 };
 
 // Sets the preset's values (tiny or 1b); false for an unknown preset.

@@ -1,0 +1,314 @@
+// switchyard-run's model, context and sampler (tools/run) on a tiny model written by switchyard-make-model's
+// code into a temporary directory (64 wide, 2 layers, 4 query / 2 KV heads, 300 tokens). The logits of the
+// same tokens must agree, within max |a - b| <= 1e-3 * max |logit| of the CPU alone, whatever the devices and
+// splits (CPU; CPU + the test device with the layers split; the meta device over two CPUs with the layers
+// split by heads), and whatever the order of evaluation (a batch, batches of 3, token by token through the KV
+// cache). Bad files are errors with a message, never crashes.
+#include "context.h"
+#include "devices.h"
+#include "model.h"
+#include "sampler.h"
+#include "weights.h"
+
+#include "support/test_device.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace switchyard::run {
+namespace {
+
+namespace fs = std::filesystem;
+
+make_model::Shape tiny_shape(const std::string & type) {
+    make_model::Shape s;
+    s.preset      = "test";
+    s.n_embd      = 64;
+    s.n_layer     = 2;
+    s.n_ff        = 128;
+    s.n_head      = 4;
+    s.n_head_kv   = 2;
+    s.n_vocab     = 300;
+    s.n_ctx       = 128;
+    s.weight_type = type;
+    s.seed        = 7;
+    return s;
+}
+
+fs::path temp_dir() {
+    static const fs::path dir = [] {
+        fs::path d = fs::temp_directory_path() / ("switchyard_runner_test_" + std::to_string(::getpid()));
+        fs::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
+// writes a model (plan changed by `edit`), returning its path
+std::string write_model(const std::string & name, const make_model::Shape & shape,
+                        void (*edit)(make_model::Plan &) = nullptr) {
+    std::string      error;
+    make_model::Plan plan = make_model::plan_tensors(shape, error);
+    EXPECT_EQ(error, "");
+    if (edit != nullptr) {
+        edit(plan);
+    }
+    const std::string   path = (temp_dir() / name).string();
+    make_model::Summary summary;
+    EXPECT_TRUE(make_model::write_model(path, shape, plan, 1, summary, error)) << error;
+    return path;
+}
+
+// the test device, registered once so that Devices finds it by name
+void register_test_device() {
+    static ggml_backend_dev_t dev = [] {
+        testing::TestDeviceConfig config;
+        ggml_backend_dev_t        d = testing::test_device_create(config);
+        ggml_backend_device_register(d);
+        return d;
+    }();
+    (void) dev;
+}
+
+struct Loaded { // destroyed in reverse: the context, the model, then the devices
+    std::unique_ptr<Devices> devices;
+    std::unique_ptr<Model>   model;
+    std::unique_ptr<Context> ctx;
+};
+
+Loaded load(const std::string & path, const DeviceOptions & options, int64_t n_batch = 512,
+           std::vector<std::string> * notes_out = nullptr) {
+    Loaded       s;
+    std::string error;
+    s.model = Model::open(path, error);
+    EXPECT_NE(s.model, nullptr) << error;
+    s.devices = Devices::create(options, error);
+    EXPECT_NE(s.devices, nullptr) << error;
+    if (!s.model || !s.devices) {
+        return s;
+    }
+    std::vector<std::string> notes;
+    const Model &            m = *s.model;
+    const Placement p = s.devices->place(m.hparams(), [&](const std::string & n) { return m.type_of(n); }, notes);
+    EXPECT_TRUE(s.model->place(p, error)) << error;
+    s.ctx = Context::create(*s.model, *s.devices, {64, n_batch}, error);
+    EXPECT_NE(s.ctx, nullptr) << error;
+    if (notes_out != nullptr) {
+        *notes_out = notes;
+    }
+    return s;
+}
+
+DeviceOptions cpu_only() {
+    DeviceOptions o;
+    o.names     = {"CPU"};
+    o.n_threads = 2;
+    return o;
+}
+
+const std::vector<int32_t> kPrompt = {1, 17, 260, 5, 299, 42, 100};
+
+std::vector<float> all_logits(Loaded & s, const std::vector<int32_t> & tokens) {
+    std::vector<float> logits;
+    std::string        error;
+    EXPECT_TRUE(s.ctx->decode(tokens, true, logits, error)) << error;
+    return logits;
+}
+
+// max |a - b| <= 1e-3 * max |want|
+void expect_close(const std::vector<float> & got, const std::vector<float> & want) {
+    ASSERT_EQ(got.size(), want.size());
+    float scale = 0.0f, diff = 0.0f;
+    for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(got[i])) << "at " << i;
+        scale = std::max(scale, std::fabs(want[i]));
+        diff  = std::max(diff, std::fabs(got[i] - want[i]));
+    }
+    ASSERT_GT(scale, 0.0f);
+    EXPECT_LE(diff, 1e-3f * scale) << "max |logit| " << scale;
+}
+
+class RunnerTest : public ::testing::TestWithParam<std::string> {
+protected:
+    std::string path() const { return write_model("tiny_" + GetParam() + ".gguf", tiny_shape(GetParam())); }
+};
+
+TEST_P(RunnerTest, TestDeviceLayerSplitMatchesCpu) {
+    register_test_device();
+    const std::string p = path();
+    Loaded             cpu = load(p, cpu_only());
+    ASSERT_TRUE(cpu.ctx);
+    const std::vector<float> want = all_logits(cpu, kPrompt);
+    for (int ngl : {1, 2, 3}) { // the last layer, both layers, both layers and the output
+        DeviceOptions o = cpu_only();
+        o.names         = {"TEST"};
+        o.n_gpu_layers  = ngl;
+        Loaded s         = load(p, o);
+        ASSERT_TRUE(s.ctx);
+        SCOPED_TRACE("ngl " + std::to_string(ngl));
+        expect_close(all_logits(s, kPrompt), want);
+    }
+}
+
+TEST_P(RunnerTest, MetaTensorSplitOverTwoCpusMatchesCpu) {
+    const std::string p   = path();
+    Loaded             cpu = load(p, cpu_only());
+    ASSERT_TRUE(cpu.ctx);
+    const std::vector<float> want = all_logits(cpu, kPrompt);
+    DeviceOptions            o    = cpu_only();
+    o.names                       = {"CPU", "CPU"};
+    o.mode                        = SplitMode::Tensor;
+    std::vector<std::string> notes;
+    Loaded                    s = load(p, o, 512, &notes);
+    ASSERT_TRUE(s.ctx);
+    EXPECT_TRUE(notes.empty()) << notes.front(); // every layer really split
+    expect_close(all_logits(s, kPrompt), want);
+}
+
+TEST_P(RunnerTest, KvCacheMatchesRecompute) {
+    Loaded s = load(path(), cpu_only());
+    ASSERT_TRUE(s.ctx);
+    const int64_t        V      = s.model->hparams().n_vocab;
+    std::vector<int32_t> tokens = kPrompt;
+    std::vector<float>   logits, steps;
+    std::string          error;
+    ASSERT_TRUE(s.ctx->decode(tokens, false, logits, error)) << error;
+    for (int i = 0; i < 5; ++i) { // greedy generation, token by token through the cache
+        const int32_t id = Sampler({0.0f, 0, 1.0f, 1}).sample(logits.data(), static_cast<int32_t>(V));
+        tokens.push_back(id);
+        ASSERT_TRUE(s.ctx->decode({id}, false, logits, error)) << error;
+        steps.insert(steps.end(), logits.begin(), logits.end());
+    }
+    s.ctx->clear();
+    const std::vector<float> whole = all_logits(s, tokens);
+    const size_t             first = kPrompt.size() * static_cast<size_t>(V); // logits after the first new token
+    expect_close(steps, std::vector<float>(whole.begin() + static_cast<std::ptrdiff_t>(first), whole.end()));
+}
+
+TEST_P(RunnerTest, BatchMatchesTokenByToken) {
+    const std::string p = path();
+    Loaded             one = load(p, cpu_only(), 1);
+    Loaded             three = load(p, cpu_only(), 3);
+    Loaded             whole = load(p, cpu_only());
+    ASSERT_TRUE(one.ctx && three.ctx && whole.ctx);
+    const std::vector<float> want = all_logits(whole, kPrompt);
+    expect_close(all_logits(three, kPrompt), want);
+    std::vector<float> by_token;
+    for (int32_t id : kPrompt) {
+        const std::vector<float> l = all_logits(one, {id});
+        by_token.insert(by_token.end(), l.begin(), l.end());
+    }
+    expect_close(by_token, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, RunnerTest, ::testing::Values("f32", "f16", "q8_0"));
+
+TEST(Runner, TiedOutputUsesTheEmbedding) {
+    make_model::Shape shape = tiny_shape("f32");
+    shape.tied_output       = true;
+    register_test_device();
+    const std::string p   = write_model("tied.gguf", shape);
+    Loaded             cpu = load(p, cpu_only());
+    ASSERT_TRUE(cpu.ctx);
+    EXPECT_EQ(cpu.model->output, cpu.model->token_embd);
+    DeviceOptions o = cpu_only();
+    o.names         = {"TEST"};
+    Loaded dev       = load(p, o); // the output layer on the test device: a copy of the embedding
+    ASSERT_TRUE(dev.ctx);
+    expect_close(all_logits(dev, kPrompt), all_logits(cpu, kPrompt));
+}
+
+TEST(Runner, DecodeRejectsBadTokensAndAFullContext) {
+    Loaded s = load(write_model("tiny_f32.gguf", tiny_shape("f32")), cpu_only());
+    ASSERT_TRUE(s.ctx);
+    std::vector<float> logits;
+    std::string        error;
+    EXPECT_FALSE(s.ctx->decode({1, 300}, false, logits, error));
+    EXPECT_NE(error.find("outside the vocabulary"), std::string::npos) << error;
+    EXPECT_FALSE(s.ctx->decode(std::vector<int32_t>(65, 1), false, logits, error));
+    EXPECT_NE(error.find("context is full"), std::string::npos) << error;
+    EXPECT_EQ(s.ctx->n_past(), 0);
+}
+
+std::string open_error(const std::string & path) {
+    std::string error;
+    EXPECT_EQ(Model::open(path, error), nullptr);
+    return error;
+}
+
+TEST(Runner, BadFilesAreErrors) {
+    EXPECT_NE(open_error((temp_dir() / "missing.gguf").string()).find("cannot open"), std::string::npos);
+    const std::string garbage = (temp_dir() / "garbage.gguf").string();
+    std::ofstream(garbage) << "this is not a GGUF file at all";
+    EXPECT_NE(open_error(garbage).find("not a valid GGUF"), std::string::npos);
+
+    const std::string missing = write_model("missing_tensor.gguf", tiny_shape("f32"), [](make_model::Plan & p) {
+        p.tensors.erase(std::remove_if(p.tensors.begin(), p.tensors.end(),
+                                       [](const make_model::TensorPlan & t) { return t.name == "blk.1.ffn_up.weight"; }),
+                        p.tensors.end());
+    });
+    EXPECT_NE(open_error(missing).find("missing tensor blk.1.ffn_up.weight"), std::string::npos);
+
+    const std::string mismatch = write_model("shape.gguf", tiny_shape("f32"), [](make_model::Plan & p) {
+        for (make_model::TensorPlan & t : p.tensors) {
+            if (t.name == "blk.0.attn_k.weight") {
+                t.ne1 = 64; // 2 KV heads of 16 make 32
+            }
+        }
+    });
+    EXPECT_NE(open_error(mismatch).find("blk.0.attn_k.weight has shape [64, 64, 1, 1], expected [64, 32]"),
+              std::string::npos)
+        << open_error(mismatch);
+}
+
+TEST(Runner, UnsupportedArchitectureIsAnError) {
+    const std::string path = (temp_dir() / "arch.gguf").string();
+    gguf_context *    g    = gguf_init_empty();
+    gguf_set_val_str(g, "general.architecture", "mamba");
+    ASSERT_TRUE(gguf_write_to_file(g, path.c_str(), false));
+    gguf_free(g);
+    EXPECT_NE(open_error(path).find("unsupported architecture 'mamba'"), std::string::npos);
+}
+
+TEST(Runner, UnknownDeviceAndBadSplitAreErrors) {
+    std::string   error;
+    DeviceOptions o;
+    o.names = {"NO_SUCH_DEVICE"};
+    EXPECT_EQ(Devices::create(o, error), nullptr);
+    EXPECT_NE(error.find("unknown device 'NO_SUCH_DEVICE'"), std::string::npos) << error;
+    o.names = {"CPU"};
+    o.mode  = SplitMode::Tensor;
+    EXPECT_EQ(Devices::create(o, error), nullptr);
+    EXPECT_NE(error.find("two devices"), std::string::npos) << error;
+}
+
+TEST(Sampler, GreedyTopKAndSeeds) {
+    const std::vector<float> logits = {0.1f, 2.0f, -1.0f, 1.9f, 0.0f};
+    EXPECT_EQ(Sampler({0.0f, 40, 0.95f, 1}).sample(logits.data(), 5), 1);
+    EXPECT_EQ(Sampler({1.0f, 1, 1.0f, 1}).sample(logits.data(), 5), 1); // top-k 1 is greedy
+    const auto draw = [&](uint32_t seed) {
+        Sampler              s({1.5f, 0, 1.0f, seed});
+        std::vector<int32_t> ids;
+        for (int i = 0; i < 50; ++i) {
+            ids.push_back(s.sample(logits.data(), 5));
+        }
+        return ids;
+    };
+    EXPECT_EQ(draw(3), draw(3));
+    EXPECT_NE(draw(3), draw(4));
+    // top-p 0.5 keeps the two largest (close) logits only
+    Sampler s({1.0f, 0, 0.5f, 9});
+    for (int i = 0; i < 50; ++i) {
+        const int32_t id = s.sample(logits.data(), 5);
+        EXPECT_TRUE(id == 1 || id == 3) << id;
+    }
+}
+
+} // namespace
+} // namespace switchyard::run

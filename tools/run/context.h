@@ -1,0 +1,62 @@
+// switchyard-run: an inference context over a placed model: the KV cache, the scheduler over the devices'
+// backends, and decode(), which runs tokens through the model in batches of n_batch and returns logits.
+#pragma once
+
+#include "devices.h"
+#include "graph.h"
+#include "kv_cache.h"
+#include "model.h"
+
+#include "ggml-backend.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace switchyard::run {
+
+struct ContextParams {
+    int64_t n_ctx   = 512; // positions the KV cache holds
+    int64_t n_batch = 512; // tokens per graph at most
+};
+
+class Context {
+public:
+    ~Context();
+    Context(const Context &)             = delete;
+    Context & operator=(const Context &) = delete;
+
+    // Allocates the cache and the scheduler's compute buffers (sized once for the largest graph: n_batch tokens
+    // over a full cache); nullptr with a message on failure. model and devices must outlive the context.
+    static std::unique_ptr<Context> create(const Model & model, const Devices & devices, const ContextParams & params,
+                                           std::string & error);
+
+    // Runs tokens after the n_past() already in the cache and appends them to it. logits receives n_vocab
+    // values per token (all_logits) or for the last token only. False with a message when the cache is full, an
+    // id is out of range, or the computation fails (the cache then holds the tokens of the batches that ran).
+    bool decode(const std::vector<int32_t> & tokens, bool all_logits, std::vector<float> & logits, std::string & error);
+
+    // Forgets the cached tokens.
+    void clear() { n_past_ = 0; }
+
+    int64_t              n_past() const { return n_past_; }
+    int64_t              n_ctx() const { return cache_.n_ctx(); }
+    ggml_backend_sched_t sched() const { return sched_; }
+    const KvCache &      cache() const { return cache_; }
+    // the scheduler's plan of the last graph (JSON)
+    std::string plan_json() const;
+
+private:
+    explicit Context(const Model & model) : model_(model) {}
+    bool run_batch(const int32_t * tokens, int64_t n, bool all_logits, std::vector<float> & logits, std::string & error);
+
+    const Model &        model_;
+    ContextParams        params_;
+    KvCache              cache_;
+    ggml_backend_sched_t sched_  = nullptr;
+    int64_t              n_past_ = 0;
+    std::vector<uint8_t> graph_mem_; // the graphs' tensor descriptions
+};
+
+} // namespace switchyard::run

@@ -1,0 +1,48 @@
+#include "mapped_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace switchyard::run {
+
+MappedFile::~MappedFile() {
+    if (addr_ != nullptr) {
+        munmap(addr_, size_);
+    }
+}
+
+bool MappedFile::open(const std::string & path, std::string & error) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = "cannot open '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        error = "'" + path + "' is not a regular file";
+        ::close(fd);
+        return false;
+    }
+    if (st.st_size == 0) {
+        error = "'" + path + "' is empty";
+        ::close(fd);
+        return false;
+    }
+    size_            = static_cast<size_t>(st.st_size);
+    void * const mem = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    const int    err = errno;
+    ::close(fd);
+    if (mem == MAP_FAILED) {
+        size_ = 0;
+        error = "cannot map '" + path + "': " + std::strerror(err);
+        return false;
+    }
+    addr_ = mem;
+    return true;
+}
+
+} // namespace switchyard::run

@@ -1,0 +1,220 @@
+#include "model.h"
+
+#include <algorithm>
+#include <array>
+
+namespace switchyard::run {
+
+namespace {
+
+struct Expected {
+    std::string          name;
+    std::vector<int64_t> ne;
+    bool                 required = true;
+    bool                 f32      = false; // norms and biases are added or multiplied element-wise
+};
+
+std::string shape_text(const int64_t * ne, size_t n) {
+    std::string s = "[";
+    for (size_t i = 0; i < n; ++i) {
+        s += (i ? ", " : "") + std::to_string(ne[i]);
+    }
+    return s + "]";
+}
+
+std::vector<Expected> expected_tensors(const Hparams & hp) {
+    const int64_t         E = hp.n_embd, Ekv = hp.n_embd_kv(), F = hp.n_ff, V = hp.n_vocab;
+    std::vector<Expected> list = {{"token_embd.weight", {E, V}}, {"output_norm.weight", {E}, true, true},
+                                  {"output.weight", {E, V}, false}};
+    for (int64_t il = 0; il < hp.n_layer; ++il) {
+        const std::string b = "blk." + std::to_string(il) + ".";
+        list.push_back({b + "attn_norm.weight", {E}, true, true});
+        list.push_back({b + "attn_q.weight", {E, E}});
+        list.push_back({b + "attn_k.weight", {E, Ekv}});
+        list.push_back({b + "attn_v.weight", {E, Ekv}});
+        list.push_back({b + "attn_q.bias", {E}, false, true});
+        list.push_back({b + "attn_k.bias", {Ekv}, false, true});
+        list.push_back({b + "attn_v.bias", {Ekv}, false, true});
+        list.push_back({b + "attn_output.weight", {E, E}});
+        list.push_back({b + "ffn_norm.weight", {E}, true, true});
+        list.push_back({b + "ffn_gate.weight", {E, F}});
+        list.push_back({b + "ffn_up.weight", {E, F}});
+        list.push_back({b + "ffn_down.weight", {F, E}});
+    }
+    return list;
+}
+
+} // namespace
+
+Model::~Model() {
+    for (ggml_backend_buffer_t b : buffers_) {
+        ggml_backend_buffer_free(b);
+    }
+    for (auto & [dev, ctx] : ctxs_) {
+        ggml_free(ctx);
+    }
+    ggml_free(meta_ctx_);
+    gguf_free(gguf_);
+}
+
+std::unique_ptr<Model> Model::open(const std::string & path, std::string & error) {
+    std::unique_ptr<Model> m(new Model());
+    m->path_ = path;
+    if (!m->file_.open(path, error)) {
+        return nullptr;
+    }
+    gguf_init_params params{};
+    params.no_alloc = true;
+    params.ctx      = &m->meta_ctx_;
+    m->gguf_        = gguf_init_from_file(path.c_str(), params);
+    if (m->gguf_ == nullptr) {
+        error = "'" + path + "' is not a valid GGUF file";
+        return nullptr;
+    }
+    if (!read_hparams(m->gguf_, m->hp_, error) || !m->check_tensors(error)) {
+        error = path + ": " + error;
+        return nullptr;
+    }
+    return m;
+}
+
+bool Model::check_tensors(std::string & error) {
+    const ggml_tensor * embd = ggml_get_tensor(meta_ctx_, "token_embd.weight");
+    if (embd == nullptr) {
+        error = "missing tensor token_embd.weight";
+        return false;
+    }
+    hp_.n_vocab              = embd->ne[1];
+    const size_t data_offset = gguf_get_data_offset(gguf_);
+    for (const Expected & e : expected_tensors(hp_)) {
+        const ggml_tensor * t = ggml_get_tensor(meta_ctx_, e.name.c_str());
+        if (t == nullptr) {
+            if (e.required) {
+                error = "missing tensor " + e.name;
+                return false;
+            }
+            continue;
+        }
+        std::array<int64_t, GGML_MAX_DIMS> want{1, 1, 1, 1};
+        std::copy(e.ne.begin(), e.ne.end(), want.begin());
+        if (!std::equal(want.begin(), want.end(), t->ne)) {
+            error = "tensor " + e.name + " has shape " + shape_text(t->ne, GGML_MAX_DIMS) + ", expected " +
+                    shape_text(want.data(), e.ne.size());
+            return false;
+        }
+        if (e.f32 && t->type != GGML_TYPE_F32) {
+            error = "tensor " + e.name + " is " + ggml_type_name(t->type) + ", expected f32";
+            return false;
+        }
+        const int64_t id  = gguf_find_tensor(gguf_, e.name.c_str());
+        const size_t  end = data_offset + gguf_get_tensor_offset(gguf_, id) + ggml_nbytes(t);
+        if (end > file_.size()) {
+            error = "the data of tensor " + e.name + " lies beyond the end of the file";
+            return false;
+        }
+    }
+    for (ggml_tensor * t = ggml_get_first_tensor(meta_ctx_); t != nullptr; t = ggml_get_next_tensor(meta_ctx_, t)) {
+        n_params_ += static_cast<uint64_t>(ggml_nelements(t));
+        n_bytes_ += ggml_nbytes(t);
+    }
+    return true;
+}
+
+ggml_type Model::type_of(const std::string & name) const {
+    const ggml_tensor * t = ggml_get_tensor(meta_ctx_, name.c_str());
+    return t != nullptr ? t->type : GGML_TYPE_F32;
+}
+
+std::string Model::meta_string(const char * key) const {
+    const int64_t id = gguf_find_key(gguf_, key);
+    return id >= 0 && gguf_get_kv_type(gguf_, id) == GGUF_TYPE_STRING ? gguf_get_val_str(gguf_, id) : "";
+}
+
+// a tensor on dev named `name` with the shape, type and data of the file's tensor `file_name` (nullptr when the
+// file has none); the data is filled in by place()
+ggml_tensor * Model::place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev) {
+    const ggml_tensor * src = ggml_get_tensor(meta_ctx_, file_name.c_str());
+    if (src == nullptr) {
+        return nullptr;
+    }
+    ggml_tensor * t = ggml_dup_tensor(ctxs_.at(dev), src);
+    ggml_set_name(t, name.c_str());
+    sources_.emplace_back(t, src);
+    return t;
+}
+
+bool Model::place(const Placement & p, std::string & error) {
+    placement_ = p;
+    const size_t per_dev = static_cast<size_t>(gguf_get_n_tensors(gguf_)) + 2;
+    std::vector<ggml_backend_dev_t> devs = {p.input, p.output};
+    devs.insert(devs.end(), p.layers.begin(), p.layers.end());
+    for (ggml_backend_dev_t dev : devs) {
+        if (ctxs_.count(dev) == 0) {
+            ctxs_[dev] = ggml_init({per_dev * ggml_tensor_overhead(), nullptr, true});
+        }
+    }
+    token_embd  = place_one("token_embd.weight", "token_embd.weight", p.input);
+    output_norm = place_one("output_norm.weight", "output_norm.weight", p.output);
+    output      = place_one("output.weight", "output.weight", p.output);
+    if (output == nullptr) { // tied to the token embedding: shared on the same device, else a copy
+        output = p.output == p.input ? token_embd : place_one("output.weight", "token_embd.weight", p.output);
+    }
+    layers.assign(p.layers.size(), {});
+    for (size_t il = 0; il < p.layers.size(); ++il) {
+        const std::string  b   = "blk." + std::to_string(il) + ".";
+        ggml_backend_dev_t dev = p.layers[il];
+        LayerWeights &     l   = layers[il];
+        const auto         one = [&](const char * name) { return place_one(b + name, b + name, dev); };
+        l.attn_norm = one("attn_norm.weight");
+        l.wq = one("attn_q.weight"), l.wk = one("attn_k.weight"), l.wv = one("attn_v.weight");
+        l.bq = one("attn_q.bias"), l.bk = one("attn_k.bias"), l.bv = one("attn_v.bias");
+        l.wo        = one("attn_output.weight");
+        l.ffn_norm  = one("ffn_norm.weight");
+        l.ffn_gate = one("ffn_gate.weight"), l.ffn_up = one("ffn_up.weight"), l.ffn_down = one("ffn_down.weight");
+    }
+    const size_t data_offset = gguf_get_data_offset(gguf_);
+    const auto   file_data   = [&](const ggml_tensor * src) {
+        return data_offset + gguf_get_tensor_offset(gguf_, gguf_find_tensor(gguf_, ggml_get_name(src)));
+    };
+    for (auto & [dev, ctx] : ctxs_) {
+        if (ggml_get_first_tensor(ctx) == nullptr) {
+            continue;
+        }
+        ggml_backend_dev_props props{};
+        ggml_backend_dev_get_props(dev, &props);
+        ggml_backend_buffer_t buf    = nullptr;
+        const bool            mapped = props.type == GGML_BACKEND_DEVICE_TYPE_CPU && props.caps.buffer_from_host_ptr;
+        if (mapped) {
+            buf = ggml_backend_dev_buffer_from_host_ptr(dev, file_.mutable_data(), file_.size(), file_.size());
+        } else {
+            buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(dev));
+        }
+        if (buf == nullptr) {
+            error = std::string("cannot allocate the weights on device ") + ggml_backend_dev_name(dev);
+            return false;
+        }
+        buffers_.push_back(buf);
+        ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        size_t bytes = 0;
+        for (const auto & [t, src] : sources_) {
+            if (ggml_get_tensor(ctx, t->name) != t) {
+                continue;
+            }
+            const size_t off = file_data(src);
+            if (mapped) {
+                if (ggml_backend_tensor_alloc(buf, t, static_cast<char *>(file_.mutable_data()) + off) !=
+                    GGML_STATUS_SUCCESS) {
+                    error = std::string("cannot place ") + t->name + " in the mapped file";
+                    return false;
+                }
+            } else {
+                ggml_backend_tensor_set(t, file_.data() + off, 0, ggml_nbytes(t));
+            }
+            bytes += ggml_nbytes(t);
+        }
+        holdings_.push_back({dev, mapped ? bytes : ggml_backend_buffer_get_size(buf), mapped});
+    }
+    return true;
+}
+
+} // namespace switchyard::run

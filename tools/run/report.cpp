@@ -1,0 +1,121 @@
+#include "report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace switchyard::run {
+
+namespace {
+
+double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+struct SplitCount {
+    int    splits = 0;
+    int    copies = 0;
+    size_t bytes  = 0;
+};
+
+// the quoted string after `key` in line, "" when absent
+std::string quoted_after(const std::string & line, const std::string & key, size_t & at) {
+    at = line.find(key);
+    if (at == std::string::npos) {
+        return "";
+    }
+    const size_t start = line.find('"', at + key.size());
+    const size_t end   = start == std::string::npos ? start : line.find('"', start + 1);
+    if (end == std::string::npos) {
+        return "";
+    }
+    at = end;
+    return line.substr(start + 1, end - start - 1);
+}
+
+} // namespace
+
+void print_plan_summary(const Context & ctx) {
+    // the plan JSON has one split per line: {"backend": "CPU", ..., "inputs": [{"name": ..., "bytes": N}, ...]
+    std::map<std::string, SplitCount> per_backend;
+    std::istringstream                json(ctx.plan_json());
+    int                               total = 0;
+    for (std::string line; std::getline(json, line);) {
+        size_t            at      = 0;
+        const std::string backend = line.rfind("    {\"backend\": ", 0) == 0 ? quoted_after(line, "\"backend\":", at) : "";
+        if (backend.empty()) {
+            continue;
+        }
+        SplitCount & c = per_backend[backend];
+        ++c.splits;
+        ++total;
+        const size_t inputs = line.find("\"inputs\": [", at);
+        const size_t end    = inputs == std::string::npos ? inputs : line.find(']', inputs);
+        for (size_t b = line.find("\"bytes\": ", inputs); inputs != std::string::npos && b < end;
+             b = line.find("\"bytes\": ", b + 1)) {
+            ++c.copies;
+            c.bytes += std::strtoull(line.c_str() + b + 9, nullptr, 10);
+        }
+    }
+    std::printf("plan (last graph): %d splits", total);
+    for (const auto & [name, c] : per_backend) {
+        std::printf("; %s: %d splits, %d input copies (%.1f KiB)", name.c_str(), c.splits, c.copies,
+                    static_cast<double>(c.bytes) / 1024.0);
+    }
+    std::printf("\n");
+}
+
+void print_memory(const Model & model, const Context & ctx) {
+    struct Row {
+        size_t weights = 0, kv = 0, compute = 0;
+        bool   mapped  = false;
+    };
+    std::map<std::string, Row> rows;
+    for (const Model::Holding & h : model.holdings()) {
+        Row & r = rows[ggml_backend_dev_name(h.dev)];
+        r.weights += h.bytes;
+        r.mapped = r.mapped || h.mapped;
+    }
+    for (const auto & [dev, bytes] : ctx.cache().holdings()) {
+        rows[ggml_backend_dev_name(dev)].kv += bytes;
+    }
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(ctx.sched()); ++i) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(ctx.sched(), i);
+        rows[ggml_backend_dev_name(ggml_backend_get_device(b))].compute += ggml_backend_sched_get_buffer_size(ctx.sched(), b);
+    }
+    std::printf("memory:\n");
+    for (const auto & [name, r] : rows) {
+        std::printf("  %-16s weights %8.2f MiB%s, KV cache %7.2f MiB, compute buffer %7.2f MiB\n", name.c_str(),
+                    mib(r.weights), r.mapped ? " (mapped from the file)" : "", mib(r.kv), mib(r.compute));
+    }
+}
+
+void print_bench_table(const Model & model, const Devices & devices, const std::vector<BenchRow> & rows) {
+    const Hparams & hp = model.hparams();
+    char            model_name[128];
+    std::snprintf(model_name, sizeof(model_name), "%s %.1fM %s", hp.arch.c_str(),
+                  static_cast<double>(model.n_params()) / 1e6, ggml_type_name(model.type_of("blk.0.attn_q.weight")));
+    char size[32], params[32];
+    std::snprintf(size, sizeof(size), "%.2f MiB", mib(model.n_bytes()));
+    std::snprintf(params, sizeof(params), "%.2f M", static_cast<double>(model.n_params()) / 1e6);
+    std::printf("| %-24s | %10s | %10s | %-16s | %7s | %12s | %20s |\n", "model", "size", "params", "backend",
+                "threads", "test", "t/s");
+    std::printf("| %s | %s: | %s: | %s | %s: | %s: | %s: |\n", std::string(24, '-').c_str(), std::string(9, '-').c_str(),
+                std::string(9, '-').c_str(), std::string(16, '-').c_str(), std::string(6, '-').c_str(),
+                std::string(11, '-').c_str(), std::string(19, '-').c_str());
+    for (const BenchRow & row : rows) {
+        const double n    = static_cast<double>(row.rates.size());
+        const double mean = std::accumulate(row.rates.begin(), row.rates.end(), 0.0) / n;
+        double       var  = 0.0;
+        for (double r : row.rates) {
+            var += (r - mean) * (r - mean);
+        }
+        const double sd = row.rates.size() > 1 ? std::sqrt(var / (n - 1.0)) : 0.0;
+        char         rate[48];
+        std::snprintf(rate, sizeof(rate), "%.2f ± %.2f", mean, sd);
+        std::printf("| %-24s | %10s | %10s | %-16s | %7d | %12s | %20s |\n", model_name, size, params,
+                    devices.describe().c_str(), devices.n_threads(), row.test.c_str(), rate);
+    }
+}
+
+} // namespace switchyard::run

@@ -1,0 +1,27 @@
+// switchyard-run: what the runner prints after a run: the scheduler's plan per device (splits, copied inputs and
+// their bytes), the memory each device holds (weights, KV cache, compute buffer), and --bench's table in
+// llama-bench's markdown shape.
+#pragma once
+
+#include "context.h"
+#include "model.h"
+
+#include <string>
+#include <vector>
+
+namespace switchyard::run {
+
+// "plan: N splits; CPU: 2 splits, 3 copies (1.2 KiB) in ..." from the plan of the context's last graph
+void print_plan_summary(const Context & ctx);
+
+// one line per device with its weights, KV cache and compute buffer
+void print_memory(const Model & model, const Context & ctx);
+
+struct BenchRow {
+    std::string         test;   // "pp512", "tg128"
+    std::vector<double> rates;  // tokens/s of each repetition
+};
+
+void print_bench_table(const Model & model, const Devices & devices, const std::vector<BenchRow> & rows);
+
+} // namespace switchyard::run

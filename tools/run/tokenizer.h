@@ -1,0 +1,69 @@
+// switchyard-run's tokenizers, built from a GGUF file's tokenizer.ggml.* metadata as llama.cpp reads it:
+//
+//   tokenizer.ggml.model = "llama"  SentencePiece-style: text with spaces as U+2581 (and one prepended), pieces
+//                                   merged by score (the highest-scoring adjacent pair first), characters that
+//                                   are no piece as their UTF-8 bytes through the <0xXX> byte tokens
+//   tokenizer.ggml.model = "gpt2"   GPT-2 byte-level BPE: the GPT-2 pre-tokenizer splits the text, each part's
+//                                   bytes map to printable characters (GPT-2's byte-to-unicode table), then the
+//                                   tokenizer.ggml.merges ranks merge pairs (lowest rank first)
+//
+// Keys used: tokenizer.ggml.tokens, .scores (llama), .token_type, .merges (gpt2), .bos_token_id, .eos_token_id,
+// .unknown_token_id, .add_bos_token, .add_space_prefix (llama, default true). Any other model name is an error that
+// names it. tokenizer.ggml.pre is not read: gpt2 files all get GPT-2's own pre-tokenizer (unicode.h).
+//
+// Special tokens: the text of a control, user-defined or unknown token (token_type 3, 4, 2) that appears in the
+// text is that token ("<s>", "<|endoftext|>"; leftmost first, the longest at a position), as llama.cpp does when
+// asked to parse special tokens (llama-cli does for prompts). Details of each kind: tokenizer_llama.cpp,
+// tokenizer_gpt2.cpp.
+//
+// A Tokenizer does not change after from_gguf: its const methods may be called from several threads at once.
+#pragma once
+
+#include "gguf.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace switchyard::run {
+
+class Tokenizer {
+public:
+    virtual ~Tokenizer() = default;
+
+    // The tokenizer of a GGUF file's metadata, or nullptr with a message in `error` (unsupported model name,
+    // missing or malformed keys).
+    static std::unique_ptr<Tokenizer> from_gguf(const gguf_context * ctx, std::string & error);
+
+    // Token ids of `text`; with add_bos and a file that asks for it (add_bos_token, default true for llama, false
+    // for gpt2), the BOS id first. Never fails: characters without a token go out as byte tokens, else as the
+    // unknown token, else not at all.
+    virtual std::vector<int32_t> encode(const std::string & text, bool add_bos) const = 0;
+
+    // The text of one token for streaming output: its piece with U+2581 as a space (llama) or its bytes (gpt2),
+    // a byte token as its byte; control tokens (BOS, EOS, ...) as "". Bytes of a multi-byte character may come
+    // in several tokens: concatenate before printing whole characters.
+    virtual std::string piece(int32_t id) const = 0;
+
+    // The text of ids: their pieces concatenated, then tidied by the kind (llama: a U+2581 spelled by byte tokens
+    // becomes a space too, and the one space that encode puts in front of the text is dropped, as SentencePiece
+    // decodes), so that decode(encode(text, add_bos)) == text for text without a literal U+2581 (and, for gpt2,
+    // any text), special tokens in the text and characters that needed the unknown token aside. Use piece() for
+    // streaming output.
+    std::string decode(const std::vector<int32_t> & ids) const;
+
+    virtual const char * kind() const = 0; // "llama" or "gpt2"
+    virtual int32_t      n_vocab() const = 0;
+    virtual int32_t      bos() const = 0; // -1 when the file names none
+    virtual int32_t      eos() const = 0; // -1 when the file names none
+    // true for the end-of-generation tokens: EOS, and the tokens <|eot_id|>, <|im_end|>, <|endoftext|>, <|eom_id|>,
+    // <|end|>, <end_of_turn> when the vocabulary has them
+    virtual bool is_eog(int32_t id) const = 0;
+
+protected:
+    // (optional) what decode does to the concatenated pieces; defaults to nothing
+    virtual void tidy_decoded(std::string & text) const { (void) text; }
+};
+
+} // namespace switchyard::run
