@@ -719,6 +719,8 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_repeat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_repeat_4d(
             struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+    // sums a into the shape of b (b only gives the shape; a is a repeat of b): the gradient of ggml_repeat
+    GGML_API struct ggml_tensor * ggml_repeat_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
 
     GGML_API struct ggml_tensor * ggml_concat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int dim);
 
@@ -749,6 +751,8 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_gelu_quick_inplace (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_silu               (struct ggml_context * ctx, struct ggml_tensor * a);
     GGML_API struct ggml_tensor * ggml_silu_inplace       (struct ggml_context * ctx, struct ggml_tensor * a);
+    // the gradient of silu: a the gradient of its output, b its input (same shape)
+    GGML_API struct ggml_tensor * ggml_silu_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_hardswish          (struct ggml_context * ctx, struct ggml_tensor * a); // x*relu6(x+3)/6
     GGML_API struct ggml_tensor * ggml_hardsigmoid        (struct ggml_context * ctx, struct ggml_tensor * a); // relu6(x+3)/6
     GGML_API struct ggml_tensor * ggml_exp                (struct ggml_context * ctx, struct ggml_tensor * a);
@@ -798,6 +802,9 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_norm_inplace    (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
     GGML_API struct ggml_tensor * ggml_rms_norm        (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
     GGML_API struct ggml_tensor * ggml_rms_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+    // the gradient of rms_norm: a the gradient of its output, b its input (same shape)
+    GGML_API struct ggml_tensor * ggml_rms_norm_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float eps);
     // normalise over ne0*ne1*(ne2/n_groups) elements
     GGML_API struct ggml_tensor * ggml_group_norm        (struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps);
     GGML_API struct ggml_tensor * ggml_group_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps);
@@ -881,6 +888,10 @@ extern "C" {
 
     // a: [n_embd, ne1, ne2, ne3], b: I32 [n_rows, ne2, ne3] -> F32 [n_embd, n_rows, ne2, ne3]
     GGML_API struct ggml_tensor * ggml_get_rows(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // the gradient of ggml_get_rows: a F32 [n_embd, n_rows] (gradient of the rows), b I32 [n_rows] (their
+    // indices), c the matrix the rows came from (shape only) -> F32 like c, rows of a summed into rows b[i]
+    GGML_API struct ggml_tensor * ggml_get_rows_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c);
 
     // a (destination): [n_embd, ne1, ne2, ne3], b (source): [n_embd, n_rows, ne2, ne3], c: I64/I32 [n_rows, ne11, ne12]
     // with ne2 % ne11 == 0 and ne3 % ne12 == 0; writes row b[i] to a[c[i]]; returns a view of a
@@ -908,6 +919,12 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * mask, float scale, float max_bias);
     // attach per-head sink logits (F32 [ne02]) to a soft_max_ext node
     GGML_API void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
+    // the gradient of ggml_soft_max_ext: a the gradient of its output, b its output (F32, same shape);
+    // a * scale * b - b * scale * dot(a, b) along rows; max_bias must be 0 on the CPU
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float scale, float max_bias);
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_back_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float scale, float max_bias);
 
     // rotary position embedding; b: I32 positions [a->ne[2]]; mode GGML_ROPE_TYPE_NORMAL or _NEOX
     GGML_API struct ggml_tensor * ggml_rope(
@@ -925,9 +942,49 @@ extern "C" {
             int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
             float attn_factor, float beta_fast, float beta_slow);
 
+    // multi-section rope (mode GGML_ROPE_TYPE_MROPE, _VISION or _IMROPE): b holds 4 positions per token
+    // (b->ne[0] == 4 * a->ne[2]: all first positions, then all second, ...); sections[i] dimension pairs take
+    // their angle from position i (VISION: n_dims == a->ne[0] / 2, every dimension rotates)
+    GGML_API struct ggml_tensor * ggml_rope_multi(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig, float freq_base,
+            float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_multi_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig, float freq_base,
+            float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+
+    // the gradients of ggml_rope_ext / ggml_rope_multi: a the gradient of the output, rotated back (op ROPE_BACK)
+    GGML_API struct ggml_tensor * ggml_rope_ext_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+            float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_multi_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig, float freq_base,
+            float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+
     // YaRN correction range of dimensions
     GGML_API void ggml_rope_yarn_corr_dims(
             int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
+
+    // loss functions and optimizer steps (training)
+
+    // a: logits, b: labels (probabilities), same shape -> [1]: -sum(b * log_softmax(a)) / rows, rows along dim 0
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // its gradient: a the gradient of the loss ([1]), b the logits, c the labels -> like b
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c);
+
+    // AdamW step on parameter a (GGML_TENSOR_FLAG_PARAM) with gradient grad and moments m, v (all like a);
+    // adamw_params F32 [7]: alpha, beta1, beta2, eps, wd, beta1h = 1/(1 - beta1^t), beta2h = 1/(1 - beta2^t).
+    // Updates a, m and v in place; the result is a view of a
+    GGML_API struct ggml_tensor * ggml_opt_step_adamw(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * grad, struct ggml_tensor * m,
+            struct ggml_tensor * v, struct ggml_tensor * adamw_params);
+    // SGD step: params F32 [2]: alpha (learning rate), wd (weight decay); a = a * (1 - alpha * wd) - alpha * grad
+    GGML_API struct ggml_tensor * ggml_opt_step_sgd(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * grad, struct ggml_tensor * params);
 
     // clamp to [min, max]
     GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
@@ -1144,6 +1201,12 @@ extern "C" {
 
     // add tensor and everything it depends on (not yet in the graph) in topological order
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    // append the gradients of the graph's nodes: for every node that a parameter (ggml_set_param) reaches and
+    // that reaches a loss (ggml_set_loss), its gradient (ggml_graph_get_grad). Gradient accumulators of the
+    // losses, and with accumulate of the parameters, are new tensors of ctx_static (ggml_graph_get_grad_acc);
+    // the other gradient nodes are created in ctx_compute. cgraph must have room for gradients
+    GGML_API void ggml_build_backward_expand(
+            struct ggml_context * ctx_static, struct ggml_context * ctx_compute, struct ggml_cgraph * cgraph, bool accumulate);
 
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx); // size GGML_DEFAULT_GRAPH_SIZE, no grads
     GGML_API struct ggml_cgraph * ggml_new_graph_custom(struct ggml_context * ctx, size_t size, bool grads);

@@ -25,11 +25,11 @@ KernelInfo metadata_only(ggml_op op) {
 
 using Family = KernelInfo (*)(ggml_op);
 
-constexpr std::array<Family, 18> kFamilies = {
+constexpr std::array<Family, 20> kFamilies = {
     metadata_only,    kernels::unary, kernels::binary,  kernels::reduce,    kernels::norm,
     kernels::copy,    kernels::rows,  kernels::matmul,  kernels::softmax,   kernels::rope,
     kernels::attention, kernels::conv, kernels::sort,   kernels::fill,      kernels::roll,
-    kernels::custom,  kernels::rows_ext, kernels::conv_ext,
+    kernels::custom,  kernels::rows_ext, kernels::conv_ext, kernels::backward_ext, kernels::training_ext,
 };
 
 std::array<KernelInfo, GGML_OP_COUNT> build_table() {

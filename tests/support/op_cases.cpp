@@ -542,6 +542,7 @@ std::vector<OpCase> make_cases() {
     add_roll(cases);
     add_custom(cases);
     add_ext_cases(cases);
+    add_train_cases(cases);
     return cases;
 }
 

@@ -59,6 +59,9 @@ const std::vector<OpCase> & op_cases();
 
 // Appends the cases of the ops added with issue 16 (op_cases_ext.cpp); called once by op_cases().
 void add_ext_cases(std::vector<OpCase> & cases);
+// Appends the cases of the training ops (gradient ops, multi-section rope, loss, optimizer steps;
+// op_cases_train.cpp); called once by op_cases().
+void add_train_cases(std::vector<OpCase> & cases);
 
 // Larger cases for throughput measurements (switchyard-ops perf): model-sized MUL_MAT at batch 1 and 512 for
 // the common weight types, SOFT_MAX, RMS_NORM, ROPE and FLASH_ATTN_EXT.

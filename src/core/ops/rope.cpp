@@ -1,12 +1,13 @@
-// ROPE: rotary position embedding of the first n_dims elements of each row.
+// ROPE: rotary position embedding of the first n_dims elements of each row; ROPE_BACK: its gradient (the same
+// rotation by the opposite angles), built by ggml_rope_ext_back / ggml_rope_multi_back with the same op_params.
 //
 // a [head_dim, n_head, n_tokens, ne3]; b I32 positions [n_tokens] (4*n_tokens for the MROPE modes); c optional
 // F32 frequency factors [>= n_dims/2]. src = {a, b, c}; the result is like a, `_inplace` a view of a.
 // op_params, 15 int32 slots (upstream's layout, read by every backend):
 //   [0] n_past = 0   [1] n_dims   [2] mode   [3] n_ctx = 0   [4] n_ctx_orig
 //   [5] freq_base  [6] freq_scale  [7] ext_factor  [8] attn_factor  [9] beta_fast  [10] beta_slow   (f32)
-//   [11..14] multi-rope sections (zero unless a MROPE mode is given sections; ggml.h exposes none)
-// mode bit 0 (the removed "past" mode) is rejected.
+//   [11..14] multi-rope sections (ggml_rope_multi; zero otherwise)
+// mode bit 0 (the removed "past" mode) is rejected; ggml_rope_multi needs a mode with the MROPE bit.
 #include "core/ops/op_common.h"
 
 #include <algorithm>
@@ -49,13 +50,16 @@ void check_rope(const ggml_tensor * a, const ggml_tensor * b, const ggml_tensor 
     }
 }
 
+constexpr int kNoSections[GGML_MROPE_SECTIONS] = {0, 0, 0, 0};
+
 ggml_tensor * rope_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, ggml_tensor * c, const RopeParams & p,
-                        bool inplace, const char * name) {
+                        bool inplace, const char * name, ggml_op op = GGML_OP_ROPE,
+                        const int * sections = kNoSections) {
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
     check_rope(a, b, c, p, name);
-    ggml_tensor * t = set_op(like(ctx, a, inplace, name), GGML_OP_ROPE, {a, b, c});
+    ggml_tensor * t = set_op(like(ctx, a, inplace, name), op, {a, b, c});
     if (!t) {
         return nullptr;
     }
@@ -64,10 +68,17 @@ ggml_tensor * rope_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, gg
     for (int i = 0; i < 6; ++i) {
         set_op_param_f32(t, 5 + i, floats[i]);
     }
-    for (int i = 11; i < 11 + GGML_MROPE_SECTIONS; ++i) {
-        set_op_param_i32(t, i, 0);
+    for (int i = 0; i < GGML_MROPE_SECTIONS; ++i) {
+        set_op_param_i32(t, 11 + i, sections[i]);
     }
     return t;
+}
+
+ggml_tensor * rope_multi_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, ggml_tensor * c,
+                              const RopeParams & p, const int * sections, bool inplace, ggml_op op, const char * name) {
+    shape_check((p.mode & GGML_ROPE_TYPE_MROPE) != 0, name, "mode %d is not a multi-section mode (MROPE bit)", p.mode);
+    shape_check(sections != nullptr, name, "sections must not be NULL");
+    return rope_impl(ctx, a, b, c, p, inplace, name, op, sections);
 }
 
 // The dimension whose rotation completes n_rot turns over n_ctx_orig positions.
@@ -110,6 +121,38 @@ struct ggml_tensor * ggml_rope_ext_inplace(struct ggml_context * ctx, struct ggm
                                            float beta_fast, float beta_slow) {
     const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
     return rope_impl(ctx, a, b, c, p, true, "ggml_rope_ext_inplace");
+}
+
+struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS], int mode,
+                                     int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                                     float attn_factor, float beta_fast, float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_multi_impl(ctx, a, b, c, p, sections, false, GGML_OP_ROPE, "ggml_rope_multi");
+}
+
+struct ggml_tensor * ggml_rope_multi_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                             struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS],
+                                             int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                             float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_multi_impl(ctx, a, b, c, p, sections, true, GGML_OP_ROPE, "ggml_rope_multi_inplace");
+}
+
+struct ggml_tensor * ggml_rope_ext_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                        struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig, float freq_base,
+                                        float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+                                        float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_impl(ctx, a, b, c, p, false, "ggml_rope_ext_back", GGML_OP_ROPE_BACK);
+}
+
+struct ggml_tensor * ggml_rope_multi_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                          struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS],
+                                          int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                          float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_multi_impl(ctx, a, b, c, p, sections, false, GGML_OP_ROPE_BACK, "ggml_rope_multi_back");
 }
 
 // dims[0] = first dimension to correct (floor, >= 0), dims[1] = last (ceil, <= n_dims - 1).

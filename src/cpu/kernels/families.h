@@ -14,7 +14,7 @@ KernelInfo copy(ggml_op op);      // DUP, CPY, CONT, SET, REPEAT, CONCAT, PAD, A
 KernelInfo rows(ggml_op op);      // GET_ROWS, SET_ROWS, DIAG_MASK_INF
 KernelInfo matmul(ggml_op op);    // MUL_MAT, MUL_MAT_ID, OUT_PROD
 KernelInfo softmax(ggml_op op);   // SOFT_MAX
-KernelInfo rope(ggml_op op);      // ROPE
+KernelInfo rope(ggml_op op);      // ROPE, ROPE_BACK (all modes: NORMAL, NEOX, MROPE, VISION, IMROPE)
 KernelInfo attention(ggml_op op); // FLASH_ATTN_EXT
 KernelInfo conv(ggml_op op);      // IM2COL, POOL_1D, POOL_2D
 KernelInfo sort(ggml_op op);      // ARGSORT, TOP_K
@@ -23,5 +23,7 @@ KernelInfo roll(ggml_op op);      // ROLL
 KernelInfo custom(ggml_op op);    // MAP_CUSTOM1, MAP_CUSTOM2, MAP_CUSTOM3, CUSTOM
 KernelInfo rows_ext(ggml_op op);  // DIAG_MASK_ZERO, COUNT_EQUAL, WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS
 KernelInfo conv_ext(ggml_op op);  // CONV_TRANSPOSE_1D, CONV_2D_DW, UPSCALE, PAD_REFLECT_1D
+KernelInfo backward_ext(ggml_op op); // SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK, REPEAT_BACK, GET_ROWS_BACK
+KernelInfo training_ext(ggml_op op); // CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD
 
 } // namespace switchyard::cpu::kernels

@@ -1,7 +1,16 @@
-// ROPE: rotary position embedding, NORMAL (adjacent pairs) and NEOX (pairs n_dims/2 apart) modes, with YaRN
-// scaling and optional frequency factors. op_params (int32 slots): 1 n_dims, 2 mode, 4 n_ctx_orig; floats:
-// 5 freq_base, 6 freq_scale, 7 ext_factor, 8 attn_factor, 9 beta_fast, 10 beta_slow.
-// a: [head_dim, n_head, n_tokens, ne3]; src[1]: I32 positions [n_tokens]; src[2]: F32 freq factors [n_dims/2].
+// ROPE: rotary position embedding with YaRN scaling and optional frequency factors; ROPE_BACK, its gradient, is
+// the same rotation by the opposite angles (sines negated). op_params (int32 slots): 1 n_dims, 2 mode,
+// 4 n_ctx_orig; floats: 5 freq_base, 6 freq_scale, 7 ext_factor, 8 attn_factor, 9 beta_fast, 10 beta_slow;
+// 11..14 sections (multi-section modes).
+// a: [head_dim, n_head, n_tokens, ne3]; src[1]: I32 positions [n_tokens] (4 * n_tokens for the multi-section
+// modes: all first positions, then all second, ...); src[2]: F32 freq factors [n_dims/2].
+//
+// Modes: NORMAL rotates adjacent pairs (2j, 2j+1) of the first n_dims elements, NEOX pairs (j, j + n_dims/2).
+// MROPE and IMROPE rotate like NEOX; pair j takes its angle from one of the 4 positions of its token, chosen by
+// sector = j % (sum of sections): MROPE in contiguous blocks of sections[0], [1], [2], [3] sectors, IMROPE
+// interleaved (sector % 3 picks position 0, 1 or 2 while below 3 * sections[that one], position 3 otherwise).
+// VISION (n_dims == ne0 / 2) rotates every element, pairs (j, j + n_dims) for j < n_dims, picks positions like
+// MROPE, and restarts each section's angle sequence where the section starts.
 //
 // Threads take contiguous blocks of tokens. A token's rotation angles are the same for every head: they are
 // computed once per chunk of kChunk dimensions into cos / sin tables on the stack and applied to all heads before
@@ -42,6 +51,13 @@ struct RopeParams {
     int   n_dims, mode, n_ctx_orig;
     float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
     float corr_dims[2];
+    int   sections[GGML_MROPE_SECTIONS];
+    bool  multi;     // a multi-section mode (MROPE bit)
+    bool  vision;
+    bool  back;      // ROPE_BACK: rotate by the opposite angles
+    bool  neox;      // pairs (j, j + half) rather than (2j, 2j + 1)
+    int   rot_dims;  // elements rotated per row: n_dims, or ne0 = 2 * n_dims for VISION
+    int   half;      // distance between the two elements of a NEOX-like pair
 };
 
 RopeParams read_params(const ggml_tensor * dst) {
@@ -56,8 +72,65 @@ RopeParams read_params(const ggml_tensor * dst) {
     r.beta_fast   = get_op_param_f32(dst, 9);
     r.beta_slow   = get_op_param_f32(dst, 10);
     ggml_rope_yarn_corr_dims(r.n_dims, r.n_ctx_orig, r.freq_base, r.beta_fast, r.beta_slow, r.corr_dims);
+    for (int i = 0; i < GGML_MROPE_SECTIONS; ++i) {
+        r.sections[i] = get_op_param_i32(dst, 11 + i);
+    }
+    r.multi    = (r.mode & GGML_ROPE_TYPE_MROPE) != 0;
+    r.vision   = r.mode == GGML_ROPE_TYPE_VISION;
+    r.back     = dst->op == GGML_OP_ROPE_BACK;
+    r.neox     = (r.mode & GGML_ROPE_TYPE_NEOX) != 0 || r.multi;
+    r.rot_dims = r.vision ? 2 * r.n_dims : r.n_dims;
+    r.half     = r.vision ? r.n_dims : r.n_dims / 2;
     return r;
 }
+
+// The unscaled angles of the multi-section modes, pair after pair: each of the 4 positions has its own angle
+// sequence p * theta_scale^j; a pair takes the one its sector selects. VISION restarts a position's sequence
+// where its section starts (so each section counts its dimensions from 0).
+class SectionAngles {
+public:
+    SectionAngles(const RopeParams & r, const float pos[4], float theta_scale) : r_(r), scale_(theta_scale) {
+        for (int k = 0; k < 4; ++k) {
+            base_[k]  = pos[k];
+            theta_[k] = pos[k];
+        }
+        sect_dims_ = r.sections[0] + r.sections[1] + r.sections[2] + r.sections[3];
+    }
+
+    // The angle of pair j (called for j = 0, 1, 2, ... in order).
+    float next(int64_t j) {
+        const int sector = static_cast<int>(j % sect_dims_);
+        const int s0 = r_.sections[0], s01 = s0 + r_.sections[1], s012 = s01 + r_.sections[2];
+        if (r_.vision) {
+            const int starts[4] = {0, s0, s01, s012};
+            for (int k = 0; k < 4; ++k) {
+                if (sector == starts[k]) {
+                    theta_[k] = base_[k];
+                    break; // the first section starting here restarts, as upstream's else-if chain
+                }
+            }
+        }
+        int pick = 3;
+        if (r_.mode == GGML_ROPE_TYPE_IMROPE) {
+            const int m = sector % 3;
+            pick        = sector < 3 * r_.sections[m] ? m : 3;
+        } else {
+            pick = sector < s0 ? 0 : sector < s01 ? 1 : sector < s012 ? 2 : 3;
+        }
+        const float theta = theta_[pick];
+        for (float & t : theta_) {
+            t *= scale_;
+        }
+        return theta;
+    }
+
+private:
+    const RopeParams & r_;
+    float              scale_;
+    float              base_[4];
+    float              theta_[4];
+    int                sect_dims_;
+};
 
 // YaRN: blend interpolated and extrapolated angles per dimension and scale the magnitude.
 void yarn_angle(const RopeParams & r, float theta_extrap, int64_t i0, float * cos_out, float * sin_out) {
@@ -92,11 +165,11 @@ struct AngleTable {
     float sin[kChunk / 2];
 };
 
-// Rotates dimensions [c0, c1) (c0, c1 even, or c1 = n_dims) of every head of token row (i2, i3) by the angles t.
+// Rotates dimensions [c0, c1) (c0, c1 even, or c1 = rot_dims) of every head of token row (i2, i3) by the angles t.
 void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3, int64_t c0,
                   int64_t c1, const AngleTable & t) {
-    const bool       neox  = (r.mode & GGML_ROPE_TYPE_NEOX) != 0;
-    const int64_t    pairs = (c1 - c0) / 2, half = r.n_dims / 2;
+    const bool       neox  = r.neox;
+    const int64_t    pairs = (c1 - c0) / 2, half = r.half;
     const bool       rows  = is_f32_rows(a) && is_f32_rows(dst);
     const RopeRows & k     = rope_rows();
     for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
@@ -124,16 +197,35 @@ void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst
     }
 }
 
-// Copies the dimensions past n_dims of every head of token row (i2, i3) unchanged.
+// Copies the dimensions past rot_dims of every head of token row (i2, i3) unchanged.
 void copy_tail(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3) {
-    if (r.n_dims == a->ne[0]) {
+    if (r.rot_dims == a->ne[0]) {
         return;
     }
     for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
         const char * src = row_ptr(a, i1, i2, i3);
         char *       out = row_ptr(dst, i1, i2, i3);
-        for (int64_t i0 = r.n_dims; i0 < a->ne[0]; ++i0) {
+        for (int64_t i0 = r.rot_dims; i0 < a->ne[0]; ++i0) {
             store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
+        }
+    }
+}
+
+int32_t position_at(const ggml_tensor * pos, int64_t i) {
+    int32_t v;
+    std::memcpy(&v, static_cast<const char *>(pos->data) + i * static_cast<int64_t>(pos->nb[0]), sizeof(v));
+    return v;
+}
+
+// Fills t with the cos / sin of pairs [c0/2, c1/2) from the unscaled angle of each pair (angle(j)).
+template <class Angle>
+void fill_table(const RopeParams & r, const ggml_tensor * ff, int64_t c0, int64_t c1, Angle && angle, AngleTable & t) {
+    for (int64_t i0 = c0; i0 < c1; i0 += 2) {
+        const int64_t j = (i0 - c0) / 2;
+        const float   f = ff ? *reinterpret_cast<const float *>(static_cast<const char *>(ff->data) + (i0 / 2) * ff->nb[0]) : 1.0f;
+        yarn_angle(r, angle(i0 / 2) / f, i0, &t.cos[j], &t.sin[j]);
+        if (r.back) {
+            t.sin[j] = -t.sin[j];
         }
     }
 }
@@ -148,14 +240,20 @@ void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
     AngleTable          t;
     for (int64_t tr = tokens.begin; tr < tokens.end; ++tr) {
         const int64_t i2 = tr % a->ne[2], i3 = tr / a->ne[2];
-        const float   position = static_cast<float>(*reinterpret_cast<const int32_t *>(static_cast<const char *>(pos->data) + i2 * pos->nb[0]));
-        float         theta    = position;
-        for (int64_t c0 = 0; c0 < r.n_dims; c0 += kChunk) {
-            const int64_t c1 = std::min<int64_t>(r.n_dims, c0 + kChunk);
-            for (int64_t i0 = c0; i0 < c1; i0 += 2) {
-                const float f = ff ? *reinterpret_cast<const float *>(static_cast<const char *>(ff->data) + (i0 / 2) * ff->nb[0]) : 1.0f;
-                yarn_angle(r, theta / f, i0, &t.cos[(i0 - c0) / 2], &t.sin[(i0 - c0) / 2]);
-                theta *= theta_scale;
+        float         positions[4] = {static_cast<float>(position_at(pos, i2)), 0.0f, 0.0f, 0.0f};
+        if (r.multi) {
+            for (int k = 1; k < 4; ++k) {
+                positions[k] = static_cast<float>(position_at(pos, i2 + k * a->ne[2]));
+            }
+        }
+        float         theta = positions[0];
+        SectionAngles sections(r, positions, theta_scale);
+        for (int64_t c0 = 0; c0 < r.rot_dims; c0 += kChunk) {
+            const int64_t c1 = std::min<int64_t>(r.rot_dims, c0 + kChunk);
+            if (r.multi) {
+                fill_table(r, ff, c0, c1, [&](int64_t j) { return sections.next(j); }, t);
+            } else {
+                fill_table(r, ff, c0, c1, [&](int64_t) { const float th = theta; theta *= theta_scale; return th; }, t);
             }
             rotate_chunk(r, a, dst, i2, i3, c0, c1, t);
         }
@@ -163,22 +261,41 @@ void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
     }
 }
 
+bool rope_mode_ok(const ggml_tensor * dst, const RopeParams & r) {
+    switch (r.mode) {
+        case GGML_ROPE_TYPE_NORMAL:
+        case GGML_ROPE_TYPE_NEOX: return dst->src[1]->ne[0] >= dst->src[0]->ne[2];
+        case GGML_ROPE_TYPE_MROPE:
+        case GGML_ROPE_TYPE_IMROPE:
+        case GGML_ROPE_TYPE_VISION: break;
+        default: return false;
+    }
+    for (int s : r.sections) {
+        if (s < 0) {
+            return false;
+        }
+    }
+    const bool some = r.sections[0] > 0 || r.sections[1] > 0 || r.sections[2] > 0;
+    return some && dst->src[1]->ne[0] >= 4 * dst->src[0]->ne[2] && (!r.vision || 2 * r.n_dims == dst->src[0]->ne[0]);
+}
+
 bool rope_supports(const ggml_tensor * dst) {
     const ggml_tensor * a   = dst->src[0];
     const ggml_tensor * pos = dst->src[1];
     const ggml_tensor * ff  = dst->src[2];
-    const int           mode = get_op_param_i32(dst, 2);
-    const int           n_dims = get_op_param_i32(dst, 1);
-    const bool plain_mode = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
-    return plain_mode && (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && dst->type == a->type && pos &&
-           pos->type == GGML_TYPE_I32 && (!ff || ff->type == GGML_TYPE_F32) && n_dims > 0 && n_dims % 2 == 0 &&
-           n_dims <= a->ne[0];
+    if (!a || !pos || pos->type != GGML_TYPE_I32 || (a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16) ||
+        dst->type != a->type || !ggml_are_same_shape(a, dst)) {
+        return false;
+    }
+    const RopeParams r = read_params(dst);
+    return rope_mode_ok(dst, r) && (!ff || (ff->type == GGML_TYPE_F32 && ff->ne[0] >= r.rot_dims / 2)) &&
+           r.n_dims > 0 && r.n_dims % 2 == 0 && r.rot_dims <= a->ne[0];
 }
 
 } // namespace
 
 KernelInfo rope(ggml_op op) {
-    if (op == GGML_OP_ROPE) {
+    if (op == GGML_OP_ROPE || op == GGML_OP_ROPE_BACK) {
         return KernelInfo{rope_compute, nullptr, nullptr, rope_supports};
     }
     return KernelInfo{};

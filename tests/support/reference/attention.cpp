@@ -1,5 +1,6 @@
-// Reference attention ops: soft_max (mask, ALiBi, sinks), rope (normal/neox, YaRN, frequency factors) and
-// flash_attn_ext (computed the plain two-pass way). Double precision throughout.
+// Reference attention ops: soft_max (mask, ALiBi, sinks), rope and rope_back (normal/neox and the multi-section
+// modes, YaRN, frequency factors) and flash_attn_ext (computed the plain two-pass way). Double precision
+// throughout.
 #include "support/reference/util.h"
 
 #include <algorithm>
@@ -43,21 +44,51 @@ double corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
     return n_dims * std::log(n_ctx_orig / (n_rot * 2 * M_PI)) / (2 * std::log(base));
 }
 
+// The position and the exponent (dimension index within its section) of rotation pair j of a token, for the
+// multi-section modes: which of the token's 4 positions a pair uses follows from its sector j % sum(sections).
+struct PairSource {
+    int     position; // 0..3
+    int64_t exponent; // theta = p * base^(-2 * exponent / n_dims)
+};
+
+PairSource multi_source(int mode, const int * sections, int64_t j) {
+    const int     total  = sections[0] + sections[1] + sections[2] + sections[3];
+    const int64_t sector = j % total;
+    if (mode == GGML_ROPE_TYPE_IMROPE) {
+        const int k = static_cast<int>(sector % 3);
+        return {sector < 3 * sections[k] ? k : 3, j};
+    }
+    int64_t start = 0;
+    int     k     = 0;
+    while (k < 3 && sector >= start + sections[k]) {
+        start += sections[k];
+        ++k;
+    }
+    return {k, mode == GGML_ROPE_TYPE_VISION ? sector - start : j};
+}
+
 bool rope(ggml_tensor * node) {
     const ggml_tensor * a = node->src[0], *pos = node->src[1], *ff = node->src[2];
     const int   n_dims = param_i32(node, 1), mode = param_i32(node, 2), n_ctx_orig = param_i32(node, 4);
     const float base = param_f32(node, 5), freq_scale = param_f32(node, 6), ext_factor = param_f32(node, 7);
     const float attn_factor = param_f32(node, 8), beta_fast = param_f32(node, 9), beta_slow = param_f32(node, 10);
-    const bool  neox = (mode & GGML_ROPE_TYPE_NEOX) != 0;
+    const int   sections[4] = {param_i32(node, 11), param_i32(node, 12), param_i32(node, 13), param_i32(node, 14)};
+    const bool  multi  = (mode & GGML_ROPE_TYPE_MROPE) != 0;
+    const bool  vision = mode == GGML_ROPE_TYPE_VISION;
+    const bool  neox   = (mode & GGML_ROPE_TYPE_NEOX) != 0 || multi;
+    const double sin_sign = node->op == GGML_OP_ROPE_BACK ? -1.0 : 1.0;
+    const int64_t rotated = vision ? 2 * n_dims : n_dims;  // elements rotated per row
+    const int64_t offset  = vision ? n_dims : n_dims / 2;  // between the two elements of a neox pair
     const double low  = std::max(0.0, std::floor(corr_dim(n_dims, n_ctx_orig, beta_fast, base)));
     const double high = std::min(static_cast<double>(n_dims - 1), std::ceil(corr_dim(n_dims, n_ctx_orig, beta_slow, base)));
     for (int64_t i3 = 0; i3 < a->ne[3]; ++i3)
         for (int64_t i2 = 0; i2 < a->ne[2]; ++i2) {
-            const double p = get_index(pos, i2, 0, 0, 0);
             for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
-                for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+                for (int64_t i0 = 0; i0 < rotated; i0 += 2) {
+                    const PairSource src = multi ? multi_source(mode, sections, i0 / 2) : PairSource{0, i0 / 2};
+                    const double p      = get_index(pos, i2 + src.position * a->ne[2], 0, 0, 0);
                     const double f      = ff ? get(ff, i0 / 2, 0, 0, 0) : 1.0;
-                    const double extrap = p * std::pow(static_cast<double>(base), -static_cast<double>(i0) / n_dims) / f;
+                    const double extrap = p * std::pow(static_cast<double>(base), -2.0 * static_cast<double>(src.exponent) / n_dims) / f;
                     const double interp = freq_scale * extrap;
                     double       theta  = interp, mscale = attn_factor;
                     if (ext_factor != 0.0f) {
@@ -66,12 +97,13 @@ bool rope(ggml_tensor * node) {
                         theta            = interp * (1 - mix) + extrap * mix;
                         mscale *= 1.0 + 0.1 * std::log(1.0 / freq_scale);
                     }
-                    const int64_t j0 = neox ? i0 / 2 : i0, j1 = neox ? i0 / 2 + n_dims / 2 : i0 + 1;
+                    const double  c = std::cos(theta), s = sin_sign * std::sin(theta);
+                    const int64_t j0 = neox ? i0 / 2 : i0, j1 = neox ? i0 / 2 + offset : i0 + 1;
                     const double  x0 = get(a, j0, i1, i2, i3), x1 = get(a, j1, i1, i2, i3);
-                    set(node, j0, i1, i2, i3, static_cast<float>((x0 * std::cos(theta) - x1 * std::sin(theta)) * mscale));
-                    set(node, j1, i1, i2, i3, static_cast<float>((x0 * std::sin(theta) + x1 * std::cos(theta)) * mscale));
+                    set(node, j0, i1, i2, i3, static_cast<float>((x0 * c - x1 * s) * mscale));
+                    set(node, j1, i1, i2, i3, static_cast<float>((x0 * s + x1 * c) * mscale));
                 }
-                for (int64_t i0 = n_dims; i0 < a->ne[0]; ++i0) set(node, i0, i1, i2, i3, get(a, i0, i1, i2, i3));
+                for (int64_t i0 = rotated; i0 < a->ne[0]; ++i0) set(node, i0, i1, i2, i3, get(a, i0, i1, i2, i3));
             }
         }
     return true;
@@ -109,7 +141,8 @@ bool flash_attn(ggml_tensor * node) {
 bool attention(ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_SOFT_MAX:       return soft_max(node);
-        case GGML_OP_ROPE:           return rope(node);
+        case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK:      return rope(node);
         case GGML_OP_FLASH_ATTN_EXT: return flash_attn(node);
         default:                     return false;
     }

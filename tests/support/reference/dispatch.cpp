@@ -18,7 +18,7 @@ bool compute_node(ggml_tensor * node) {
         return true; // views alias their source's memory
     }
     return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node) ||
-           fill(node) || roll(node) || custom(node) || rows_ext(node) || conv_ext(node);
+           fill(node) || roll(node) || custom(node) || rows_ext(node) || conv_ext(node) || training_ext(node);
 }
 
 bool has_reference(const ggml_tensor * node) {
@@ -27,8 +27,8 @@ bool has_reference(const ggml_tensor * node) {
             const auto u = static_cast<ggml_unary_op>(node->op_params[0]);
             return u >= 0 && u < GGML_UNARY_OP_COUNT;
         }
-        case GGML_OP_REPEAT_BACK: case GGML_OP_SILU_BACK: case GGML_OP_RMS_NORM_BACK:
-        case GGML_OP_GET_ROWS_BACK: case GGML_OP_SOFT_MAX_BACK: case GGML_OP_ROPE_BACK: return false;
+        case GGML_OP_CROSS_ENTROPY_LOSS: case GGML_OP_CROSS_ENTROPY_LOSS_BACK: case GGML_OP_OPT_STEP_ADAMW:
+        case GGML_OP_OPT_STEP_SGD: return true;
         case GGML_OP_UPSCALE: {
             const auto mode = static_cast<uint32_t>(node->op_params[0]);
             return (mode & 0xFFu) <= GGML_SCALE_MODE_BILINEAR && !(mode & GGML_SCALE_FLAG_ANTIALIAS);

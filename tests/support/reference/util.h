@@ -68,5 +68,6 @@ bool roll(ggml_tensor * node);        // roll
 bool custom(ggml_tensor * node);      // map_custom1/2/3, custom: the application's function on one thread
 bool rows_ext(ggml_tensor * node);    // diag_mask_zero, count_equal, win_part/unpart, get_rel_pos, add_rel_pos
 bool conv_ext(ggml_tensor * node);    // conv_transpose_1d, conv_2d_dw, upscale, pad_reflect_1d
+bool training_ext(ggml_tensor * node); // *_back gradient ops, cross_entropy_loss(_back), opt_step_adamw/sgd
 
 } // namespace switchyard::testing::reference
