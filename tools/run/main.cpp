@@ -7,6 +7,7 @@
 #include "context.h"
 #include "default_model.h"
 #include "devices.h"
+#include "dram_probe.h"
 #include "model.h"
 #include "report.h"
 #include "sampler.h"
@@ -62,6 +63,7 @@ int run_bench(const Model & model, const Devices & devices, const Options & o) {
     }
     std::vector<float> logits;
     std::vector<BenchRow> rows = {{"pp512", {}}, {"tg128", {}}};
+    std::vector<double>   dram; // GB/s, measured between the repetitions
     for (int rep = -1; rep < o.bench_reps; ++rep) {
         ctx->clear();
         auto t0 = std::chrono::steady_clock::now();
@@ -80,9 +82,11 @@ int run_bench(const Model & model, const Devices & devices, const Options & o) {
         if (rep >= 0) {
             rows[0].rates.push_back(pp);
             rows[1].rates.push_back(tg);
+            dram.push_back(dram_read_gbs(devices.n_threads()));
         }
     }
     print_bench_table(model, devices, rows);
+    print_generation_bound(model, rows[1].rates, dram);
     return 0;
 }
 

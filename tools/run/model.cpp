@@ -125,6 +125,8 @@ ggml_type Model::type_of(const std::string & name) const {
     return t != nullptr ? t->type : GGML_TYPE_F32;
 }
 
+bool Model::has_tensor(const std::string & name) const { return ggml_get_tensor(meta_ctx_, name.c_str()) != nullptr; }
+
 std::string Model::meta_string(const char * key) const {
     const int64_t id = gguf_find_key(gguf_, key);
     return id >= 0 && gguf_get_kv_type(gguf_, id) == GGUF_TYPE_STRING ? gguf_get_val_str(gguf_, id) : "";

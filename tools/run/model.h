@@ -46,6 +46,7 @@ public:
     const Placement &    placement() const { return placement_; }
     // the storage type of a tensor in the file (GGUF_TYPE_F32 when absent), for splitting decisions
     ggml_type type_of(const std::string & name) const;
+    bool      has_tensor(const std::string & name) const; // the file holds a tensor of this name
     // general.description, general.name ("" when absent)
     std::string meta_string(const char * key) const;
 

@@ -1,5 +1,8 @@
 #include "report.h"
 
+#include "dram_probe.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -116,6 +119,23 @@ void print_bench_table(const Model & model, const Devices & devices, const std::
         std::printf("| %-24s | %10s | %10s | %-16s | %7d | %12s | %20s |\n", model_name, size, params,
                     devices.describe().c_str(), devices.n_threads(), row.test.c_str(), rate);
     }
+}
+
+void print_generation_bound(const Model & model, const std::vector<double> & tg_rates, const std::vector<double> & dram_gbs) {
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    const double gbs   = median(dram_gbs);
+    const double bytes = static_cast<double>(weight_bytes_per_token(model));
+    if (gbs <= 0.0 || bytes <= 0.0) {
+        return;
+    }
+    const double bound = gbs * 1e9 / bytes;
+    const double tg    = median(tg_rates);
+    std::printf("\ntg128 bound: DRAM read %.1f GB/s / %.2f MiB of weights per token = %.1f t/s; tg128 (median "
+                "%.1f t/s) reaches %.2f of it\n",
+                gbs, mib(static_cast<uint64_t>(bytes)), bound, tg, tg / bound);
 }
 
 } // namespace switchyard::run

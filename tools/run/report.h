@@ -24,4 +24,8 @@ struct BenchRow {
 
 void print_bench_table(const Model & model, const Devices & devices, const std::vector<BenchRow> & rows);
 
+// "tg128 bound: DRAM read X GB/s / Y MiB of weights per token = Z t/s; tg128 reaches R of it", from the tg128
+// rates and the DRAM bandwidths measured between them (medians of both)
+void print_generation_bound(const Model & model, const std::vector<double> & tg_rates, const std::vector<double> & dram_gbs);
+
 } // namespace switchyard::run
