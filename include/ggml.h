@@ -993,6 +993,20 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_im2col(
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
             int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D, enum ggml_type dst_type);
+    // gradient of ggml_im2col: a the gradient of its result, b its kernel (shape only), ne the shape of its data
+    // -> F32 ne (the columns added back onto the data positions they were read from)
+    GGML_API struct ggml_tensor * ggml_im2col_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t * ne,
+            int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D);
+    // 3-d unfold. a: kernel [KW, KH, KD, OC*IC] (shape only), b: data [W, H, D, N*IC]
+    // -> dst_type [IC*KD*KH*KW, OW, OH, OD*N]
+    GGML_API struct ggml_tensor * ggml_im2col_3d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
+            int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2, enum ggml_type dst_type);
+    // overlap-add of columns a [K*oc, T_in] (contiguous f32/f16/bf16) -> a's type [(T_in - 1)*s0 + K - 2*p0, oc],
+    // p0 cropped from both ends (with mul_mat: a transposed 1-d convolution)
+    GGML_API struct ggml_tensor * ggml_col2im_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, int s0, int oc, int p0);
 
     // a: kernel [K, IC, OC], b: data [L, IC, N]
     GGML_API struct ggml_tensor * ggml_conv_1d(
@@ -1028,6 +1042,31 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
             int stride0, int stride1, int pad0, int pad1, int dilation0, int dilation1);
 
+    // 2-d convolution with stride = kernel size, no padding (im2col + mul_mat)
+    GGML_API struct ggml_tensor * ggml_conv_2d_sk_p0(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // 2-d convolution with stride 1, padding = half the kernel (im2col + mul_mat)
+    GGML_API struct ggml_tensor * ggml_conv_2d_s1_ph(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // 2-d convolution computed directly (op CONV_2D). a: kernel [KW, KH, IC, OC], b: data [W, H, IC, N]
+    // -> b's type [OW, OH, OC, N]
+    GGML_API struct ggml_tensor * ggml_conv_2d_direct(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int p0, int p1, int d0, int d1);
+    // 3-d convolution (im2col_3d + mul_mat). a: kernel [KW, KH, KD, OC*IC], b: data [W, H, D, N*IC]
+    // -> F32 [OW, OH, OD, OC*N]
+    GGML_API struct ggml_tensor * ggml_conv_3d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
+            int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2);
+    // 3-d convolution computed directly (op CONV_3D). a: kernel [KW, KH, KD, IC*OC], b: data [W, H, D, IC*N]
+    // -> F32 [OW, OH, OD, OC*N]
+    GGML_API struct ggml_tensor * ggml_conv_3d_direct(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2,
+            int n_channels, int n_batch, int n_channels_out);
+    // transposed 2-d convolution without padding. a: kernel [KW, KH, OC, IC], b: data [W, H, IC, N]
+    // -> F32 [(W - 1)*stride + KW, (H - 1)*stride + KH, OC, N]
+    GGML_API struct ggml_tensor * ggml_conv_transpose_2d_p0(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int stride);
+
     enum ggml_op_pool {
         GGML_OP_POOL_MAX,
         GGML_OP_POOL_AVG,
@@ -1038,6 +1077,10 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op, int k0, int s0, int p0);
     GGML_API struct ggml_tensor * ggml_pool_2d(
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
+            int k0, int k1, int s0, int s1, float p0, float p1);
+    // gradient of ggml_pool_2d: a the gradient of its result, af its input -> F32 shaped like af
+    GGML_API struct ggml_tensor * ggml_pool_2d_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * af, enum ggml_op_pool op,
             int k0, int k1, int s0, int s1, float p0, float p1);
 
     // zero padding at the end of each dimension
@@ -1127,6 +1170,17 @@ extern "C" {
     GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(const struct ggml_tensor * a);
     GGML_API void           ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
 
+    // Mamba's causal 1-d convolution: sx [d_conv - 1 + n_t, d_inner, n_s], c [d_conv, d_inner] -> F32 [d_inner, n_t, n_s]
+    GGML_API struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct ggml_tensor * sx, struct ggml_tensor * c);
+
+    // Mamba's selective scan. s [d_state, head_dim, n_head, n_states], x [head_dim, n_head, n_t, n_s], dt [n_head,
+    // n_t, n_s], A [1, n_head] (Mamba-2) or [d_state, n_head] (Mamba-1), B and C [d_state, n_group, n_t, n_s],
+    // ids I32 [n_s] (the state each sequence starts from) -> F32 1-d: y [head_dim, n_head, n_t, n_s], then the
+    // final states [d_state, head_dim, n_head, n_s]
+    GGML_API struct ggml_tensor * ggml_ssm_scan(
+            struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x, struct ggml_tensor * dt,
+            struct ggml_tensor * A, struct ggml_tensor * B, struct ggml_tensor * C, struct ggml_tensor * ids);
+
     GGML_API struct ggml_tensor * ggml_unary        (struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
     GGML_API struct ggml_tensor * ggml_unary_inplace(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
 
@@ -1145,6 +1199,30 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw, struct ggml_tensor * ph);
     GGML_API struct ggml_tensor * ggml_add_rel_pos_inplace(
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw, struct ggml_tensor * ph);
+
+    // linear-attention recurrences over T tokens in n_seqs equal sequences: inputs [S, H, T], state [S*S*H, n_seqs]
+    // -> F32 [S*H, T + S*n_seqs] (the outputs, then the final states). tf (RWKV-6 time_first) is [S, H]
+    GGML_API struct ggml_tensor * ggml_rwkv_wkv6(
+            struct ggml_context * ctx, struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * r,
+            struct ggml_tensor * tf, struct ggml_tensor * td, struct ggml_tensor * state);
+    GGML_API struct ggml_tensor * ggml_gated_linear_attn(
+            struct ggml_context * ctx, struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * q,
+            struct ggml_tensor * g, struct ggml_tensor * state, float scale);
+    GGML_API struct ggml_tensor * ggml_rwkv_wkv7(
+            struct ggml_context * ctx, struct ggml_tensor * r, struct ggml_tensor * w, struct ggml_tensor * k,
+            struct ggml_tensor * v, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * state);
+
+    // solves A X = B for X: a F32 [n, n, B2, B3] triangular, b F32 [k, n, B2, B3] -> X like b. Only left = true,
+    // lower = true, uni = false is supported (as upstream)
+    GGML_API struct ggml_tensor * ggml_solve_tri(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, bool left, bool lower, bool uni);
+
+    // Qwen3-Next's gated delta rule. q, k [S_v, H_k, n_t, n_sq], v [S_v, H, n_t, n_s], g [1 or S_v, H, n_t, n_s],
+    // beta [1, H, n_t, n_s], state [S_v, S_v, H, n_s]; K >= 1 state snapshots -> F32 [S_v*H, n_t*n_s + K*S_v*n_s]:
+    // the outputs, then K states (slot 0 the last; slot i the state i tokens before, written when i < n_t)
+    GGML_API struct ggml_tensor * ggml_gated_delta_net(
+            struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
+            struct ggml_tensor * g, struct ggml_tensor * beta, struct ggml_tensor * state, int64_t K);
 
     //
     // custom operators: a function of the application computes the result on the CPU backend. It is called once
@@ -1201,6 +1279,13 @@ extern "C" {
 
     // add tensor and everything it depends on (not yet in the graph) in topological order
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    // add every tensors[i] (and what it depends on) to the graph, all in the same order whatever idx is, but flag
+    // only tensors[idx] and its ancestors for computing (GGML_TENSOR_FLAG_COMPUTE); returns tensors[idx]
+    GGML_API struct ggml_tensor * ggml_build_forward_select(
+            struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors, int n_tensors, int idx);
+    // add tensor (and what it depends on) to the graph without flagging anything for computing: fixes the node
+    // order only (a later ggml_build_forward_expand or _select decides what runs)
+    GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
     // append the gradients of the graph's nodes: for every node that a parameter (ggml_set_param) reaches and
     // that reaches a loss (ggml_set_loss), its gradient (ggml_graph_get_grad). Gradient accumulators of the
     // losses, and with accumulate of the parameters, are new tensors of ctx_static (ggml_graph_get_grad_acc);

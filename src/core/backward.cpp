@@ -99,6 +99,7 @@ private:
     void rope(ggml_tensor * node, ggml_tensor * grad);
     void unary(ggml_tensor * node, ggml_tensor * grad);
     void glu(ggml_tensor * node, ggml_tensor * grad);
+    void spatial(ggml_tensor * node, ggml_tensor * grad);
 
     ggml_context *            ctx_;
     ggml_cgraph *             g_;
@@ -323,6 +324,23 @@ void Backward::glu(ggml_tensor * node, ggml_tensor * grad) {
     if (needs(b)) add(b, ggml_mul(ctx_, ggml_silu(ctx_, a), grad));
 }
 
+// IM2COL (to the data; the kernel is shape only), POOL_2D
+void Backward::spatial(ggml_tensor * node, ggml_tensor * grad) {
+    const int32_t * p = node->op_params;
+    if (node->op == GGML_OP_IM2COL) {
+        ggml_tensor * data = node->src[1];
+        if (needs(data)) {
+            add(data, ggml_im2col_back(ctx_, grad, node->src[0], data->ne, p[0], p[1], p[2], p[3], p[4], p[5], p[6] == 1));
+        }
+        return;
+    }
+    ggml_tensor * a = node->src[0];
+    if (needs(a)) {
+        add(a, ggml_pool_2d_back(ctx_, grad, a, static_cast<ggml_op_pool>(p[0]), p[1], p[2], p[3], p[4],
+                                 static_cast<float>(p[5]), static_cast<float>(p[6])));
+    }
+}
+
 void Backward::visit(ggml_tensor * node) {
     ggml_tensor * grad = ggml_graph_get_grad(g_, node);
     if (!grad) {
@@ -343,6 +361,7 @@ void Backward::visit(ggml_tensor * node) {
         case GGML_OP_ROPE:    rope(node, grad); break;
         case GGML_OP_UNARY:   unary(node, grad); break;
         case GGML_OP_GLU:     glu(node, grad); break;
+        case GGML_OP_IM2COL: case GGML_OP_POOL_2D: spatial(node, grad); break;
         default:              unsupported(node, "op");
     }
     for (int i = 0; i < 3; ++i) {

@@ -143,25 +143,29 @@ int src_index(const ggml_cgraph * g, int pos) {
     return g->order == GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT ? GGML_MAX_SRC - 1 - pos : pos;
 }
 
-// First visit of t: records it in the hash set with no uses yet. Returns its slot.
-size_t enter(ggml_cgraph * g, ggml_tensor * t) {
+// First visit of t: records it in the hash set with no uses yet, flagged for computing when `compute`. Returns
+// its slot.
+size_t enter(ggml_cgraph * g, ggml_tensor * t, bool compute) {
     const size_t slot = hash_find_or_insert(&g->visited_hash_set, t);
     g->use_counts[slot] = 0;
-    if (!is_leaf(t)) {
+    if (compute && !is_leaf(t)) {
         t->flags |= GGML_TENSOR_FLAG_COMPUTE;
     }
     return slot;
 }
 
 // Iterative post-order depth-first walk from root (graphs can be deeper than the stack allows recursion).
-// Every source edge of a newly added tensor counts one use of that source.
-void visit(ggml_cgraph * g, ggml_tensor * root) {
+// Every source edge of a newly added tensor counts one use of that source. With `compute`, root and everything it
+// depends on get GGML_TENSOR_FLAG_COMPUTE (also those already in the graph); without, new tensors are only placed.
+void visit(ggml_cgraph * g, ggml_tensor * root, bool compute) {
     ggml_hash_set * set = &g->visited_hash_set;
     if (hash_contains(set, root)) {
-        mark_compute(root);
+        if (compute) {
+            mark_compute(root);
+        }
         return;
     }
-    enter(g, root);
+    enter(g, root, compute);
     std::vector<VisitFrame> stack{{root, 0}};
     while (!stack.empty()) {
         VisitFrame & top = stack.back();
@@ -176,11 +180,13 @@ void visit(ggml_cgraph * g, ggml_tensor * root) {
         }
         const size_t slot = hash_find(set, src);
         if (slot != kHashFull && bit_get(set->used, slot)) {
-            mark_compute(src);
+            if (compute) {
+                mark_compute(src);
+            }
             g->use_counts[slot]++;
             continue;
         }
-        g->use_counts[enter(g, src)]++;
+        g->use_counts[enter(g, src, compute)]++;
         stack.push_back({src, 0}); // invalidates `top`
     }
 }
@@ -306,6 +312,33 @@ void set_loss_grad(ggml_tensor * acc) {
     }
 }
 
+// ggml_build_forward_expand (compute = true) and ggml_build_forward_order (false); `name` tags the messages.
+void build_forward(ggml_cgraph * cgraph, ggml_tensor * tensor, bool compute, const char * name) {
+    if (!cgraph || !tensor) {
+        log_error("[%s] %s is NULL\n", name, cgraph ? "tensor" : "graph");
+        return;
+    }
+    const int n_nodes = cgraph->n_nodes;
+    const int n_leafs = cgraph->n_leafs;
+    try {
+        visit(cgraph, tensor, compute);
+    } catch (const std::bad_alloc &) {
+        // out of memory for the walk's stack: tensors entered but not added would look visited to the next
+        // expand, so the graph is cleared rather than left half-built. (Only bad_alloc is caught here: a full
+        // graph goes through fatal(), whose abort callback may unwind through this function.)
+        log_error("[%s] out of memory: the graph is cleared\n", name);
+        ggml_graph_clear(cgraph);
+        cgraph->uid = next_graph_uid();
+        return;
+    }
+    if (cgraph->n_nodes > n_nodes && cgraph->nodes[cgraph->n_nodes - 1] != tensor) {
+        fatal("[%s] internal error: '%s' is not the last node added", name, tensor->name);
+    }
+    if (cgraph->n_nodes != n_nodes || cgraph->n_leafs != n_leafs) {
+        cgraph->uid = next_graph_uid(); // a changed graph: state cached under the old uid is stale
+    }
+}
+
 } // namespace
 
 extern "C" {
@@ -359,29 +392,22 @@ struct ggml_cgraph * ggml_new_graph(struct ggml_context * ctx) {
 }
 
 void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
-    if (!cgraph || !tensor) {
-        log_error("[ggml_build_forward_expand] %s is NULL\n", cgraph ? "tensor" : "graph");
-        return;
+    build_forward(cgraph, tensor, true, "ggml_build_forward_expand");
+}
+
+void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+    build_forward(cgraph, tensor, false, "ggml_build_forward_order");
+}
+
+struct ggml_tensor * ggml_build_forward_select(struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors,
+                                               int n_tensors, int idx) {
+    if (!tensors || idx < 0 || idx >= n_tensors) {
+        fatal("[ggml_build_forward_select] index %d is not one of the %d tensors", idx, tensors ? n_tensors : 0);
     }
-    const int n_nodes = cgraph->n_nodes;
-    const int n_leafs = cgraph->n_leafs;
-    try {
-        visit(cgraph, tensor);
-    } catch (const std::bad_alloc &) {
-        // out of memory for the walk's stack: tensors entered but not added would look visited to the next
-        // expand, so the graph is cleared rather than left half-built. (Only bad_alloc is caught here: a full
-        // graph goes through fatal(), whose abort callback may unwind through this function.)
-        log_error("[ggml_build_forward_expand] out of memory: the graph is cleared\n");
-        ggml_graph_clear(cgraph);
-        cgraph->uid = next_graph_uid();
-        return;
+    for (int i = 0; i < n_tensors; ++i) {
+        build_forward(cgraph, tensors[i], i == idx, "ggml_build_forward_select");
     }
-    if (cgraph->n_nodes > n_nodes && cgraph->nodes[cgraph->n_nodes - 1] != tensor) {
-        fatal("[ggml_build_forward_expand] internal error: '%s' is not the last node added", tensor->name);
-    }
-    if (cgraph->n_nodes != n_nodes || cgraph->n_leafs != n_leafs) {
-        cgraph->uid = next_graph_uid(); // a changed graph: state cached under the old uid is stale
-    }
+    return tensors[idx];
 }
 
 void ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {

@@ -543,6 +543,8 @@ std::vector<OpCase> make_cases() {
     add_custom(cases);
     add_ext_cases(cases);
     add_train_cases(cases);
+    add_conv_cases(cases);
+    add_recurrent_cases(cases);
     return cases;
 }
 

@@ -62,6 +62,12 @@ void add_ext_cases(std::vector<OpCase> & cases);
 // Appends the cases of the training ops (gradient ops, multi-section rope, loss, optimizer steps;
 // op_cases_train.cpp); called once by op_cases().
 void add_train_cases(std::vector<OpCase> & cases);
+// Appends the cases of the second convolution batch (im2col_back / _3d, col2im_1d, direct conv 2d / 3d, conv
+// transpose 2d, pool_2d_back; op_cases_conv.cpp); called once by op_cases().
+void add_conv_cases(std::vector<OpCase> & cases);
+// Appends the cases of the state-space and linear-attention ops (op_cases_recurrent.cpp); called once by
+// op_cases().
+void add_recurrent_cases(std::vector<OpCase> & cases);
 
 // Larger cases for throughput measurements (switchyard-ops perf): model-sized MUL_MAT at batch 1 and 512 for
 // the common weight types, SOFT_MAX, RMS_NORM, ROPE and FLASH_ATTN_EXT.

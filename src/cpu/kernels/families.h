@@ -25,5 +25,9 @@ KernelInfo rows_ext(ggml_op op);  // DIAG_MASK_ZERO, COUNT_EQUAL, WIN_PART, WIN_
 KernelInfo conv_ext(ggml_op op);  // CONV_TRANSPOSE_1D, CONV_2D_DW, UPSCALE, PAD_REFLECT_1D
 KernelInfo backward_ext(ggml_op op); // SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK, REPEAT_BACK, GET_ROWS_BACK
 KernelInfo training_ext(ggml_op op); // CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD
+KernelInfo conv_more_ext(ggml_op op); // IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D, CONV_3D, CONV_TRANSPOSE_2D,
+                                      // POOL_2D_BACK
+KernelInfo recurrent_ext(ggml_op op); // SSM_CONV, SSM_SCAN, RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7, SOLVE_TRI,
+                                     // GATED_DELTA_NET
 
 } // namespace switchyard::cpu::kernels

@@ -1,5 +1,7 @@
 // Reference spatial ops of the issue 16 batch: CONV_TRANSPOSE_1D, CONV_2D_DW, UPSCALE (nearest, bilinear, align
-// corners) and PAD_REFLECT_1D, written from their definitions in double precision.
+// corners) and PAD_REFLECT_1D; then IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D, CONV_3D, CONV_TRANSPOSE_2D and
+// POOL_2D_BACK. Written from their definitions in double precision; the ops whose kernels gather (the gradients,
+// col2im, the transposed convolution) are written here as the scatter of the forward op instead.
 #include "support/reference/util.h"
 
 #include <algorithm>
@@ -94,6 +96,155 @@ bool pad_reflect_1d(ggml_tensor * node) {
     return true;
 }
 
+// An output buffer in double, indexed like node (dim 0 fastest), written to node at the end.
+struct Sums {
+    explicit Sums(const ggml_tensor * t) : node(t), v(static_cast<size_t>(ggml_nelements(t)), 0.0) {}
+    double & at(int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        return v[static_cast<size_t>(flat_index(node, i0, i1, i2, i3))];
+    }
+    void store(ggml_tensor * t) {
+        for_each(t, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) { set(t, i0, i1, i2, i3, static_cast<float>(at(i0, i1, i2, i3))); });
+    }
+    const ggml_tensor * node;
+    std::vector<double> v;
+};
+
+bool inside(int64_t i, int64_t n) { return i >= 0 && i < n; }
+
+// the scatter of IM2COL: every column entry goes back to the data position it was read from
+bool im2col_back(ggml_tensor * node) {
+    const ggml_tensor * g = node->src[0], *k = node->src[1];
+    const bool          is_2d = param_i32(node, 6) == 1;
+    const int64_t s0 = param_i32(node, 0), s1 = param_i32(node, 1), p0 = param_i32(node, 2), p1 = param_i32(node, 3),
+                  d0 = param_i32(node, 4), d1 = param_i32(node, 5);
+    const int64_t kw_n = k->ne[0], kh_n = is_2d ? k->ne[1] : 1;
+    Sums          out(node);
+    for_each(g, [&](int64_t col, int64_t ow, int64_t i2, int64_t i3) {
+        const int64_t kw = col % kw_n, kh = (col / kw_n) % kh_n, ic = col / (kw_n * kh_n);
+        const int64_t iw = ow * s0 + kw * d0 - p0;
+        if (is_2d) {
+            const int64_t ih = i2 * s1 + kh * d1 - p1;
+            if (inside(iw, node->ne[0]) && inside(ih, node->ne[1])) out.at(iw, ih, ic, i3) += get(g, col, ow, i2, i3);
+        } else if (inside(iw, node->ne[0])) {
+            out.at(iw, ic, i2, 0) += get(g, col, ow, i2, i3);
+        }
+    });
+    out.store(node);
+    return true;
+}
+
+bool im2col_3d(ggml_tensor * node) {
+    const ggml_tensor * k = node->src[0], *x = node->src[1];
+    int64_t             s[3], p[3], d[3];
+    for (int i = 0; i < 3; ++i) s[i] = param_i32(node, i), p[i] = param_i32(node, 3 + i), d[i] = param_i32(node, 6 + i);
+    const int64_t ic_n = param_i32(node, 9), od_n = node->ne[3] / (x->ne[3] / ic_n);
+    for_each(node, [&](int64_t col, int64_t ow, int64_t oh, int64_t i3) {
+        const int64_t kw = col % k->ne[0], kh = (col / k->ne[0]) % k->ne[1], kd = (col / (k->ne[0] * k->ne[1])) % k->ne[2];
+        const int64_t ic = col / (k->ne[0] * k->ne[1] * k->ne[2]), od = i3 % od_n, n = i3 / od_n;
+        const int64_t ix = ow * s[0] + kw * d[0] - p[0], iy = oh * s[1] + kh * d[1] - p[1], iz = od * s[2] + kd * d[2] - p[2];
+        const bool    in = inside(ix, x->ne[0]) && inside(iy, x->ne[1]) && inside(iz, x->ne[2]);
+        set(node, col, ow, oh, i3, in ? get(x, ix, iy, iz, n * ic_n + ic) : 0.0f);
+    });
+    return true;
+}
+
+// overlap-add: column entry (oc*K + k, t_in) lands on output t_in*s0 + k - p0
+bool col2im_1d(ggml_tensor * node) {
+    const ggml_tensor * a  = node->src[0];
+    const int64_t       s0 = param_i32(node, 0), oc_n = param_i32(node, 1), p0 = param_i32(node, 2), k_n = a->ne[0] / oc_n;
+    Sums                out(node);
+    for (int64_t oc = 0; oc < oc_n; ++oc)
+        for (int64_t t_in = 0; t_in < a->ne[1]; ++t_in)
+            for (int64_t k = 0; k < k_n; ++k) {
+                const int64_t t = t_in * s0 + k - p0;
+                if (inside(t, node->ne[0])) out.at(t, oc, 0, 0) += get(a, oc * k_n + k, t_in, 0, 0);
+            }
+    out.store(node);
+    return true;
+}
+
+bool conv_2d(ggml_tensor * node) {
+    const ggml_tensor * k = node->src[0], *x = node->src[1];
+    const int64_t s0 = param_i32(node, 0), s1 = param_i32(node, 1), p0 = param_i32(node, 2), p1 = param_i32(node, 3),
+                  d0 = param_i32(node, 4), d1 = param_i32(node, 5);
+    for_each(node, [&](int64_t ow, int64_t oh, int64_t oc, int64_t n) {
+        double sum = 0.0;
+        for (int64_t ic = 0; ic < k->ne[2]; ++ic)
+            for (int64_t ky = 0; ky < k->ne[1]; ++ky)
+                for (int64_t kx = 0; kx < k->ne[0]; ++kx) {
+                    const int64_t ix = ow * s0 + kx * d0 - p0, iy = oh * s1 + ky * d1 - p1;
+                    if (inside(ix, x->ne[0]) && inside(iy, x->ne[1]))
+                        sum += static_cast<double>(get(k, kx, ky, ic, oc)) * get(x, ix, iy, ic, n);
+                }
+        set(node, ow, oh, oc, n, static_cast<float>(sum));
+    });
+    return true;
+}
+
+bool conv_3d(ggml_tensor * node) {
+    const ggml_tensor * k = node->src[0], *x = node->src[1];
+    int64_t             s[3], p[3], d[3];
+    for (int i = 0; i < 3; ++i) s[i] = param_i32(node, i), p[i] = param_i32(node, 3 + i), d[i] = param_i32(node, 6 + i);
+    const int64_t ic_n = param_i32(node, 9), oc_n = param_i32(node, 11);
+    for_each(node, [&](int64_t ow, int64_t oh, int64_t od, int64_t i3) {
+        const int64_t oc = i3 % oc_n, n = i3 / oc_n;
+        double        sum = 0.0;
+        for (int64_t ic = 0; ic < ic_n; ++ic)
+            for (int64_t kz = 0; kz < k->ne[2]; ++kz)
+                for (int64_t ky = 0; ky < k->ne[1]; ++ky)
+                    for (int64_t kx = 0; kx < k->ne[0]; ++kx) {
+                        const int64_t ix = ow * s[0] + kx * d[0] - p[0], iy = oh * s[1] + ky * d[1] - p[1],
+                                      iz = od * s[2] + kz * d[2] - p[2];
+                        if (inside(ix, x->ne[0]) && inside(iy, x->ne[1]) && inside(iz, x->ne[2]))
+                            sum += static_cast<double>(get(k, kx, ky, kz, oc * ic_n + ic)) * get(x, ix, iy, iz, n * ic_n + ic);
+                    }
+        set(node, ow, oh, od, i3, static_cast<float>(sum));
+    });
+    return true;
+}
+
+// every data element spreads over a KW x KH patch of the output at (iw*s, ih*s)
+bool conv_transpose_2d(ggml_tensor * node) {
+    const ggml_tensor * k = node->src[0], *x = node->src[1];
+    const int64_t       s = param_i32(node, 0);
+    Sums                out(node);
+    for_each(x, [&](int64_t iw, int64_t ih, int64_t ic, int64_t n) {
+        const double v = get(x, iw, ih, ic, n);
+        for (int64_t oc = 0; oc < k->ne[2]; ++oc)
+            for (int64_t ky = 0; ky < k->ne[1]; ++ky)
+                for (int64_t kx = 0; kx < k->ne[0]; ++kx) out.at(iw * s + kx, ih * s + ky, oc, n) += v * get(k, kx, ky, oc, ic);
+    });
+    out.store(node);
+    return true;
+}
+
+// MAX: the gradient of an output goes to the first (row-major in its window) largest input; AVG: spread evenly
+// over the k0*k1 window, taps outside the input dropped
+bool pool_2d_back(ggml_tensor * node) {
+    const ggml_tensor * g = node->src[0], *x = node->src[1];
+    const int op = param_i32(node, 0), k0 = param_i32(node, 1), k1 = param_i32(node, 2), s0 = param_i32(node, 3),
+              s1 = param_i32(node, 4), p0 = param_i32(node, 5), p1 = param_i32(node, 6);
+    Sums out(node);
+    for_each(g, [&](int64_t ox, int64_t oy, int64_t c, int64_t n) {
+        const double gv = get(g, ox, oy, c, n);
+        int64_t      bx = -1, by = -1;
+        float        best = 0.0f;
+        for (int64_t ky = 0; ky < k1; ++ky)
+            for (int64_t kx = 0; kx < k0; ++kx) {
+                const int64_t ix = ox * s0 + kx - p0, iy = oy * s1 + ky - p1;
+                if (!inside(ix, x->ne[0]) || !inside(iy, x->ne[1])) continue;
+                if (op == GGML_OP_POOL_AVG) {
+                    out.at(ix, iy, c, n) += gv / (k0 * k1);
+                } else if (bx < 0 || get(x, ix, iy, c, n) > best) {
+                    bx = ix, by = iy, best = get(x, ix, iy, c, n);
+                }
+            }
+        if (bx >= 0) out.at(bx, by, c, n) += gv;
+    });
+    out.store(node);
+    return true;
+}
+
 } // namespace
 
 bool conv_ext(ggml_tensor * node) {
@@ -102,6 +253,13 @@ bool conv_ext(ggml_tensor * node) {
         case GGML_OP_CONV_2D_DW:        return conv_2d_dw(node);
         case GGML_OP_UPSCALE:           return upscale(node);
         case GGML_OP_PAD_REFLECT_1D:    return pad_reflect_1d(node);
+        case GGML_OP_IM2COL_BACK:       return im2col_back(node);
+        case GGML_OP_IM2COL_3D:         return im2col_3d(node);
+        case GGML_OP_COL2IM_1D:         return col2im_1d(node);
+        case GGML_OP_CONV_2D:           return conv_2d(node);
+        case GGML_OP_CONV_3D:           return conv_3d(node);
+        case GGML_OP_CONV_TRANSPOSE_2D: return conv_transpose_2d(node);
+        case GGML_OP_POOL_2D_BACK:      return pool_2d_back(node);
         default:                        return false;
     }
 }

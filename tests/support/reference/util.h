@@ -67,7 +67,9 @@ bool fill(ggml_tensor * node);        // fill, tri, diag
 bool roll(ggml_tensor * node);        // roll
 bool custom(ggml_tensor * node);      // map_custom1/2/3, custom: the application's function on one thread
 bool rows_ext(ggml_tensor * node);    // diag_mask_zero, count_equal, win_part/unpart, get_rel_pos, add_rel_pos
-bool conv_ext(ggml_tensor * node);    // conv_transpose_1d, conv_2d_dw, upscale, pad_reflect_1d
+bool conv_ext(ggml_tensor * node);    // conv_transpose_1d, conv_2d_dw, upscale, pad_reflect_1d, im2col_back/_3d,
+                                      // col2im_1d, conv_2d, conv_3d, conv_transpose_2d, pool_2d_back
 bool training_ext(ggml_tensor * node); // *_back gradient ops, cross_entropy_loss(_back), opt_step_adamw/sgd
+bool recurrent_ext(ggml_tensor * node); // ssm_conv/scan, rwkv_wkv6/7, gated_linear_attn, solve_tri, gated_delta_net
 
 } // namespace switchyard::testing::reference

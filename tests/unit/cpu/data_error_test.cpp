@@ -107,7 +107,7 @@ void fill_f32(ggml_tensor * t, const std::function<float(int64_t, int64_t, int64
 // Small integers, so every expected value below is exact in float.
 float small(int64_t i0, int64_t i1, int64_t i2) { return static_cast<float>((i0 * 7 + i1 * 3 + i2 * 5) % 9 - 4); }
 
-enum class OpKind { GetRows, SetRowsI64, SetRowsI32, AddId, MulMatId };
+enum class OpKind { GetRows, SetRowsI64, SetRowsI32, AddId, MulMatId, SsmScan };
 enum class Bad { OnePastEnd, FarPastEnd, Negative };
 
 const char * op_label(OpKind k) {
@@ -117,6 +117,7 @@ const char * op_label(OpKind k) {
         case OpKind::SetRowsI32: return "SET_ROWS_I32";
         case OpKind::AddId:      return "ADD_ID";
         case OpKind::MulMatId:   return "MUL_MAT_ID";
+        case OpKind::SsmScan:    return "SSM_SCAN";
     }
     return "?";
 }
@@ -146,6 +147,7 @@ struct OpGraph {
             case OpKind::SetRowsI32: build_set_rows(GGML_TYPE_I32); break;
             case OpKind::AddId:      build_add_id(); break;
             case OpKind::MulMatId:   build_mul_mat_id(); break;
+            case OpKind::SsmScan:    build_ssm_scan(); break;
         }
         ggml_set_name(node, "picked");
         after = ggml_scale(ctx, node, 2.0f);
@@ -188,6 +190,8 @@ struct OpGraph {
     }
 
 private:
+    void build_ssm_scan();
+
     // picked = table[:, ids]: table [4, 16], ids [3]
     void build_get_rows() {
         ggml_tensor * table = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 16);
@@ -265,6 +269,42 @@ private:
     }
 };
 
+// Mamba's scan over one token of 3 sequences, each starting from state ids[s] of 4: s [1, 1, 2, 4], x [1, 2, 1, 3];
+// with A = 0, dt = 32 (softplus(32) = 32), B = 1/32 and C = 1 every new state (and output) is exactly
+// state[ids[s]] + x. picked is 1-d: 6 outputs, then the 6 final states, both ordered (head, sequence).
+struct SsmScanGraph {
+    static void build(OpGraph & g, ggml_context * ctx) {
+        ggml_tensor * st = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 1, 2, 4);
+        ggml_tensor * x  = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 2, 1, 3);
+        ggml_tensor * dt = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 2, 1, 3);
+        ggml_tensor * A  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1, 2);
+        ggml_tensor * B  = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 1, 1, 3);
+        ggml_tensor * C  = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 1, 1, 3);
+        g.ids            = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+        g.node = g.written = ggml_ssm_scan(ctx, st, x, dt, A, B, C, g.ids);
+        g.n                = 4;
+        g.valid            = {3, 0, 2};
+        g.bad_pos          = 1;
+        g.op               = "SSM_SCAN";
+        g.set_inputs       = [=] {
+            auto fill = [](ggml_tensor * t, const std::function<float(int64_t)> & f) {
+                for (int64_t k = 0; k < ggml_nelements(t); ++k) static_cast<float *>(t->data)[k] = f(k);
+            };
+            fill(st, [](int64_t k) { return 10.0f * static_cast<float>(k / 2) + static_cast<float>(k % 2); });
+            fill(x, [](int64_t k) { return static_cast<float>(k % 2) + 0.25f * static_cast<float>(k / 2); });
+            fill(dt, [](int64_t) { return 32.0f; });
+            fill(A, [](int64_t) { return 0.0f; });
+            fill(B, [](int64_t) { return 1.0f / 32.0f; });
+            fill(C, [](int64_t) { return 1.0f; });
+        };
+        g.expected = [&g](int64_t i0, int64_t, int64_t) {
+            const int64_t k = i0 % 6, seq = k / 2, h = k % 2;
+            return 10.0f * static_cast<float>(g.valid[static_cast<size_t>(seq)]) + 2.0f * static_cast<float>(h) +
+                   0.25f * static_cast<float>(seq);
+        };
+    }
+};
+
 // How many times `needle` occurs in `text`.
 int count(const std::string & text, const std::string & needle) {
     int c = 0;
@@ -272,6 +312,10 @@ int count(const std::string & text, const std::string & needle) {
         ++c;
     }
     return c;
+}
+
+void OpGraph::build_ssm_scan() {
+    SsmScanGraph::build(*this, ctx);
 }
 
 class DataErrorTest : public ::testing::TestWithParam<std::tuple<OpKind, Bad, int>> {
@@ -324,7 +368,7 @@ std::string param_name(const ::testing::TestParamInfo<std::tuple<OpKind, Bad, in
 
 INSTANTIATE_TEST_SUITE_P(AllIndexReadingOps, DataErrorTest,
                          ::testing::Combine(::testing::Values(OpKind::GetRows, OpKind::SetRowsI64, OpKind::SetRowsI32,
-                                                              OpKind::AddId, OpKind::MulMatId),
+                                                              OpKind::AddId, OpKind::MulMatId, OpKind::SsmScan),
                                             ::testing::Values(Bad::OnePastEnd, Bad::FarPastEnd, Bad::Negative),
                                             ::testing::Values(1, 4)),
                          param_name);

@@ -282,7 +282,7 @@ TEST(GraphCompute, OpWithoutAnyKernelIsNamedInTheLog) {
     HostContext   ctx;
     ggml_tensor * a = new_f32(ctx.get(), 4, 1, "a");
     ggml_tensor * t = new_f32(ctx.get(), 4, 1, "made_up");
-    t->op           = GGML_OP_SSM_CONV; // no CPU kernel in this implementation
+    t->op           = GGML_OP_LIGHTNING_INDEXER; // no CPU kernel in this implementation
     t->src[0]       = a;
     t->src[1]       = a;
     t->flags |= GGML_TENSOR_FLAG_COMPUTE;
@@ -291,7 +291,7 @@ TEST(GraphCompute, OpWithoutAnyKernelIsNamedInTheLog) {
     CpuLogCapture        log;
     std::vector<uint8_t> work;
     EXPECT_EQ(compute(g, 1, work), GGML_STATUS_FAILED);
-    EXPECT_TRUE(log.contains("SSM_CONV")) << log.text();
+    EXPECT_TRUE(log.contains("LIGHTNING_INDEXER")) << log.text();
     EXPECT_TRUE(log.contains("'made_up'")) << log.text();
 }
 

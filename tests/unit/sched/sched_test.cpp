@@ -268,7 +268,7 @@ TEST_F(SchedTest, OpNoBackendSupportsIsAnErrorNotAnAbort) {
     Block         b(pw);
     // a node of an op no backend implements
     ggml_tensor * odd = ggml_dup_tensor(b.ctx, b.out);
-    odd->op           = GGML_OP_GATED_DELTA_NET;
+    odd->op           = GGML_OP_LIGHTNING_INDEXER;
     odd->src[0]       = b.out;
     odd->flags       |= GGML_TENSOR_FLAG_COMPUTE;
     ggml_set_name(odd, "odd");
@@ -278,7 +278,7 @@ TEST_F(SchedTest, OpNoBackendSupportsIsAnErrorNotAnAbort) {
     const ggml_tensor * d_src0 = b.d->src[0];
     EXPECT_FALSE(ggml_backend_sched_alloc_graph(sched, b.graph));
     EXPECT_EQ(b.d->src[0], d_src0); // the user's graph is left as it was
-    EXPECT_NE(LogCapture::text().find("GATED_DELTA_NET"), std::string::npos) << LogCapture::text();
+    EXPECT_NE(LogCapture::text().find("LIGHTNING_INDEXER"), std::string::npos) << LogCapture::text();
     EXPECT_NE(LogCapture::text().find("'odd'"), std::string::npos) << LogCapture::text();
     EXPECT_NE(LogCapture::text().find("TEST, CPU"), std::string::npos) << LogCapture::text();
     EXPECT_EQ(ggml_backend_sched_graph_compute(sched, b.graph), GGML_STATUS_FAILED);
