@@ -1287,11 +1287,14 @@ extern "C" {
     // order only (a later ggml_build_forward_expand or _select decides what runs)
     GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
     // append the gradients of the graph's nodes: for every node that a parameter (ggml_set_param) reaches and
-    // that reaches a loss (ggml_set_loss), its gradient (ggml_graph_get_grad). Gradient accumulators of the
-    // losses, and with accumulate of the parameters, are new tensors of ctx_static (ggml_graph_get_grad_acc);
-    // the other gradient nodes are created in ctx_compute. cgraph must have room for gradients
+    // that reaches a loss (ggml_set_loss), its gradient (ggml_graph_get_grad), created in ctx. grad_accs[i], when
+    // given, becomes the gradient accumulator of forward node i (ggml_graph_get_grad_acc; gradients are added to
+    // it, e.g. over micro-batches); each loss gets a new F32 accumulator in ctx. cgraph must have room for
+    // gradients (ggml_new_graph_custom with grads = true)
     GGML_API void ggml_build_backward_expand(
-            struct ggml_context * ctx_static, struct ggml_context * ctx_compute, struct ggml_cgraph * cgraph, bool accumulate);
+            struct ggml_context *  ctx,        // where the gradients (and the losses' accumulators) are created
+            struct ggml_cgraph  *  cgraph,
+            struct ggml_tensor  ** grad_accs); // per forward node i: its gradient accumulator, or NULL (the array too)
 
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx); // size GGML_DEFAULT_GRAPH_SIZE, no grads
     GGML_API struct ggml_cgraph * ggml_new_graph_custom(struct ggml_context * ctx, size_t size, bool grads);

@@ -408,8 +408,9 @@ void check_trainable(const ggml_cgraph * g) {
     }
 }
 
-// Marks the forward nodes that need a gradient and creates the accumulators.
-std::vector<bool> mark_needed(ggml_context * ctx_static, ggml_cgraph * g, bool accumulate) {
+// Marks the forward nodes that need a gradient and installs the accumulators: the caller's (grad_accs[i] for
+// forward node i, when given) and one for each loss.
+std::vector<bool> mark_needed(ggml_context * ctx, ggml_cgraph * g, ggml_tensor ** grad_accs) {
     std::vector<bool> needed(g->visited_hash_set.size, false);
     for (int i = 0; i < g->n_nodes; ++i) {
         ggml_tensor * node = g->nodes[i];
@@ -437,8 +438,11 @@ std::vector<bool> mark_needed(ggml_context * ctx_static, ggml_cgraph * g, bool a
                   ggml_op_desc(node), node->name);
         }
         const size_t slot = hash_find(&g->visited_hash_set, node);
-        if ((accumulate && (node->flags & GGML_TENSOR_FLAG_PARAM)) || (node->flags & GGML_TENSOR_FLAG_LOSS)) {
-            g->grad_accs[slot] = ggml_dup_tensor(ctx_static, node);
+        if (grad_accs && grad_accs[i]) {
+            g->grad_accs[slot] = grad_accs[i];
+            g->grads[slot]     = grad_accs[i];
+        } else if (node->flags & GGML_TENSOR_FLAG_LOSS) {
+            g->grad_accs[slot] = ggml_new_tensor(ctx, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
             g->grads[slot]     = g->grad_accs[slot];
             ggml_format_name(g->grad_accs[slot], "grad acc for %s", node->name);
         }
@@ -455,8 +459,7 @@ using namespace switchyard;
 
 extern "C" {
 
-void ggml_build_backward_expand(struct ggml_context * ctx_static, struct ggml_context * ctx_compute,
-                                struct ggml_cgraph * cgraph, bool accumulate) {
+void ggml_build_backward_expand(struct ggml_context * ctx, struct ggml_cgraph * cgraph, struct ggml_tensor ** grad_accs) {
     if (!cgraph || cgraph->n_nodes == 0 || !cgraph->grads || !cgraph->grad_accs) {
         fatal("[ggml_build_backward_expand] the graph must have nodes and room for gradients (ggml_new_graph_custom "
               "with grads = true)");
@@ -465,9 +468,9 @@ void ggml_build_backward_expand(struct ggml_context * ctx_static, struct ggml_co
     const size_t slots = cgraph->visited_hash_set.size;
     std::memset(cgraph->grads, 0, slots * sizeof(ggml_tensor *));
     std::memset(cgraph->grad_accs, 0, slots * sizeof(ggml_tensor *));
-    const std::vector<bool> needed = mark_needed(ctx_static, cgraph, accumulate);
+    const std::vector<bool> needed = mark_needed(ctx, cgraph, grad_accs);
     const int               n_forward = cgraph->n_nodes;
-    Backward                backward(ctx_compute, cgraph, needed);
+    Backward                backward(ctx, cgraph, needed);
     for (int i = n_forward - 1; i >= 0; --i) {
         backward.visit(cgraph->nodes[i]);
     }

@@ -146,7 +146,7 @@ inline std::string check_gradients(const std::function<ggml_tensor *(GradBuilder
     ggml_set_loss(loss);
     ggml_cgraph * graph = ggml_new_graph_custom(ctx, 4096, true);
     ggml_build_forward_expand(graph, loss);
-    ggml_build_backward_expand(ctx, ctx, graph, false);
+    ggml_build_backward_expand(ctx, graph, nullptr);
     detail::run(ctx, graph, loss);
 
     std::string problem;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace {
 
 using switchyard::testing::check_gradients;
@@ -202,10 +204,13 @@ TEST(Grad, GradientAccumulatorsAndNames) {
     ggml_set_loss(loss);
     ggml_cgraph * g = ggml_new_graph_custom(ctx, 64, true);
     ggml_build_forward_expand(g, loss);
-    ggml_build_backward_expand(ctx, ctx, g, true);
+    // the caller's accumulator for w (forward node 0: the parameter comes first), none for the others
+    std::vector<ggml_tensor *> accs(static_cast<size_t>(ggml_graph_n_nodes(g)), nullptr);
+    ASSERT_EQ(ggml_graph_node(g, 0), w);
+    accs[0] = ggml_set_name(ggml_dup_tensor(ctx, w), "my acc for w");
+    ggml_build_backward_expand(ctx, g, accs.data());
     ggml_tensor * acc = ggml_graph_get_grad_acc(g, w);
-    ASSERT_NE(acc, nullptr);
-    EXPECT_STREQ(acc->name, "grad acc for w");
+    ASSERT_EQ(acc, accs[0]);
     ASSERT_NE(ggml_graph_get_grad_acc(g, loss), nullptr);
     // with accumulation the parameter's gradient is added into its accumulator in place
     ggml_tensor * grad = ggml_graph_get_grad(g, w);
