@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 set(GGML_PUBLIC_HEADERS
     include/ggml.h include/ggml-alloc.h include/ggml-backend.h include/ggml-backend-impl.h include/ggml-cpu.h
-    include/gguf.h include/ggml-cpp.h)
+    include/gguf.h include/ggml-cpp.h include/ggml-opt.h)
 set(GGML_INSTALL_TARGETS ggml-base ggml-cpu ggml)
 if (GGML_VULKAN) # the Vulkan backend: ggml::ggml-vulkan and ggml-vulkan.h
     list(APPEND GGML_PUBLIC_HEADERS include/ggml-vulkan.h)
