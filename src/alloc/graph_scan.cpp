@@ -2,6 +2,7 @@
 #include "alloc/graph_scan.h"
 
 #include "alloc/inplace_ops.h"
+#include "alloc/tensor_prefetch.h"
 #include "base/log.h"
 #include "core/graph.h"
 
@@ -45,16 +46,21 @@ bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
     return true;
 }
 
-int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id) {
-    int32_t found = index_.find(t);
-    if (found >= 0) {
-        return found;
-    }
+// Numbers t (after the tensor it views and its root, which must be initialised first), classifies it and sizes
+// it when Owned; already numbered tensors keep their entry. One probe for a tensor that is not a view.
+int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConfig & config) {
     int32_t root = -1;
     if (t->view_src != nullptr) {
-        // the tensor it views first (it must be initialised before this one), then the root of the chain
-        add_tensor(t->view_src, buffer_id);
-        root = add_tensor(root_tensor(t), buffer_id);
+        const int32_t found = index_.find(t);
+        if (found >= 0) {
+            return found;
+        }
+        add_tensor(t->view_src, buffer_id, config);
+        root = add_tensor(root_tensor(t), buffer_id, config);
+    }
+    const auto [idx, inserted] = index_.insert(t, static_cast<int32_t>(tensors.size()));
+    if (!inserted) {
+        return idx;
     }
     TensorInfo info;
     info.tensor    = t;
@@ -65,10 +71,24 @@ int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id) {
     } else {
         info.kind = t->view_src != nullptr ? TensorKind::View : TensorKind::Owned;
     }
-    int32_t idx = static_cast<int32_t>(tensors.size());
-    index_.insert(t, idx);
+    if (info.kind == TensorKind::Owned) {
+        info.size = ggml_backend_buft_get_alloc_size(config.bufts[buffer_id], t);
+    }
     tensors.push_back(info);
     return idx;
+}
+
+// Gives a leaf or node the buffer id of its own position (it may have been numbered first as a source, with its
+// consumer's id), sizing it again for that buffer's type.
+void GraphScan::set_buffer_id(int32_t idx, int32_t buffer_id, const ScanConfig & config) {
+    TensorInfo & info = tensors[idx];
+    if (info.buffer_id == buffer_id) {
+        return;
+    }
+    info.buffer_id = buffer_id;
+    if (info.kind == TensorKind::Owned) {
+        info.size = ggml_backend_buft_get_alloc_size(config.bufts[buffer_id], info.tensor);
+    }
 }
 
 bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config, const char * caller) {
@@ -77,7 +97,7 @@ bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config
     tensors.clear();
     blocks.clear();
     tensors.reserve(static_cast<size_t>(n_nodes_ + n_leafs_) + 16);
-    index_.reset(static_cast<size_t>(n_nodes_ + n_leafs_) * 2);
+    index_.reset(static_cast<size_t>(n_nodes_ + n_leafs_));
     node_srcs.assign(static_cast<size_t>(n_nodes_) * GGML_MAX_SRC, -1);
     node_table.assign(static_cast<size_t>(n_nodes_), -1);
 
@@ -86,30 +106,29 @@ bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config
         if (!valid_buffer_id(id, config, caller, "leaf", i)) {
             return false;
         }
-        int32_t idx           = add_tensor(graph->leafs[i], id);
+        if (i + kPrefetchDistance < n_leafs_) {
+            prefetch_tensor(graph->leafs[i + kPrefetchDistance]);
+        }
+        int32_t idx             = add_tensor(graph->leafs[i], id, config);
         tensors[idx].leaf_index = i;
-        tensors[idx].buffer_id  = id;
+        set_buffer_id(idx, id, config);
     }
     for (int i = 0; i < n_nodes_; ++i) {
         int id = config.node_buffer_ids != nullptr ? config.node_buffer_ids[i] : 0;
         if (!valid_buffer_id(id, config, caller, "node", i)) {
             return false;
         }
+        prefetch_ahead(graph->nodes, n_nodes_, i);
         ggml_tensor * node = graph->nodes[i];
         for (int j = 0; j < GGML_MAX_SRC; ++j) {
             if (node->src[j] != nullptr) {
-                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], id);
+                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], id, config);
             }
         }
-        int32_t idx            = add_tensor(node, id);
+        int32_t idx             = add_tensor(node, id, config);
         tensors[idx].node_index = i;
-        tensors[idx].buffer_id  = id;
-        node_table[i]           = idx;
-    }
-    for (TensorInfo & info : tensors) {
-        if (info.kind == TensorKind::Owned) {
-            info.size = ggml_backend_buft_get_alloc_size(config.bufts[info.buffer_id], info.tensor);
-        }
+        set_buffer_id(idx, id, config);
+        node_table[i] = idx;
     }
     return true;
 }

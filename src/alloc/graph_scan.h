@@ -81,7 +81,8 @@ public:
     std::vector<Block>      blocks;
 
 private:
-    int32_t add_tensor(ggml_tensor * t, int32_t buffer_id);
+    int32_t add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConfig & config);
+    void    set_buffer_id(int32_t idx, int32_t buffer_id, const ScanConfig & config);
     int32_t owner_of(int32_t idx) const; // the Owned table index whose memory idx uses, or -1
     void    compute_lifetimes();
     void    mark_survivors();

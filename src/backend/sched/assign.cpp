@@ -23,10 +23,6 @@ int backend_index(const ggml_backend_sched * sched, ggml_backend_t backend) {
     return -1;
 }
 
-bool is_view_op(ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
-
 // A backend that cannot read a source where it lives still runs the node: the source becomes a split input,
 // copied into the backend's own memory before the split runs (splits.cpp). So the backend is asked about the
 // node as it will compute it -- each such source replaced by a same-layout tensor not yet in any buffer -- rather
@@ -56,19 +52,19 @@ bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const
     return ggml_backend_supports_op(backend, probing ? &probe : node);
 }
 
-ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t) {
+ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry) {
     const ggml_backend_buffer * buf = t->view_src ? t->view_src->buffer : t->buffer;
     if (buf) {
         return buf->buft;
     }
-    const int id = tensor_backend_id(sched, t->view_src ? t->view_src : t);
+    const int id = sched->backend_ids.at(sched->index.memory_entry(entry));
     return id >= 0 ? sched->bufts[id] : nullptr;
 }
 
 namespace {
 
-bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int backend_id) {
-    ggml_backend_buffer_type_t buft = tensor_buft(sched, t);
+bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry, int backend_id) {
+    ggml_backend_buffer_type_t buft = tensor_buft(sched, t, entry);
     return buft && ggml_backend_supports_buft(sched->backends[backend_id], buft);
 }
 
@@ -156,18 +152,19 @@ int backend_id_from_cur(ggml_backend_sched * sched, ggml_tensor * t) {
 }
 
 void assign_from_buffers(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    BackendIds & ids = sched->backend_ids;
     for (int i = 0; i < graph->n_leafs; ++i) {
-        ggml_tensor * leaf = graph->leafs[i];
-        int &         id   = tensor_backend_id(sched, leaf);
-        if (id == -1) {
-            id = backend_id_from_cur(sched, leaf);
+        const int32_t entry = sched->index.leafs[static_cast<size_t>(i)];
+        if (ids.at(entry) == -1) {
+            const int id  = backend_id_from_cur(sched, graph->leafs[i]); // may record an error, never adds an entry
+            ids.at(entry) = id;
         }
     }
     for (int i = 0; i < graph->n_nodes; ++i) {
-        ggml_tensor * node = graph->nodes[i];
-        int &         id   = tensor_backend_id(sched, node);
-        if (id == -1) {
-            id = backend_id_from_cur(sched, node);
+        const int32_t entry = sched->index.nodes[static_cast<size_t>(i)];
+        if (ids.at(entry) == -1) {
+            const int id  = backend_id_from_cur(sched, graph->nodes[i]);
+            ids.at(entry) = id;
         }
     }
 }
@@ -178,16 +175,15 @@ void expand(ggml_backend_sched * sched, ggml_cgraph * graph, bool downwards, boo
     const int cpu_id = sched->n_backends - 1;
     int       cur    = -1;
     for (int k = 0; k < graph->n_nodes; ++k) {
-        const int     i    = downwards ? k : graph->n_nodes - 1 - k;
-        ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        const int i = downwards ? k : graph->n_nodes - 1 - k;
+        if (sched->index.view_ops[static_cast<size_t>(i)]) {
             continue;
         }
-        int & id = tensor_backend_id(sched, node);
+        int & id = sched->backend_ids.at(sched->index.nodes[static_cast<size_t>(i)]);
         if (id != -1) {
             cur = (skip_cpu && id == cpu_id) ? -1 : id;
         } else if (cur != -1) {
-            if (backend_supports_op(sched, cur, node)) {
+            if (backend_supports_op(sched, cur, graph->nodes[i])) {
                 id = cur;
             } else {
                 cur = -1;
@@ -196,10 +192,11 @@ void expand(ggml_backend_sched * sched, ggml_cgraph * graph, bool downwards, boo
     }
 }
 
-bool reads_all_sources(ggml_backend_sched * sched, const ggml_tensor * node, int backend_id) {
+// Whether backend_id can read every source of graph node i where it lives.
+bool reads_all_sources(ggml_backend_sched * sched, const ggml_tensor * node, int i, int backend_id) {
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
         const ggml_tensor * src = node->src[j];
-        if (src && !buft_readable(sched, src, backend_id)) {
+        if (src && !buft_readable(sched, src, sched->index.src(i, j), backend_id)) {
             return false;
         }
     }
@@ -208,15 +205,15 @@ bool reads_all_sources(ggml_backend_sched * sched, const ggml_tensor * node, int
 
 void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
     for (int i = 0; i < graph->n_nodes; ++i) {
-        ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (sched->index.view_ops[static_cast<size_t>(i)]) {
             continue;
         }
-        int & id = tensor_backend_id(sched, node);
+        ggml_tensor * node = graph->nodes[i];
+        int &         id   = sched->backend_ids.at(sched->index.nodes[static_cast<size_t>(i)]);
         if (id != -1) {
             for (int b = 0; b < id; ++b) {
                 if (sched->bufts[b] == sched->bufts[id] && backend_supports_op(sched, b, node) &&
-                    reads_all_sources(sched, node, b)) {
+                    reads_all_sources(sched, node, i, b)) {
                     id = b;
                     break;
                 }
@@ -230,7 +227,7 @@ void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
             }
             int readable = 0;
             for (int j = 0; j < GGML_MAX_SRC; ++j) {
-                readable += node->src[j] && buft_readable(sched, node->src[j], b) ? 1 : 0;
+                readable += node->src[j] && buft_readable(sched, node->src[j], sched->index.src(i, j), b) ? 1 : 0;
             }
             if (readable > best_readable) {
                 best          = b;
@@ -242,11 +239,14 @@ void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
 }
 
 void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    BackendIds &       ids   = sched->backend_ids;
+    const GraphIndex & index = sched->index;
     for (int i = 0; i < graph->n_nodes; ++i) {
-        ggml_tensor * node = graph->nodes[i];
-        int &         id   = tensor_backend_id(sched, node);
-        if (node->view_src && id == -1) {
-            id = tensor_backend_id(sched, node->view_src);
+        ggml_tensor * node  = graph->nodes[i];
+        const int32_t entry = index.nodes[static_cast<size_t>(i)];
+        int &         id    = ids.at(entry);
+        if (index.view_src(entry) >= 0 && id == -1) {
+            id = ids.at(index.view_src(entry));
         }
         if (id == -1) {
             for (int b = 0; b < sched->n_backends; ++b) {
@@ -262,13 +262,13 @@ void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
                                     backend_list(sched));
         }
         for (int j = 0; j < GGML_MAX_SRC; ++j) {
-            ggml_tensor * src = node->src[j];
-            if (!src) {
+            const int32_t src = index.src(i, j);
+            if (src < 0) {
                 continue;
             }
-            int & src_id = tensor_backend_id(sched, src);
+            int & src_id = ids.at(src);
             if (src_id == -1) {
-                src_id = src->view_src ? tensor_backend_id(sched, src->view_src) : -1;
+                src_id = index.view_src(src) >= 0 ? ids.at(index.view_src(src)) : -1;
                 if (src_id == -1) {
                     src_id = id;
                 }
@@ -276,27 +276,28 @@ void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
         }
     }
     // view ops and keep-alive nodes without a backend: take the first backend (they compute nothing)
-    for (int i = 0; i < graph->n_nodes; ++i) {
-        int & id = tensor_backend_id(sched, graph->nodes[i]);
-        if (id == -1) {
-            id = sched->n_backends - 1;
+    for (const int32_t entry : index.nodes) {
+        if (ids.at(entry) == -1) {
+            ids.at(entry) = sched->n_backends - 1;
         }
     }
-    for (int i = 0; i < graph->n_leafs; ++i) {
-        int & id = tensor_backend_id(sched, graph->leafs[i]);
-        if (id == -1) {
-            id = sched->n_backends - 1;
+    for (const int32_t entry : index.leafs) {
+        if (ids.at(entry) == -1) {
+            ids.at(entry) = sched->n_backends - 1;
         }
     }
 }
 
 void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    if (sched->n_backends == 1) {
+        return; // every node runs on the only backend (or is an error): nothing fell back
+    }
     for (int i = 0; i < graph->n_nodes; ++i) {
         ggml_tensor * node = graph->nodes[i];
         if (is_view_op(node->op) || node->op == GGML_OP_NONE) {
             continue;
         }
-        const int chosen    = tensor_backend_id(sched, node);
+        const int chosen    = sched->backend_ids.at(sched->index.nodes[static_cast<size_t>(i)]);
         const int preferred = backend_for_weights(sched, node);
         if (preferred >= 0 && preferred != chosen) {
             sched->fallbacks.push_back(Fallback{node, preferred, chosen,
@@ -314,6 +315,7 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph) {
     sched->errors.clear();
     sched->fallbacks.clear();
+    index_graph(sched, graph);
     assign_from_buffers(sched, graph);
     expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/true);
     expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/true);

@@ -31,18 +31,27 @@ namespace switchyard::sched {
 inline constexpr int kMaxBackends = 16;
 inline constexpr int kMaxCopies   = 4;
 
-// The backend each tensor of the current graph runs on / lives on (-1: not assigned yet). Open addressing over
-// pointers with the slots kept between graphs, so a graph rebuilt for every token costs no allocation here.
+// The backend each tensor of the current graph runs on / lives on (-1: not assigned yet). Every tensor the
+// scheduler meets gets an entry, numbered in order of arrival; the passes address entries by number (GraphIndex)
+// instead of hashing a pointer at each step. Open addressing over pointers with the slots kept between graphs,
+// so a graph rebuilt for every token costs no allocation here.
 class BackendIds {
 public:
-    // The id of t, inserted as -1 if t has none yet.
-    int & operator[](const ggml_tensor * t) {
+    // The entry of t, created with id -1 if t has none yet.
+    int32_t entry(const ggml_tensor * t) {
         const auto [index, inserted] = index_.insert(t, static_cast<int32_t>(ids_.size()));
         if (inserted) {
             ids_.push_back(-1);
+            tensors_.push_back(t);
         }
-        return ids_[static_cast<size_t>(index)];
+        return index;
     }
+    // The id of t, inserted as -1 if t has none yet.
+    int & operator[](const ggml_tensor * t) { return ids_[static_cast<size_t>(entry(t))]; }
+    // The id of an entry (from entry() or GraphIndex).
+    int & at(int32_t entry) { return ids_[static_cast<size_t>(entry)]; }
+    const ggml_tensor * tensor(int32_t entry) const { return tensors_[static_cast<size_t>(entry)]; }
+    int32_t             size() const { return static_cast<int32_t>(ids_.size()); }
     // The id of t, or -1 if it has none.
     int find(const ggml_tensor * t) const {
         const int32_t index = index_.find(t);
@@ -53,11 +62,32 @@ public:
     void clear() {
         index_.clear();
         ids_.clear();
+        tensors_.clear();
     }
 
 private:
-    alloc::PtrIndexMap index_;
-    std::vector<int>   ids_;
+    alloc::PtrIndexMap                index_;
+    std::vector<int>                  ids_;
+    std::vector<const ggml_tensor *>  tensors_;
+};
+
+// The graph being split, as entries of the scheduler's BackendIds, resolved once per split (graph_index.cpp) so
+// that the assignment and splitting passes index arrays rather than look every pointer up again.
+struct GraphIndex {
+    std::vector<int32_t> nodes;     // graph->nodes[i]
+    std::vector<int32_t> leafs;     // graph->leafs[i]
+    std::vector<int32_t> srcs;      // graph->nodes[i]->src[j] at i * GGML_MAX_SRC + j; -1: no source
+    std::vector<uint8_t> view_ops;  // graph->nodes[i] is a view op (is_view_op): computes nothing, follows its source
+    std::vector<int32_t> view_srcs; // per entry: the entry of its tensor's view_src; -1: not a view (-2: not in
+                                    // the graph, never read)
+
+    int32_t src(int node, int j) const { return srcs[static_cast<size_t>(node) * GGML_MAX_SRC + static_cast<size_t>(j)]; }
+    int32_t view_src(int32_t entry) const { return view_srcs[static_cast<size_t>(entry)]; }
+    // The entry whose backend says where an entry's memory lives: its view_src's, else its own.
+    int32_t memory_entry(int32_t entry) const {
+        const int32_t v = view_src(entry);
+        return v >= 0 ? v : entry;
+    }
 };
 
 // The copies of one split input on each backend, one per pipeline slot.
@@ -107,6 +137,7 @@ struct ggml_backend_sched {
     switchyard::GallocrPtr galloc;
 
     switchyard::sched::BackendIds backend_ids;
+    switchyard::sched::GraphIndex index; // the graph being split (valid from assign_backends to build_splits' end)
     std::unordered_map<const ggml_tensor *, switchyard::sched::CopySet> copies; // split inputs only
 
     // backend ids of the allocation graph's nodes/leafs, and those of the previous graph (to detect changes)
@@ -146,10 +177,16 @@ namespace switchyard::sched {
 // assign.cpp
 int  backend_index(const ggml_backend_sched * sched, ggml_backend_t backend); // -1 if not one of sched's
 inline int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t) { return sched->backend_ids[t]; }
-bool is_view_op(ggml_op op);
+inline bool is_view_op(ggml_op op) {
+    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
+}
 bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node);
-// buffer type a tensor lives in (its buffer's, else the one of the backend it is assigned to); NULL if unknown
-ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t);
+// buffer type tensor t (entry `entry` of sched->index) lives in: its buffer's, else the one of the backend it is
+// assigned to; NULL if unknown
+ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry);
+// Numbers graph into sched->index, first thing assign_backends does (so after any earlier rewiring of the graph's
+// sources has been undone). graph_index.cpp
+void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph);
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph);
 
 // splits.cpp

@@ -17,8 +17,8 @@ namespace switchyard::sched {
 
 namespace {
 
-bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int backend_id) {
-    ggml_backend_buffer_type_t buft = tensor_buft(sched, t);
+bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry, int backend_id) {
+    ggml_backend_buffer_type_t buft = tensor_buft(sched, t, entry);
     return buft && ggml_backend_supports_buft(sched->backends[backend_id], buft);
 }
 
@@ -55,15 +55,17 @@ bool ensure_copies(ggml_backend_sched * sched, ggml_tensor * src, int backend_id
     return true;
 }
 
-bool weights_elsewhere(ggml_backend_sched * sched, const ggml_tensor * node, int backend_id) {
+// Whether graph node i reads weights that backend_id can neither run from nor read.
+bool weights_elsewhere(ggml_backend_sched * sched, const ggml_tensor * node, int i, int backend_id) {
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
         const ggml_tensor * src = node->src[j];
         if (!src) {
             continue;
         }
-        const ggml_backend_buffer * buf = src->view_src ? src->view_src->buffer : src->buffer;
+        const int32_t               entry = sched->index.src(i, j);
+        const ggml_backend_buffer * buf   = src->view_src ? src->view_src->buffer : src->buffer;
         if (buf && ggml_backend_buffer_get_usage(const_cast<ggml_backend_buffer *>(buf)) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS &&
-            tensor_backend_id(sched, src) != backend_id && !buft_readable(sched, src, backend_id)) {
+            sched->backend_ids.at(entry) != backend_id && !buft_readable(sched, src, entry, backend_id)) {
             return true;
         }
     }
@@ -87,11 +89,11 @@ bool add_split_input(ggml_backend_sched * sched, Split & split, ggml_tensor * no
 
 // With pipeline parallelism, user inputs consumed by a split are replicated on their own backend too, so the
 // host can write micro-batch m+1's inputs while m still reads its own.
-bool replicate_graph_input(ggml_backend_sched * sched, ggml_tensor * src) {
+bool replicate_graph_input(ggml_backend_sched * sched, ggml_tensor * src, int32_t entry) {
     if (sched->n_copies == 1 || !(src->flags & GGML_TENSOR_FLAG_INPUT)) {
         return true;
     }
-    const int id = tensor_backend_id(sched, src);
+    const int id = sched->backend_ids.at(entry);
     if (sched->copies[src][id][0]) {
         return true;
     }
@@ -105,20 +107,22 @@ bool replicate_graph_input(ggml_backend_sched * sched, ggml_tensor * src) {
 bool cut_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
     sched->splits.clear();
     sched->graph_inputs.clear();
-    int first = 0;
-    while (first < graph->n_nodes && is_view_op(graph->nodes[first]->op)) {
+    BackendIds &       ids   = sched->backend_ids;
+    const GraphIndex & index = sched->index;
+    int                first = 0;
+    while (first < graph->n_nodes && index.view_ops[static_cast<size_t>(first)]) {
         ++first;
     }
     Split split;
-    split.backend_id = first < graph->n_nodes ? tensor_backend_id(sched, graph->nodes[first]) : sched->n_backends - 1;
+    split.backend_id = first < graph->n_nodes ? ids.at(index.nodes[static_cast<size_t>(first)]) : sched->n_backends - 1;
     split.i_start    = 0;
     for (int i = 0; i < graph->n_nodes; ++i) {
-        ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (index.view_ops[static_cast<size_t>(i)]) {
             continue;
         }
-        const int id = tensor_backend_id(sched, node);
-        if (id != split.backend_id || (!split.inputs.empty() && weights_elsewhere(sched, node, id))) {
+        ggml_tensor * node = graph->nodes[i];
+        const int     id   = ids.at(index.nodes[static_cast<size_t>(i)]);
+        if (id != split.backend_id || (!split.inputs.empty() && weights_elsewhere(sched, node, i, id))) {
             split.i_end = i;
             sched->splits.push_back(std::move(split));
             split            = Split{};
@@ -126,15 +130,16 @@ bool cut_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
             split.i_start    = i;
         }
         for (int j = 0; j < GGML_MAX_SRC; ++j) {
-            ggml_tensor * src = node->src[j];
-            if (!src) {
+            const int32_t entry = index.src(i, j);
+            if (entry < 0) {
                 continue;
             }
-            if (!replicate_graph_input(sched, src)) {
+            ggml_tensor * src = node->src[j];
+            if (!replicate_graph_input(sched, src, entry)) {
                 return false;
             }
-            const int src_id = tensor_backend_id(sched, src);
-            if (src_id != split.backend_id && !buft_readable(sched, src, split.backend_id)) {
+            const int src_id = ids.at(entry);
+            if (src_id != split.backend_id && !buft_readable(sched, src, entry, split.backend_id)) {
                 if (!add_split_input(sched, split, node, j)) {
                     return false;
                 }
@@ -172,9 +177,10 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
     sched->leaf_backend_ids.assign(size, -1);
     for (Split & s : sched->splits) {
         s.graph = graph_view(graph, s.i_start, s.i_end);
-        ggml_backend_t backend = sched->backends[s.backend_id];
-        if (backend->iface.graph_optimize) {
-            backend->iface.graph_optimize(backend, &s.graph);
+        ggml_backend_t backend   = sched->backends[s.backend_id];
+        const bool     reordered = backend->iface.graph_optimize != nullptr;
+        if (reordered) {
+            backend->iface.graph_optimize(backend, &s.graph); // may reorder the nodes: sched->index no longer fits
         }
         for (ggml_tensor * input : s.inputs) {
             ggml_tensor * keep_alive = ggml_view_tensor(sched->ctx.get(), input);
@@ -192,7 +198,8 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
             }
         }
         for (int i = s.i_start; i < s.i_end; ++i) {
-            append_node(sched, graph->nodes[i], tensor_backend_id(sched, graph->nodes[i]));
+            const int32_t entry = reordered ? sched->backend_ids.entry(graph->nodes[i]) : sched->index.nodes[static_cast<size_t>(i)];
+            append_node(sched, graph->nodes[i], sched->backend_ids.at(entry));
         }
     }
     for (ggml_tensor * input : sched->graph_inputs) {
@@ -202,7 +209,7 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
         }
     }
     for (int i = 0; i < graph->n_leafs; ++i) {
-        append_leaf(sched, graph->leafs[i], tensor_backend_id(sched, graph->leafs[i]));
+        append_leaf(sched, graph->leafs[i], sched->backend_ids.at(sched->index.leafs[static_cast<size_t>(i)]));
     }
     return true;
 }

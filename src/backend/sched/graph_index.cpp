@@ -1,0 +1,68 @@
+// Numbering the graph being split: every node, leaf, source and view source gets its BackendIds entry once, so
+// the assignment and splitting passes (which visit each node and source several times) index arrays instead of
+// hashing pointers. Entries carry the backend id itself, so a tensor met under several roles (a node that is
+// also a source, a leaf viewed by a node) still has one id.
+#include "backend/sched/sched.h"
+
+#include "alloc/tensor_prefetch.h"
+
+namespace switchyard::sched {
+
+namespace {
+
+constexpr int32_t kUnresolved = -2;
+
+// The entry of t, with the view sources of t's chain resolved too. Only tensors of the graph being split are
+// read: entries left from tensors set by the user (which may be gone) stay unresolved.
+int32_t resolve(BackendIds & ids, std::vector<int32_t> & view_srcs, const ggml_tensor * t) {
+    const int32_t first = ids.entry(t);
+    for (int32_t e = first;;) {
+        if (view_srcs.size() <= static_cast<size_t>(e)) {
+            view_srcs.resize(static_cast<size_t>(ids.size()), kUnresolved);
+        }
+        if (view_srcs[static_cast<size_t>(e)] != kUnresolved) {
+            return first;
+        }
+        if (t->view_src == nullptr) {
+            view_srcs[static_cast<size_t>(e)] = -1;
+            return first;
+        }
+        t                                 = t->view_src;
+        const int32_t next                = ids.entry(t);
+        view_srcs[static_cast<size_t>(e)] = next;
+        e                                 = next;
+    }
+}
+
+} // namespace
+
+void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph) {
+    BackendIds &           ids       = sched->backend_ids;
+    GraphIndex &           index     = sched->index;
+    std::vector<int32_t> & view_srcs = index.view_srcs;
+    const auto             n_nodes   = static_cast<size_t>(graph->n_nodes);
+    view_srcs.assign(static_cast<size_t>(ids.size()) + n_nodes + static_cast<size_t>(graph->n_leafs), kUnresolved);
+    index.leafs.resize(static_cast<size_t>(graph->n_leafs));
+    for (size_t i = 0; i < index.leafs.size(); ++i) {
+        if (i + alloc::kPrefetchDistance < index.leafs.size()) {
+            alloc::prefetch_tensor(graph->leafs[i + alloc::kPrefetchDistance]);
+        }
+        index.leafs[i] = resolve(ids, view_srcs, graph->leafs[i]);
+    }
+    index.nodes.resize(n_nodes);
+    index.view_ops.resize(n_nodes);
+    index.srcs.assign(n_nodes * GGML_MAX_SRC, -1);
+    for (size_t i = 0; i < n_nodes; ++i) {
+        alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
+        const ggml_tensor * node = graph->nodes[i];
+        index.nodes[i]           = resolve(ids, view_srcs, node);
+        index.view_ops[i]        = is_view_op(node->op) ? 1 : 0;
+        for (size_t j = 0; j < GGML_MAX_SRC; ++j) {
+            if (node->src[j] != nullptr) {
+                index.srcs[i * GGML_MAX_SRC + j] = resolve(ids, view_srcs, node->src[j]);
+            }
+        }
+    }
+}
+
+} // namespace switchyard::sched
