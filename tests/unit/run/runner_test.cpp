@@ -156,6 +156,24 @@ TEST_P(RunnerTest, TestDeviceLayerSplitMatchesCpu) {
     }
 }
 
+// A Vulkan device where the registry has one (CTest shows lavapipe to this binary: GGML_VK_VISIBLE_DEVICES): all
+// layers and the output on it, the ops it lacks run on the CPU through the scheduler.
+TEST_P(RunnerTest, VulkanMatchesCpuWherePresent) {
+    if (ggml_backend_dev_by_name("Vulkan0") == nullptr) {
+        GTEST_SKIP() << "no Vulkan device (GGML_VK_VISIBLE_DEVICES shows CPU-type devices such as lavapipe)";
+    }
+    const std::string p   = path();
+    Loaded             cpu = load(p, cpu_only());
+    ASSERT_TRUE(cpu.ctx);
+    const std::vector<float> want = all_logits(cpu, kPrompt);
+    DeviceOptions            o    = cpu_only();
+    o.names                       = {"Vulkan0"};
+    o.n_gpu_layers                = 99;
+    Loaded s                      = load(p, o);
+    ASSERT_TRUE(s.ctx);
+    expect_close(all_logits(s, kPrompt), want);
+}
+
 TEST_P(RunnerTest, MetaTensorSplitOverTwoCpusMatchesCpu) {
     const std::string p   = path();
     Loaded             cpu = load(p, cpu_only());
