@@ -1,13 +1,14 @@
 # cmake -P script behind the consumer_installed_package test:
 #   1. cmake --install BUILD_DIR --prefix WORK_DIR/prefix
-#   2. configure and build tests/consumer/project (find_package(ggml), ggml::ggml) against that prefix; run it
+#   2. configure and build tests/consumer/project (find_package(ggml), ggml::ggml) against that prefix; run both of
+#      its programs: main.c, and all_functions.cpp (every upstream function referenced with its upstream type)
 #   3. compile main.c with `cc $(pkg-config --cflags --libs ggml)` against the same prefix; run it with
 #      LD_LIBRARY_PATH pointing there. Skipped, with a message, only when pkg-config is not installed.
-# Inputs (-D): BUILD_DIR WORK_DIR PROJECT_DIR MAIN_C LIBDIR C_COMPILER GENERATOR BUILD_TYPE C_FLAGS
-#              EXE_LINKER_FLAGS SHARED (the main build's BUILD_SHARED_LIBS)
+# Inputs (-D): BUILD_DIR WORK_DIR PROJECT_DIR MAIN_C ALL_FUNCTIONS_CPP LIBDIR C_COMPILER CXX_COMPILER GENERATOR
+#              BUILD_TYPE C_FLAGS CXX_FLAGS EXE_LINKER_FLAGS SHARED (the main build's BUILD_SHARED_LIBS)
 cmake_minimum_required(VERSION 3.25)
 
-foreach (var BUILD_DIR WORK_DIR PROJECT_DIR MAIN_C LIBDIR C_COMPILER GENERATOR)
+foreach (var BUILD_DIR WORK_DIR PROJECT_DIR MAIN_C ALL_FUNCTIONS_CPP LIBDIR C_COMPILER CXX_COMPILER GENERATOR)
     if (NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
         message(FATAL_ERROR "run_consumer.cmake: -D${var}=... is required")
     endif()
@@ -56,11 +57,13 @@ endif()
 set(cmake_build ${WORK_DIR}/cmake-build)
 run_step("configure the consumer project with find_package(ggml)"
     ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${cmake_build} -G ${GENERATOR}
-        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_BUILD_TYPE=${BUILD_TYPE}
-        -DCONSUMER_MAIN_C=${MAIN_C}
-        "-DCMAKE_C_FLAGS=${C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${EXE_LINKER_FLAGS}")
+        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+        -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCONSUMER_MAIN_C=${MAIN_C} -DCONSUMER_ALL_FUNCTIONS_CPP=${ALL_FUNCTIONS_CPP}
+        "-DCMAKE_C_FLAGS=${C_FLAGS}" "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${EXE_LINKER_FLAGS}")
 run_step("build the consumer project" ${CMAKE_COMMAND} --build ${cmake_build})
 run_step("run the find_package(ggml) consumer" ${cmake_build}/ggml_consumer ${WORK_DIR}/cmake.dot)
+message(STATUS "${step_output}")
+run_step("run the C++ program that references every upstream function" ${cmake_build}/ggml_all_functions)
 message(STATUS "${step_output}")
 
 # 3. pkg-config ggml
