@@ -158,8 +158,10 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
         }
         const char * chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
         auto *       out    = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        // float tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2)
+        const int64_t step = path.integer() || path.weight == GGML_TYPE_BF16 ? 1 : 2;
         for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
-            for (int64_t j = 0; j < count; ++j) {
+            for (int64_t j = 0; j < count; j += step) {
                 const int64_t        r0 = (first + j) * kGemmRows;
                 quants::GemmTileArgs a;
                 a.panel   = panels + j * pb;
@@ -169,6 +171,10 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
                 a.rows    = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0));
                 a.out     = out + r0 + c0 * out_col;
                 a.out_col = out_col;
+                if (step == 2 && j + 1 < count) {
+                    a.panel2 = panels + (j + 1) * pb;
+                    a.rows2  = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0 - kGemmRows));
+                }
                 path.tile(a);
             }
         }

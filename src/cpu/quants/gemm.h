@@ -66,6 +66,10 @@ struct GemmTileArgs {
     int          rows;
     float *      out;
     int64_t      out_col;
+    // float tiles only: a second panel (the next 16 rows, results at out + 16) multiplied in the same pass, so
+    // that each broadcast activation feeds two FMAs; nullptr for one panel
+    const void * panel2 = nullptr;
+    int          rows2  = 0;
 };
 using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
 

@@ -50,6 +50,34 @@ void tile(const GemmTileArgs & a) {
     }
 }
 
+// Two panels (32 rows) per pass: per step two panel loads and one broadcast per column feed 2 x kCols FMAs, so
+// the loads no longer limit the FMAs.
+template <int kCols>
+void tile_pair(const GemmTileArgs & a) {
+    const auto * p0 = static_cast<const float *>(a.panel);
+    const auto * p1 = static_cast<const float *>(a.panel2);
+    const auto * x  = static_cast<const float *>(a.chunk);
+    __m512       lo[kCols], hi[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        lo[c] = hi[c] = _mm512_setzero_ps();
+    }
+    for (int64_t i = 0; i < a.k; ++i, p0 += kGemmRows, p1 += kGemmRows, x += kGemmMaxCols) {
+        const __m512 w0 = _mm512_loadu_ps(p0);
+        const __m512 w1 = _mm512_loadu_ps(p1);
+        for (int c = 0; c < kCols; ++c) {
+            const __m512 b = _mm512_set1_ps(x[c]);
+            lo[c]          = _mm512_fmadd_ps(w0, b, lo[c]);
+            hi[c]          = _mm512_fmadd_ps(w1, b, hi[c]);
+        }
+    }
+    const __mmask16 rows0 = static_cast<__mmask16>((1u << a.rows) - 1u);
+    const __mmask16 rows1 = static_cast<__mmask16>((1u << a.rows2) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows0, lo[c]);
+        _mm512_mask_storeu_ps(a.out + kGemmRows + c * a.out_col, rows1, hi[c]);
+    }
+}
+
 } // namespace
 
 void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
@@ -76,6 +104,19 @@ void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int 
 }
 
 void gemm_float_tile_avx512(const GemmTileArgs & a) {
+    if (a.panel2 != nullptr) {
+        switch (a.n_cols) {
+            case 1:  tile_pair<1>(a); break;
+            case 2:  tile_pair<2>(a); break;
+            case 3:  tile_pair<3>(a); break;
+            case 4:  tile_pair<4>(a); break;
+            case 5:  tile_pair<5>(a); break;
+            case 6:  tile_pair<6>(a); break;
+            case 7:  tile_pair<7>(a); break;
+            default: tile_pair<8>(a); break;
+        }
+        return;
+    }
     switch (a.n_cols) {
         case 1:  tile<1>(a); break;
         case 2:  tile<2>(a); break;
