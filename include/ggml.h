@@ -954,6 +954,18 @@ extern "C" {
             int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig, float freq_base,
             float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
 
+    // ggml_rope_ext / ggml_rope_ext_inplace without frequency factors (c = NULL)
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims, int mode,
+            int n_ctx_orig, float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+            float beta_slow),
+        "use ggml_rope_ext instead");
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims, int mode,
+            int n_ctx_orig, float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+            float beta_slow),
+        "use ggml_rope_ext_inplace instead");
+
     // the gradients of ggml_rope_ext / ggml_rope_multi: a the gradient of the output, rotated back (op ROPE_BACK)
     GGML_API struct ggml_tensor * ggml_rope_ext_back(
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
@@ -1169,6 +1181,16 @@ extern "C" {
     GGML_API void           ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
     GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(const struct ggml_tensor * a);
     GGML_API void           ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
+
+    // The gradients of the legacy attention out = softmax(mask(k^T q / sqrt(D))) applied to v (not of
+    // ggml_flash_attn_ext): q [D, N, n_head, ne3], k [D, M, n_head_kv, ne3], v [M, D, n_head_kv, ne3] (transposed),
+    // d the gradient of out [D, N, n_head, ne3]; head h of q uses head h % n_head_kv of k and v. masked: query i
+    // sees keys 0 .. M - N + i only (needs M >= N). All F32. Result: F32 1-d holding the gradients of q, k and v,
+    // each packed with its tensor's shape, at byte offsets 0, offs_k = GGML_PAD(4*nelements(q), GGML_MEM_ALIGN)
+    // and offs_k + GGML_PAD(4*nelements(k), GGML_MEM_ALIGN) (op FLASH_ATTN_BACK, op_params[0] = masked)
+    GGML_API struct ggml_tensor * ggml_flash_attn_back(
+            struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
+            struct ggml_tensor * d, bool masked);
 
     // Mamba's causal 1-d convolution: sx [d_conv - 1 + n_t, d_inner, n_s], c [d_conv, d_inner] -> F32 [d_inner, n_t, n_s]
     GGML_API struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct ggml_tensor * sx, struct ggml_tensor * c);

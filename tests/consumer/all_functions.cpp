@@ -13,8 +13,10 @@
 // at 0b6d2254, ggml-opt.h at 2df5e5fe) and brought up to the snapshot that shared/design/ggml-reference.md
 // describes where that note records a later change (each such entry says so in a comment). A script expanded
 // them into the tables; it is not kept: edit the tables by hand when upstream changes. Functions that our headers
-// declare beyond those copies close each table, referenced with the type our header gives them. Upstream
-// functions we do not declare are listed at the end under `#if 0`, with the reason, so the gap stays visible.
+// declare beyond those copies close each table, referenced with the type our header gives them. Every upstream
+// function of those copies is declared (the last three, ggml_flash_attn_back and the deprecated ggml_rope_custom
+// pair, have table rows like the rest); one that upstream adds and we lack would be listed after the tables under
+// `#if 0`, with the reason, so the gap stays visible.
 //
 // ggml-opt.h is referenced only when the installed package has it (__has_include). ggml-cpp.h declares no
 // functions: its seven owner types are each used below.
@@ -56,7 +58,7 @@ const void * fn(F * f) {
 #    pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
 
-// ggml.h: 352 functions with upstream's types
+// ggml.h: 355 functions with upstream's types
 const void * const k_ggml[] = {
     fn<ggml_abort_callback_t(ggml_abort_callback_t)>(&ggml_set_abort_callback),
     fn<void(const char *, int, const char *, ...)>(&ggml_abort),
@@ -341,6 +343,12 @@ const void * const k_ggml[] = {
             int, int, int, float, float, float, float, float, float)>(&ggml_rope_ext_inplace),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *,
             int, int *, int, int, float, float, float, float, float, float)>(&ggml_rope_multi_inplace),
+    // GGML_DEPRECATED upstream ("use ggml_rope_ext instead"), as in our header
+    fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, int, int, int, float,
+            float, float, float, float, float)>(&ggml_rope_custom),
+    // GGML_DEPRECATED upstream ("use ggml_rope_ext_inplace instead"), as in our header
+    fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, int, int, int, float,
+            float, float, float, float, float)>(&ggml_rope_custom_inplace),
     fn<void(int, int, float, float, float, float *)>(&ggml_rope_yarn_corr_dims),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *,
             int, int, int, float, float, float, float, float, float)>(&ggml_rope_ext_back),
@@ -411,6 +419,9 @@ const void * const k_ggml[] = {
     fn<void(struct ggml_tensor *, enum ggml_prec)>(&ggml_flash_attn_ext_set_prec),
     fn<enum ggml_prec(const struct ggml_tensor *)>(&ggml_flash_attn_ext_get_prec),
     fn<void(struct ggml_tensor *, struct ggml_tensor *)>(&ggml_flash_attn_ext_add_sinks),
+    // the legacy attention backward op (upstream: "TODO: needs to be adapted to ggml_flash_attn_ext")
+    fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *,
+            struct ggml_tensor *, bool)>(&ggml_flash_attn_back),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *)>(&ggml_ssm_conv),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *,
             struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *)>(&ggml_ssm_scan),
@@ -856,22 +867,6 @@ const void * const k_ggml_opt[] = {
 
 #if defined(__GNUC__)
 #    pragma GCC diagnostic pop
-#endif
-
-#if 0
-// Upstream functions Switchyard does not declare (compiling these rows fails; they are here so the gap is visible):
-const void * const k_missing[] = {
-    // ggml.h: GGML_DEPRECATED upstream ("use ggml_rope_ext instead"); not declared (skipped as deprecated)
-    fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, int, int, int, float,
-            float, float, float, float, float)>(&ggml_rope_custom),
-    // ggml.h: GGML_DEPRECATED upstream ("use ggml_rope_ext_inplace instead"); not declared (skipped as deprecated)
-    fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, int, int, int, float,
-            float, float, float, float, float)>(&ggml_rope_custom_inplace),
-    // ggml.h: the legacy attention backward op (upstream: "TODO: needs to be adapted to
-    // ggml_flash_attn_ext"); Switchyard has the op enum value but no constructor
-    fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *,
-            struct ggml_tensor *, bool)>(&ggml_flash_attn_back),
-};
 #endif
 
 int g_failures = 0;

@@ -1,5 +1,5 @@
 // Op cases of the training batch (issue 16): the gradient ops (SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK,
-// REPEAT_BACK, GET_ROWS_BACK, ROPE_BACK), the multi-section rope modes (MROPE, IMROPE, VISION), the loss
+// REPEAT_BACK, GET_ROWS_BACK, ROPE_BACK, FLASH_ATTN_BACK), the multi-section rope modes (MROPE, IMROPE, VISION), the loss
 // CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps. Appended to the shared list by op_cases.cpp.
 #include "support/op_cases.h"
 
@@ -37,6 +37,34 @@ void add_backward(std::vector<OpCase> & cases) {
                          ggml_tensor * idx = b.input(GGML_TYPE_I32, 10, 1, 1, 1, InputKind::Indices, 6);
                          return ggml_get_rows_back(b.ctx(), b.input(GGML_TYPE_F32, 8, 10), idx, b.input(GGML_TYPE_F32, 8, 6));
                      }, 1e-10});
+}
+
+void add_attention_back(std::vector<OpCase> & cases) {
+    struct Shape { int64_t D, N, M, n_head, n_head_kv, ne3; };
+    const Shape shapes[] = {{8, 5, 7, 4, 2, 2}, {16, 6, 6, 3, 3, 1}, {4, 1, 9, 2, 1, 1}};
+    for (const Shape & sh : shapes) {
+        for (int masked = 0; masked < 2; ++masked) {
+            const std::string name = "FLASH_ATTN_BACK(D=" + std::to_string(sh.D) + ",N=" + std::to_string(sh.N) +
+                                     ",M=" + std::to_string(sh.M) + ",heads=" + std::to_string(sh.n_head) + "/" +
+                                     std::to_string(sh.n_head_kv) + ",ne3=" + std::to_string(sh.ne3) +
+                                     ",masked=" + std::to_string(masked) + ")";
+            cases.push_back({name, GGML_OP_FLASH_ATTN_BACK, [sh, masked](B & b) {
+                                 ggml_tensor * q = b.input(GGML_TYPE_F32, sh.D, sh.N, sh.n_head, sh.ne3);
+                                 ggml_tensor * k = b.input(GGML_TYPE_F32, sh.D, sh.M, sh.n_head_kv, sh.ne3);
+                                 ggml_tensor * v = b.input(GGML_TYPE_F32, sh.M, sh.D, sh.n_head_kv, sh.ne3);
+                                 ggml_tensor * d = b.input(GGML_TYPE_F32, sh.D, sh.N, sh.n_head, sh.ne3);
+                                 return ggml_flash_attn_back(b.ctx(), q, k, v, d, masked != 0);
+                             }, 1e-9});
+        }
+    }
+    // q, k and d as strided views (rows apart; a permuted q whose heads are interleaved with its rows)
+    cases.push_back({"FLASH_ATTN_BACK(D=8,N=4,M=6,heads=2/2,strided,masked=1)", GGML_OP_FLASH_ATTN_BACK, [](B & b) {
+                         ggml_tensor * q = ggml_permute(b.ctx(), b.input(GGML_TYPE_F32, 8, 2, 4), 0, 2, 1, 3);
+                         ggml_tensor * k = ggml_view_3d(b.ctx(), b.input(GGML_TYPE_F32, 10, 6, 2), 8, 6, 2, 40, 240, 0);
+                         ggml_tensor * v = b.input(GGML_TYPE_F32, 6, 8, 2);
+                         ggml_tensor * d = ggml_permute(b.ctx(), b.input(GGML_TYPE_F32, 8, 2, 4), 0, 2, 1, 3);
+                         return ggml_flash_attn_back(b.ctx(), q, k, v, d, true);
+                     }, 1e-9});
 }
 
 void add_rope(std::vector<OpCase> & cases) {
@@ -105,6 +133,7 @@ void add_loss_and_steps(std::vector<OpCase> & cases) {
 
 void add_train_cases(std::vector<OpCase> & cases) {
     add_backward(cases);
+    add_attention_back(cases);
     add_rope(cases);
     add_loss_and_steps(cases);
 }

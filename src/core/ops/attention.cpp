@@ -6,6 +6,12 @@
 // Result: F32 [Dv, n_head, n_batch, ne3] (heads and batch swapped, i.e. already permuted for the output
 // projection). src = {q, k, v, mask, sinks}.
 // op_params: (f32) [0] scale, [1] max_bias, [2] logit_softcap; (i32) [3] ggml_prec (ggml_flash_attn_ext_set_prec).
+//
+// FLASH_ATTN_BACK: the gradients of the legacy attention softmax(mask(k^T q * 1/sqrt(D))) applied to v.
+// q [D, N, n_head, ne3], k [D, M, n_head_kv, ne3], v [M, D, n_head_kv, ne3] (transposed), d [D, N, n_head, ne3] the
+// gradient of the output; n_head % n_head_kv == 0. Result: F32 1-d, the gradients of q, k and v one after the
+// other, each packed with its tensor's shape and starting on a GGML_MEM_ALIGN bound. src = {q, k, v, d}.
+// op_params: (i32) [0] masked (causal: query i sees keys 0 .. M - N + i; needs M >= N).
 #include "core/ops/op_common.h"
 
 #include "base/abort.h"
@@ -29,6 +35,30 @@ void check_attention(const ggml_tensor * q, const ggml_tensor * k, const ggml_te
                     "mask %s cannot be broadcast over dims 2 and 3 of q %s", shape(mask), shape(q));
     }
     shape_check(max_bias <= 0.0f || mask != nullptr, name, "max_bias %g > 0 needs a mask", static_cast<double>(max_bias));
+}
+
+void check_attention_back(const ggml_tensor * q, const ggml_tensor * k, const ggml_tensor * v, const ggml_tensor * d,
+                          bool masked, const char * name) {
+    shape_check(k->ne[0] == q->ne[0] && v->ne[1] == q->ne[0] && d->ne[0] == q->ne[0], name,
+                "q %s, k %s, v %s (transposed) and d %s differ in head size", shape(q), shape(k), shape(v), shape(d));
+    shape_check(v->ne[0] == k->ne[1] && v->ne[2] == k->ne[2], name, "v %s must be k %s transposed", shape(v),
+                shape(k));
+    shape_check(divisible(q->ne[2], k->ne[2]), name, "k %s cannot be broadcast over the heads of q %s", shape(k),
+                shape(q));
+    shape_check(k->ne[3] == q->ne[3] && v->ne[3] == q->ne[3], name, "q %s, k %s and v %s differ in ne[3]", shape(q),
+                shape(k), shape(v));
+    shape_check(ggml_are_same_shape(d, q), name, "d %s must be shaped like q %s", shape(d), shape(q));
+    shape_check(!masked || k->ne[1] >= q->ne[1], name, "masked: k %s needs at least as many keys as q %s has rows",
+                shape(k), shape(q));
+}
+
+// The packed gradients' size in F32 elements: q's, k's and v's, each padded to GGML_MEM_ALIGN bytes.
+int64_t attention_back_elements(const ggml_tensor * q, const ggml_tensor * k, const ggml_tensor * v) {
+    size_t bytes = 0;
+    for (const ggml_tensor * t : {q, k, v}) {
+        bytes += GGML_PAD(static_cast<size_t>(ggml_nelements(t)) * sizeof(float), GGML_MEM_ALIGN);
+    }
+    return static_cast<int64_t>(bytes / sizeof(float));
 }
 
 // Void helpers take a tensor that an earlier failure may have left NULL: log and skip.
@@ -63,6 +93,18 @@ struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, struct ggml_
     const Ne      ne = {v->ne[0], q->ne[2], q->ne[1], q->ne[3]};
     ggml_tensor * t  = set_op(new_result(ctx, GGML_TYPE_F32, ne, name), GGML_OP_FLASH_ATTN_EXT, {q, k, v, mask});
     return with_f32(t, {scale, max_bias, logit_softcap});
+}
+
+struct ggml_tensor * ggml_flash_attn_back(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+                                          struct ggml_tensor * v, struct ggml_tensor * d, bool masked) {
+    const char * name = "ggml_flash_attn_back";
+    if (!inputs_ok(name, {q, k, v, d})) {
+        return nullptr;
+    }
+    check_attention_back(q, k, v, d, masked, name);
+    const Ne      ne = {attention_back_elements(q, k, v), 1, 1, 1};
+    ggml_tensor * t  = set_op(new_result(ctx, GGML_TYPE_F32, ne, name), GGML_OP_FLASH_ATTN_BACK, {q, k, v, d});
+    return with_i32(t, {masked ? 1 : 0});
 }
 
 void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {

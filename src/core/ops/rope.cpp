@@ -3,6 +3,7 @@
 //
 // a [head_dim, n_head, n_tokens, ne3]; b I32 positions [n_tokens] (4*n_tokens for the MROPE modes); c optional
 // F32 frequency factors [>= n_dims/2]. src = {a, b, c}; the result is like a, `_inplace` a view of a.
+// ggml_rope_custom(_inplace) (deprecated) are ggml_rope_ext(_inplace) with c = NULL.
 // op_params, 15 int32 slots (upstream's layout, read by every backend):
 //   [0] n_past = 0   [1] n_dims   [2] mode   [3] n_ctx = 0   [4] n_ctx_orig
 //   [5] freq_base  [6] freq_scale  [7] ext_factor  [8] attn_factor  [9] beta_fast  [10] beta_slow   (f32)
@@ -121,6 +122,22 @@ struct ggml_tensor * ggml_rope_ext_inplace(struct ggml_context * ctx, struct ggm
                                            float beta_fast, float beta_slow) {
     const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
     return rope_impl(ctx, a, b, c, p, true, "ggml_rope_ext_inplace");
+}
+
+// The deprecated pair (upstream: "use ggml_rope_ext instead"): ggml_rope_ext(_inplace) without frequency factors.
+// Defining a function that is declared deprecated draws no warning; nothing here calls one.
+struct ggml_tensor * ggml_rope_custom(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                      int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                      float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_impl(ctx, a, b, nullptr, p, false, "ggml_rope_custom");
+}
+
+struct ggml_tensor * ggml_rope_custom_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                              int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                              float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
+    return rope_impl(ctx, a, b, nullptr, p, true, "ggml_rope_custom_inplace");
 }
 
 struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,

@@ -16,6 +16,7 @@ KernelInfo matmul(ggml_op op);    // MUL_MAT, MUL_MAT_ID, OUT_PROD
 KernelInfo softmax(ggml_op op);   // SOFT_MAX
 KernelInfo rope(ggml_op op);      // ROPE, ROPE_BACK (all modes: NORMAL, NEOX, MROPE, VISION, IMROPE)
 KernelInfo attention(ggml_op op); // FLASH_ATTN_EXT
+KernelInfo attention_back(ggml_op op); // FLASH_ATTN_BACK
 KernelInfo conv(ggml_op op);      // IM2COL, POOL_1D, POOL_2D
 KernelInfo sort(ggml_op op);      // ARGSORT, TOP_K
 KernelInfo fill(ggml_op op);      // FILL, TRI, DIAG

@@ -1,5 +1,6 @@
 // Reference attention ops: soft_max (mask, ALiBi, sinks), rope and rope_back (normal/neox and the multi-section
-// modes, YaRN, frequency factors) and flash_attn_ext (computed the plain two-pass way). Double precision
+// modes, YaRN, frequency factors), flash_attn_ext (computed the plain two-pass way) and flash_attn_back (the
+// gradients of the legacy attention, formed element by element from their definition). Double precision
 // throughout.
 #include "support/reference/util.h"
 
@@ -136,6 +137,64 @@ bool flash_attn(ggml_tensor * node) {
     return true;
 }
 
+// One gradient of flash_attn_back's packed result: accumulated in double, written at `offset` elements.
+struct PackedGrad {
+    const ggml_tensor * like;
+    int64_t             offset;
+    std::vector<double> sum;
+
+    PackedGrad(const ggml_tensor * t, int64_t off) : like(t), offset(off), sum(static_cast<size_t>(ggml_nelements(t))) {}
+    double & at(int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        return sum[static_cast<size_t>(flat_index(like, i0, i1, i2, i3))];
+    }
+};
+
+// out_i = sum_j p_ij v_j with p_i = softmax_j(scale * q_i . k_j) over the visible keys, scale = 1/sqrt(D); with
+// the gradient d_i of out_i: dp_ij = v_j . d_i, ds_ij = scale * p_ij * (dp_ij - sum_l p_il dp_il), and
+// grad q_i = sum_j ds_ij k_j, grad k_j = sum_i ds_ij q_i, grad v_j = sum_i p_ij d_i (over heads sharing k, v).
+bool flash_attn_back(ggml_tensor * node) {
+    const ggml_tensor * q = node->src[0], *k = node->src[1], *v = node->src[2], *d = node->src[3];
+    const bool    masked = param_i32(node, 0) != 0;
+    const int64_t D = q->ne[0], N = q->ne[1], M = k->ne[1];
+    const double  scale  = 1.0 / std::sqrt(static_cast<double>(D));
+    const auto    padded = [](int64_t n) { return (n * 4 + GGML_MEM_ALIGN - 1) / GGML_MEM_ALIGN * GGML_MEM_ALIGN / 4; };
+    PackedGrad    gq(q, 0), gk(k, padded(ggml_nelements(q))), gv(v, padded(ggml_nelements(q)) + padded(ggml_nelements(k)));
+    std::vector<double> p(static_cast<size_t>(M)), dp(static_cast<size_t>(M));
+    for (int64_t i3 = 0; i3 < q->ne[3]; ++i3)
+        for (int64_t h = 0; h < q->ne[2]; ++h)
+            for (int64_t i = 0; i < N; ++i) {
+                const int64_t g = h % k->ne[2], visible = masked ? M - N + i + 1 : M;
+                for (int64_t j = 0; j < M; ++j) {
+                    double s = 0;
+                    for (int64_t c = 0; c < D; ++c) s += static_cast<double>(get(q, c, i, h, i3)) * get(k, c, j, g, i3);
+                    p[static_cast<size_t>(j)] = j < visible ? s * scale : -INFINITY;
+                }
+                softmax_in_place(p, false, 0.0);
+                double p_dp = 0;
+                for (int64_t j = 0; j < M; ++j) {
+                    double acc = 0;
+                    for (int64_t c = 0; c < D; ++c) acc += static_cast<double>(get(v, j, c, g, i3)) * get(d, c, i, h, i3);
+                    dp[static_cast<size_t>(j)] = acc;
+                    p_dp += p[static_cast<size_t>(j)] * acc;
+                }
+                for (int64_t j = 0; j < M; ++j) {
+                    const double pj = p[static_cast<size_t>(j)], ds = scale * pj * (dp[static_cast<size_t>(j)] - p_dp);
+                    for (int64_t c = 0; c < D; ++c) {
+                        gq.at(c, i, h, i3) += ds * get(k, c, j, g, i3);
+                        gk.at(c, j, g, i3) += ds * get(q, c, i, h, i3);
+                        gv.at(j, c, g, i3) += pj * get(d, c, i, h, i3);
+                    }
+                }
+            }
+    for (int64_t e = 0; e < ggml_nelements(node); ++e) set(node, e, 0, 0, 0, 0.0f);
+    for (const PackedGrad * g : {&gq, &gk, &gv}) {
+        for (size_t e = 0; e < g->sum.size(); ++e) {
+            set(node, g->offset + static_cast<int64_t>(e), 0, 0, 0, static_cast<float>(g->sum[e]));
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 bool attention(ggml_tensor * node) {
@@ -144,6 +203,7 @@ bool attention(ggml_tensor * node) {
         case GGML_OP_ROPE:
         case GGML_OP_ROPE_BACK:      return rope(node);
         case GGML_OP_FLASH_ATTN_EXT: return flash_attn(node);
+        case GGML_OP_FLASH_ATTN_BACK: return flash_attn_back(node);
         default:                     return false;
     }
 }

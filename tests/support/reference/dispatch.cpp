@@ -36,6 +36,7 @@ bool has_reference(const ggml_tensor * node) {
             const auto mode = static_cast<uint32_t>(node->op_params[0]);
             return (mode & 0xFFu) <= GGML_SCALE_MODE_BILINEAR && !(mode & GGML_SCALE_FLAG_ANTIALIAS);
         }
+        case GGML_OP_FLASH_ATTN_BACK: return true;
         case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART: case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS: return true;
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM: return true;
         default: return node->op < GGML_OP_FLASH_ATTN_BACK || node->op == GGML_OP_GLU;

@@ -61,7 +61,7 @@ bool elementwise(ggml_tensor * node); // unary, binary, glu, scale, clamp, leaky
 bool reduce_norm(ggml_tensor * node); // sum, sum_rows, mean, argmax, norm family
 bool matrix(ggml_tensor * node);      // mul_mat, mul_mat_id, out_prod
 bool layout(ggml_tensor * node);      // copies, repeat, concat, set, acc, pad, rows, arange, sort, masks
-bool attention(ggml_tensor * node);   // soft_max, rope, flash_attn_ext
+bool attention(ggml_tensor * node);   // soft_max, rope, flash_attn_ext, flash_attn_back
 bool conv(ggml_tensor * node);        // im2col, pool
 bool fill(ggml_tensor * node);        // fill, tri, diag
 bool roll(ggml_tensor * node);        // roll

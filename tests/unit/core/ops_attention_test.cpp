@@ -1,6 +1,7 @@
 // Attention building blocks: SOFT_MAX (plain and ext: mask rules, {scale, max_bias}, sinks), ROPE (the 15-slot
 // parameter layout, positions and frequency factors, MROPE position count), the YaRN correction range, and
-// FLASH_ATTN_EXT (permuted F32 result, {scale, max_bias, softcap, prec}, sinks).
+// FLASH_ATTN_EXT (permuted F32 result, {scale, max_bias, softcap, prec}, sinks), the deprecated ggml_rope_custom
+// pair, and FLASH_ATTN_BACK (the packed gradients' size and offsets, {masked}).
 #include "op_fixture.h"
 
 #include "ggml.h"
@@ -160,6 +161,39 @@ TEST_F(AttentionOps, RopeRejects) {
     EXPECT_EQ(ggml_rope(ctx_, a, nullptr, 32, 0), nullptr);
 }
 
+// ggml_rope_custom(_inplace) are deprecated: this test calls them on purpose.
+#if defined(__GNUC__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST_F(AttentionOps, RopeCustomIsRopeExtWithoutFrequencyFactors) {
+    ggml_tensor * a   = t(GGML_TYPE_F32, 64, 8, 5);
+    ggml_tensor * pos = t(GGML_TYPE_I32, 5);
+    ggml_tensor * r   = ggml_rope_custom(ctx_, a, pos, 32, GGML_ROPE_TYPE_NEOX, 4096, 500000.0f, 0.25f, 1.0f, 1.1f,
+                                         32.0f, 1.0f);
+    ggml_tensor * e   = ggml_rope_ext(ctx_, a, pos, nullptr, 32, GGML_ROPE_TYPE_NEOX, 4096, 500000.0f, 0.25f, 1.0f,
+                                      1.1f, 32.0f, 1.0f);
+    expect_layout(r, GGML_TYPE_F32, {64, 8, 5, 1}, {4, 256, 2048, 10240});
+    EXPECT_EQ(r->op, GGML_OP_ROPE);
+    EXPECT_EQ(r->src[0], a);
+    EXPECT_EQ(r->src[1], pos);
+    EXPECT_EQ(r->src[2], nullptr);
+    EXPECT_EQ(r->view_src, nullptr);
+    EXPECT_EQ(std::memcmp(r->op_params, e->op_params, sizeof(r->op_params)), 0);
+    ggml_tensor * ri = ggml_rope_custom_inplace(ctx_, a, pos, 16, GGML_ROPE_TYPE_NORMAL, 0, 10000.0f, 1.0f, 0.0f,
+                                                1.0f, 0.0f, 0.0f);
+    EXPECT_EQ(ri->view_src, a);
+    EXPECT_EQ(ri->src[2], nullptr);
+    EXPECT_EQ(ri->op_params[1], 16);
+    EXPECT_EQ(param_f32(ri, 5), 10000.0f);
+    const std::string msg = fatal_message([&] { ggml_rope_custom(ctx_, a, t(GGML_TYPE_I32, 4), 32, 0, 0, 1e4f, 1, 0, 1, 0, 0); });
+    EXPECT_EQ(msg.rfind("[ggml_rope_custom]", 0), 0u) << msg;
+    EXPECT_EQ(ggml_rope_custom_inplace(ctx_, nullptr, pos, 32, 0, 0, 1e4f, 1, 0, 1, 0, 0), nullptr);
+}
+#if defined(__GNUC__)
+#    pragma GCC diagnostic pop
+#endif
+
 TEST(AttentionOpsYarn, CorrectionRangeIsFlooredCeiledAndClamped) {
     float dims[2] = {-1.0f, -1.0f};
     ggml_rope_yarn_corr_dims(128, 4096, 10000.0f, 32.0f, 1.0f, dims);
@@ -234,6 +268,42 @@ TEST_F(AttentionOps, FlashAttnExtRejects) {
     EXPECT_EQ(ggml_flash_attn_ext(ctx_, q, nullptr, v, nullptr, 1, 0, 0), nullptr);
     ggml_flash_attn_ext_set_prec(nullptr, GGML_PREC_F32); // logged, no crash
     EXPECT_EQ(ggml_flash_attn_ext_get_prec(nullptr), GGML_PREC_DEFAULT);
+}
+
+TEST_F(AttentionOps, FlashAttnBackPacksThreeGradients) {
+    // q 4*3*4*2 = 96 floats (384 bytes), k 4*5*2*2 = 80 floats: 96 + 80 + 80 with no padding needed
+    ggml_tensor * q = t(GGML_TYPE_F32, 4, 3, 4, 2);
+    ggml_tensor * k = t(GGML_TYPE_F32, 4, 5, 2, 2);
+    ggml_tensor * v = t(GGML_TYPE_F32, 5, 4, 2, 2);
+    ggml_tensor * d = t(GGML_TYPE_F32, 4, 3, 4, 2);
+    ggml_tensor * r = ggml_flash_attn_back(ctx_, q, k, v, d, true);
+    expect_layout(r, GGML_TYPE_F32, {256, 1, 1, 1}, {4, 1024, 1024, 1024});
+    EXPECT_EQ(r->op, GGML_OP_FLASH_ATTN_BACK);
+    EXPECT_EQ(r->src[0], q);
+    EXPECT_EQ(r->src[1], k);
+    EXPECT_EQ(r->src[2], v);
+    EXPECT_EQ(r->src[3], d);
+    EXPECT_EQ(r->op_params[0], 1);
+    EXPECT_EQ(ggml_flash_attn_back(ctx_, q, k, v, d, false)->op_params[0], 0);
+    // q 3*1*1 = 3 floats (12 bytes -> 16), k 3*2 = 6 floats (24 bytes -> 32), v 6 floats (24 -> 32): 80 bytes
+    ggml_tensor * r2 = ggml_flash_attn_back(ctx_, t(GGML_TYPE_F32, 3, 1), t(GGML_TYPE_F32, 3, 2),
+                                            t(GGML_TYPE_F32, 2, 3), t(GGML_TYPE_F32, 3, 1), false);
+    expect_layout(r2, GGML_TYPE_F32, {20, 1, 1, 1}, {4, 80, 80, 80});
+}
+
+TEST_F(AttentionOps, FlashAttnBackRejects) {
+    ggml_tensor *     q   = t(GGML_TYPE_F32, 4, 3, 4);
+    ggml_tensor *     k   = t(GGML_TYPE_F32, 4, 5, 2);
+    ggml_tensor *     v   = t(GGML_TYPE_F32, 5, 4, 2);
+    ggml_tensor *     d   = t(GGML_TYPE_F32, 4, 3, 4);
+    const std::string msg = fatal_message([&] { ggml_flash_attn_back(ctx_, q, t(GGML_TYPE_F32, 3, 5, 2), v, d, false); });
+    EXPECT_EQ(msg.rfind("[ggml_flash_attn_back]", 0), 0u) << msg;
+    fatal_message([&] { ggml_flash_attn_back(ctx_, q, k, t(GGML_TYPE_F32, 4, 5, 2), d, false); }); // v not transposed
+    fatal_message([&] { ggml_flash_attn_back(ctx_, q, t(GGML_TYPE_F32, 4, 5, 3), t(GGML_TYPE_F32, 5, 4, 3), d, false); });
+    fatal_message([&] { ggml_flash_attn_back(ctx_, q, k, v, t(GGML_TYPE_F32, 4, 2, 4), false); });
+    fatal_message([&] { ggml_flash_attn_back(ctx_, t(GGML_TYPE_F32, 4, 6, 4), k, v, t(GGML_TYPE_F32, 4, 6, 4), true); });
+    EXPECT_NE(ggml_flash_attn_back(ctx_, t(GGML_TYPE_F32, 4, 6, 4), k, v, t(GGML_TYPE_F32, 4, 6, 4), false), nullptr);
+    EXPECT_EQ(ggml_flash_attn_back(ctx_, q, k, nullptr, d, false), nullptr);
 }
 
 } // namespace
