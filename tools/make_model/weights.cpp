@@ -91,8 +91,11 @@ bool write_tensor(FILE * f, const TensorPlan & t, uint64_t seed, size_t tensor, 
 bool pad_file(FILE * f, size_t alignment) {
     const long   pos = std::ftell(f);
     const size_t n   = (alignment - static_cast<size_t>(pos) % alignment) % alignment;
+    if (pos < 0 || n == 0) {
+        return pos >= 0; // (an empty vector's data() may be null, which fwrite must not get)
+    }
     const std::vector<char> zeros(n, 0);
-    return pos >= 0 && std::fwrite(zeros.data(), 1, n, f) == n;
+    return std::fwrite(zeros.data(), 1, n, f) == n;
 }
 
 } // namespace
