@@ -1246,6 +1246,34 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
             struct ggml_tensor * g, struct ggml_tensor * beta, struct ggml_tensor * state, int64_t K);
 
+    // DeepSeek V3.2 / V4 lightning indexer (DSA): per stream s, token t and key row kv,
+    //   res[kv, t, 0, s] = sum_h relu(q[:, h, t, s] . k[:, 0, kv, s]) * weights[h, t, 0, s] + mask[kv, t, 0, s % ne33]
+    // q F32 [n_embd, n_head, n_tokens, ne3], k [n_embd, 1, n_kv, ne3] (F32, or a type with a to-float conversion),
+    // weights F32 [n_head, n_tokens, 1, ne3] (any scaling already applied), mask F16 [n_kv, n_tokens, 1, ne33] with
+    // ne3 % ne33 == 0 -> F32 [n_kv, n_tokens, 1, ne3]
+    GGML_API struct ggml_tensor * ggml_lightning_indexer(
+            struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * weights,
+            struct ggml_tensor * mask);
+
+    // DeepSeek V4 hyper-connections: the residual stream is kept as hc = 4 streams per token.
+    // hc_comb: mixes F32 [(2 + hc)*hc, n_tokens], scale F32 [>= 3], base F32 [(2 + hc)*hc] -> F32 [hc, hc, n_tokens]
+    //   (dst stream, src stream, token): a softmax over dst of mixes[2*hc + dst + hc*src, t]*scale[2] +
+    //   base[2*hc + dst + hc*src], plus eps, then Sinkhorn normalisation: over src, then n_iter - 1 times over dst
+    //   and over src (each sum offset by eps). op_params: [0] eps (f32), [1] n_iter (>= 1)
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_comb(
+            struct ggml_context * ctx, struct ggml_tensor * mixes, struct ggml_tensor * scale, struct ggml_tensor * base,
+            float eps, int32_t n_iter);
+    // hc_pre: x F32 [n_embd, hc, n_tokens], weights F32 [hc, n_tokens] -> F32 [n_embd, n_tokens]:
+    //   res[i, t] = sum_h x[i, h, t]*weights[h, t]
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_pre(
+            struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * weights);
+    // hc_post: x F32 [n_embd, n_tokens], residual F32 [n_embd, hc, n_tokens], post F32 [hc, n_tokens],
+    //   comb F32 [hc, hc, n_tokens] -> F32 [n_embd, hc, n_tokens]:
+    //   res[i, d, t] = x[i, t]*post[d, t] + sum_s residual[i, s, t]*comb[d, s, t]
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_post(
+            struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * residual, struct ggml_tensor * post,
+            struct ggml_tensor * comb);
+
     //
     // custom operators: a function of the application computes the result on the CPU backend. It is called once
     // for each ith in [0, nth) (in parallel, on the backend's threads) and splits its work by (ith, nth); nth is

@@ -25,12 +25,12 @@ KernelInfo metadata_only(ggml_op op) {
 
 using Family = KernelInfo (*)(ggml_op);
 
-constexpr std::array<Family, 23> kFamilies = {
+constexpr std::array<Family, 24> kFamilies = {
     metadata_only,    kernels::unary, kernels::binary,  kernels::reduce,    kernels::norm,
     kernels::copy,    kernels::rows,  kernels::matmul,  kernels::softmax,   kernels::rope,
     kernels::attention, kernels::conv, kernels::sort,   kernels::fill,      kernels::roll,
     kernels::custom,  kernels::rows_ext, kernels::conv_ext, kernels::backward_ext, kernels::training_ext,
-    kernels::recurrent_ext, kernels::conv_more_ext, kernels::attention_back,
+    kernels::recurrent_ext, kernels::conv_more_ext, kernels::attention_back, kernels::deepseek_ext,
 };
 
 std::array<KernelInfo, GGML_OP_COUNT> build_table() {

@@ -507,6 +507,10 @@ const void * const k_ggml[] = {
     fn(&ggml_mul_mat_set_hint),
     fn(&ggml_col2im_1d),
     fn(&ggml_gated_delta_net),
+    fn(&ggml_lightning_indexer),
+    fn(&ggml_dsv4_hc_comb),
+    fn(&ggml_dsv4_hc_pre),
+    fn(&ggml_dsv4_hc_post),
     fn(&ggml_build_forward_select),
     fn(&ggml_build_forward_order),
 };

@@ -545,6 +545,7 @@ std::vector<OpCase> make_cases() {
     add_train_cases(cases);
     add_conv_cases(cases);
     add_recurrent_cases(cases);
+    add_deepseek_cases(cases);
     return cases;
 }
 

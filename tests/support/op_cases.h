@@ -69,6 +69,10 @@ void add_conv_cases(std::vector<OpCase> & cases);
 // op_cases().
 void add_recurrent_cases(std::vector<OpCase> & cases);
 
+// Appends the cases of the DeepSeek V3.2 / V4 ops (lightning indexer, hyper-connections; op_cases_deepseek.cpp);
+// called once by op_cases().
+void add_deepseek_cases(std::vector<OpCase> & cases);
+
 // Larger cases for throughput measurements (switchyard-ops perf): model-sized MUL_MAT at batch 1 and 512 for
 // the common weight types, SOFT_MAX, RMS_NORM, ROPE and FLASH_ATTN_EXT.
 const std::vector<OpCase> & perf_cases();

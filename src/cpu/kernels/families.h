@@ -30,5 +30,6 @@ KernelInfo conv_more_ext(ggml_op op); // IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV
                                       // POOL_2D_BACK
 KernelInfo recurrent_ext(ggml_op op); // SSM_CONV, SSM_SCAN, RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7, SOLVE_TRI,
                                      // GATED_DELTA_NET
+KernelInfo deepseek_ext(ggml_op op); // LIGHTNING_INDEXER, DSV4_HC_COMB, DSV4_HC_PRE, DSV4_HC_POST
 
 } // namespace switchyard::cpu::kernels

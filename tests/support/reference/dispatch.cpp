@@ -19,7 +19,7 @@ bool compute_node(ggml_tensor * node) {
     }
     return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node) ||
            fill(node) || roll(node) || custom(node) || rows_ext(node) || conv_ext(node) || training_ext(node) ||
-           recurrent_ext(node);
+           recurrent_ext(node) || deepseek_ext(node);
 }
 
 bool has_reference(const ggml_tensor * node) {
@@ -32,6 +32,8 @@ bool has_reference(const ggml_tensor * node) {
         case GGML_OP_OPT_STEP_SGD: return true;
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_GATED_LINEAR_ATTN:
         case GGML_OP_RWKV_WKV7: case GGML_OP_SOLVE_TRI: case GGML_OP_GATED_DELTA_NET: return true;
+        case GGML_OP_LIGHTNING_INDEXER: case GGML_OP_DSV4_HC_COMB: case GGML_OP_DSV4_HC_PRE:
+        case GGML_OP_DSV4_HC_POST: return true;
         case GGML_OP_UPSCALE: {
             const auto mode = static_cast<uint32_t>(node->op_params[0]);
             return (mode & 0xFFu) <= GGML_SCALE_MODE_BILINEAR && !(mode & GGML_SCALE_FLAG_ANTIALIAS);

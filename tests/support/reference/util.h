@@ -71,5 +71,6 @@ bool conv_ext(ggml_tensor * node);    // conv_transpose_1d, conv_2d_dw, upscale,
                                       // col2im_1d, conv_2d, conv_3d, conv_transpose_2d, pool_2d_back
 bool training_ext(ggml_tensor * node); // *_back gradient ops, cross_entropy_loss(_back), opt_step_adamw/sgd
 bool recurrent_ext(ggml_tensor * node); // ssm_conv/scan, rwkv_wkv6/7, gated_linear_attn, solve_tri, gated_delta_net
+bool deepseek_ext(ggml_tensor * node);  // lightning_indexer, dsv4_hc_comb/pre/post
 
 } // namespace switchyard::testing::reference

@@ -266,7 +266,7 @@ TEST_F(SchedTest, OpNoBackendSupportsIsAnErrorNotAnAbort) {
     const Weights w(12);
     PlacedWeights pw(w, gpu, cpu);
     Block         b(pw);
-    // a node of an op no backend implements
+    // a node no backend supports: a lightning indexer given only its queries (no keys, weights or mask)
     ggml_tensor * odd = ggml_dup_tensor(b.ctx, b.out);
     odd->op           = GGML_OP_LIGHTNING_INDEXER;
     odd->src[0]       = b.out;
