@@ -5,6 +5,7 @@
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm.h"
+#include "cpu/quants/gemm_cols.h"
 
 #include <immintrin.h>
 
@@ -69,16 +70,7 @@ void tile(const GemmTileArgs & a) {
 
 template <int kQuads, bool kMin>
 void tile_cols(const GemmTileArgs & a) {
-    switch (a.n_cols) {
-        case 1:  tile<1, kQuads, kMin>(a); break;
-        case 2:  tile<2, kQuads, kMin>(a); break;
-        case 3:  tile<3, kQuads, kMin>(a); break;
-        case 4:  tile<4, kQuads, kMin>(a); break;
-        case 5:  tile<5, kQuads, kMin>(a); break;
-        case 6:  tile<6, kQuads, kMin>(a); break;
-        case 7:  tile<7, kQuads, kMin>(a); break;
-        default: tile<8, kQuads, kMin>(a); break;
-    }
+    with_cols(a.n_cols, [&](auto c) { tile<decltype(c)::value, kQuads, kMin>(a); });
 }
 
 } // namespace

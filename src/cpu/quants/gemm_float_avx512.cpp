@@ -3,6 +3,7 @@
 // load, one broadcast FMA per column.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/gemm_cols.h"
 #include "cpu/quants/gemm_float.h"
 
 #include <immintrin.h>
@@ -105,28 +106,10 @@ void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int 
 
 void gemm_float_tile_avx512(const GemmTileArgs & a) {
     if (a.panel2 != nullptr) {
-        switch (a.n_cols) {
-            case 1:  tile_pair<1>(a); break;
-            case 2:  tile_pair<2>(a); break;
-            case 3:  tile_pair<3>(a); break;
-            case 4:  tile_pair<4>(a); break;
-            case 5:  tile_pair<5>(a); break;
-            case 6:  tile_pair<6>(a); break;
-            case 7:  tile_pair<7>(a); break;
-            default: tile_pair<8>(a); break;
-        }
+        with_cols(a.n_cols, [&](auto c) { tile_pair<decltype(c)::value>(a); });
         return;
     }
-    switch (a.n_cols) {
-        case 1:  tile<1>(a); break;
-        case 2:  tile<2>(a); break;
-        case 3:  tile<3>(a); break;
-        case 4:  tile<4>(a); break;
-        case 5:  tile<5>(a); break;
-        case 6:  tile<6>(a); break;
-        case 7:  tile<7>(a); break;
-        default: tile<8>(a); break;
-    }
+    with_cols(a.n_cols, [&](auto c) { tile<decltype(c)::value>(a); });
 }
 
 } // namespace switchyard::cpu::quants

@@ -3,6 +3,7 @@
 // in float; subnormal inputs count as zero, as in upstream's bf16 dot product).
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/gemm_cols.h"
 #include "cpu/quants/gemm_float.h"
 
 #include <immintrin.h>
@@ -62,16 +63,7 @@ void gemm_float_pack_avx512bf16(const void * w, size_t w_row, int rows, int64_t 
 }
 
 void gemm_float_tile_avx512bf16(const GemmTileArgs & a) {
-    switch (a.n_cols) {
-        case 1:  tile<1>(a); break;
-        case 2:  tile<2>(a); break;
-        case 3:  tile<3>(a); break;
-        case 4:  tile<4>(a); break;
-        case 5:  tile<5>(a); break;
-        case 6:  tile<6>(a); break;
-        case 7:  tile<7>(a); break;
-        default: tile<8>(a); break;
-    }
+    with_cols(a.n_cols, [&](auto c) { tile<decltype(c)::value>(a); });
 }
 
 } // namespace switchyard::cpu::quants
