@@ -228,9 +228,9 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) float bf16_loop(int64_t i
 
 enum class Peak { kFma, kBf16, kVnni };
 
-// Giga-operations per second of `which` on n_threads threads (a multiply-add counts 2), 0 when the CPU lacks it.
-// A short measurement (about 0.2 s) for pairing with one case.
-double dot_peak(Peak which, int n_threads) {
+// Giga-operations per second of `which` on n_threads threads (a multiply-add counts 2), 0 when the CPU lacks it:
+// the median of at least min_runs runs over about `budget` seconds (0.2 s by default, for pairing with one case).
+double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3) {
     const int64_t iters = 5'000'000;
     if ((which == Peak::kVnni && !__builtin_cpu_supports("avx512vnni")) ||
         (which == Peak::kBf16 && !__builtin_cpu_supports("avx512bf16"))) {
@@ -250,27 +250,15 @@ double dot_peak(Peak which, int n_threads) {
                 }
             });
         },
-        0.2, 3);
+        budget, min_runs);
     const double ops_per_instr = which == Peak::kVnni ? 128.0 : which == Peak::kBf16 ? 64.0 : avx512 ? 32.0 : 16.0;
     return ops_per_instr * 12 * static_cast<double>(iters) * n_threads / s / 1e9;
 }
 
 // FP32 GFLOP/s of independent FMAs on n_threads threads (AVX-512 when present, else AVX2).
 double fma_peak_gflops(int n_threads, const char ** isa) {
-    const bool    avx512 = __builtin_cpu_supports("avx512f");
-    const int64_t iters  = 20'000'000;
-    const int     lanes  = avx512 ? 16 : 8;
-    *isa                 = avx512 ? "avx512" : "avx2";
-    std::atomic<float> sink{0};
-    const double       s = time_median(
-        [&] {
-            run_threads(n_threads, [&](int) {
-                const float r = avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters);
-                sink.store(r);
-            });
-        },
-        0.5, 5);
-    return 2.0 * 12 * lanes * static_cast<double>(iters) * n_threads / s / 1e9;
+    *isa = __builtin_cpu_supports("avx512f") ? "avx512" : "avx2";
+    return dot_peak(Peak::kFma, n_threads, 0.5, 5);
 }
 
 // ---- graphs on the CPU backend ----------------------------------------------------------------------------------
