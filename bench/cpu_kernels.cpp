@@ -406,7 +406,7 @@ void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     }
 }
 
-void batch_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
+void batch_cases(ggml_backend_t be, const Options & o) {
     struct Case {
         int64_t   n;
         ggml_type type;
@@ -619,7 +619,7 @@ int main(int argc, char ** argv) {
     std::printf("| %-44s | %-17s | %-13s |\n", "case", "median", "ratio");
     std::printf("|%s|%s|%s|\n", std::string(46, '-').c_str(), std::string(19, '-').c_str(), std::string(15, '-').c_str());
     decode_cases(be, o, p);
-    batch_cases(be, o, p);
+    batch_cases(be, o);
     attention_cases(be, o, p);
     memory_cases(be, o, p);
     layer_case(be, o, p);
