@@ -976,6 +976,13 @@ extern "C" {
             int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig, float freq_base,
             float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
 
+    // moves the rotated window of a ROPE or ROPE_BACK node (not VISION) n_offs dimensions into each row:
+    // dimensions [n_offs, n_offs + n_dims) rotate, the others are copied (n_embd 10, n_dims 4, n_offs 2:
+    // 00xxxx0000); n_offs even and n_offs + n_dims <= a->src[0]->ne[0]; returns a
+    GGML_API struct ggml_tensor * ggml_rope_set_offset(
+            struct ggml_tensor * a,
+            int                  n_offs);
+
     // YaRN correction range of dimensions
     GGML_API void ggml_rope_yarn_corr_dims(
             int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);

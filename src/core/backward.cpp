@@ -291,9 +291,14 @@ void Backward::rope(ggml_tensor * node, ggml_tensor * grad) {
     std::memcpy(sections, ip + 11, sizeof(sections));
     ggml_tensor * b = node->src[1];
     ggml_tensor * c = node->src[2];
-    add(a, grad->ne[2] == b->ne[0]
-               ? ggml_rope_ext_back(ctx_, grad, b, c, ip[1], ip[2], ip[4], f[0], f[1], f[2], f[3], f[4], f[5])
-               : ggml_rope_multi_back(ctx_, grad, b, c, ip[1], sections, ip[2], ip[4], f[0], f[1], f[2], f[3], f[4], f[5]));
+    ggml_tensor * back =
+        grad->ne[2] == b->ne[0]
+            ? ggml_rope_ext_back(ctx_, grad, b, c, ip[1], ip[2], ip[4], f[0], f[1], f[2], f[3], f[4], f[5])
+            : ggml_rope_multi_back(ctx_, grad, b, c, ip[1], sections, ip[2], ip[4], f[0], f[1], f[2], f[3], f[4], f[5]);
+    if (back && ip[15] != 0) {
+        back = ggml_rope_set_offset(back, ip[15]); // the gradient rotates back the same window
+    }
+    add(a, back);
 }
 
 void Backward::unary(ggml_tensor * node, ggml_tensor * grad) {

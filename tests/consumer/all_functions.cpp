@@ -58,7 +58,7 @@ const void * fn(F * f) {
 #    pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
 
-// ggml.h: 355 functions with upstream's types
+// ggml.h: 356 functions with upstream's types
 const void * const k_ggml[] = {
     fn<ggml_abort_callback_t(ggml_abort_callback_t)>(&ggml_set_abort_callback),
     fn<void(const char *, int, const char *, ...)>(&ggml_abort),
@@ -354,6 +354,8 @@ const void * const k_ggml[] = {
             int, int, int, float, float, float, float, float, float)>(&ggml_rope_ext_back),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, struct ggml_tensor *,
             int, int *, int, int, float, float, float, float, float, float)>(&ggml_rope_multi_back),
+    // newer upstream API than the copy (ggml_rope_set_offset, moves the rotated window of a rope node)
+    fn<struct ggml_tensor *(struct ggml_tensor *, int)>(&ggml_rope_set_offset),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, float, float)>(&ggml_clamp),
     fn<struct ggml_tensor *(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *, int, int, int, int, int,
             int, bool, enum ggml_type)>(&ggml_im2col),

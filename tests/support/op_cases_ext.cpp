@@ -1,6 +1,7 @@
 // Op cases of the issue 16 batch (ops whose constructors were added then): COUNT_EQUAL, DIAG_MASK_ZERO, circular
 // and reflection padding, UPSCALE / ggml_interpolate, SAM's window and relative-position ops, CONV_TRANSPOSE_1D,
-// CONV_2D_DW and the depthwise compositions. Appended to the shared list by op_cases.cpp.
+// CONV_2D_DW and the depthwise compositions, and ggml_rope_set_offset (ROPE / ROPE_BACK with the rotated window
+// moved into the row). Appended to the shared list by op_cases.cpp.
 #include "support/op_cases.h"
 
 #include <string>
@@ -107,12 +108,79 @@ void add_conv_ext(std::vector<OpCase> & cases) {
                      }, 1e-5});
 }
 
+// ggml_rope_set_offset: the window [n_offs, n_offs + n_dims) rotates, the rest of the row is copied. Each shape
+// has a window inside the row and one that ends at the row's end; n_dims 32 and 320 reach the vector rows of
+// every ISA and a second angle chunk.
+struct RopeOffset {
+    ggml_op   op;
+    int       mode;
+    ggml_type type;
+    int64_t   ne0;
+    int       n_dims, n_offs;
+    bool      ff;      // frequency factors and YaRN (ext_factor 1, freq_scale 0.25)
+    bool      inplace;
+};
+
+std::string rope_offset_name(const RopeOffset & r) {
+    return std::string(r.op == GGML_OP_ROPE_BACK ? "ROPE_BACK" : "ROPE") + "(mode=" + std::to_string(r.mode) +
+           ",type=" + ggml_type_name(r.type) + ",ne0=" + std::to_string(r.ne0) + ",n_dims=" + std::to_string(r.n_dims) +
+           ",n_offs=" + std::to_string(r.n_offs) + (r.ff ? ",ff,ext=1" : "") + (r.inplace ? ",inplace" : "") + ")";
+}
+
+ggml_tensor * build_rope_offset(B & b, const RopeOffset & r) {
+    const bool    multi = (r.mode & GGML_ROPE_TYPE_MROPE) != 0;
+    ggml_tensor * a     = b.input(r.type, r.ne0, 3, 5);
+    ggml_tensor * pos   = b.input(GGML_TYPE_I32, multi ? 20 : 5, 1, 1, 1, InputKind::Indices, 100);
+    ggml_tensor * ff    = r.ff ? b.input(GGML_TYPE_F32, r.n_dims / 2, 1, 1, 1, InputKind::Positive) : nullptr;
+    const float   scale = r.ff ? 0.25f : 1.0f, ext = r.ff ? 1.0f : 0.0f;
+    const bool    back  = r.op == GGML_OP_ROPE_BACK;
+    ggml_tensor * t     = nullptr;
+    if (multi) {
+        int s[GGML_MROPE_SECTIONS] = {4, 6, 6, 0};
+        if (r.mode == GGML_ROPE_TYPE_IMROPE) {
+            s[0] = 4, s[1] = 4, s[2] = 3, s[3] = 1;
+        }
+        t = back ? ggml_rope_multi_back(b.ctx(), a, pos, ff, r.n_dims, s, r.mode, 512, 10000.0f, scale, ext, 1.0f, 32.0f, 1.0f)
+                 : ggml_rope_multi(b.ctx(), a, pos, ff, r.n_dims, s, r.mode, 512, 10000.0f, scale, ext, 1.0f, 32.0f, 1.0f);
+    } else if (back) {
+        t = ggml_rope_ext_back(b.ctx(), a, pos, ff, r.n_dims, r.mode, 512, 10000.0f, scale, ext, 1.0f, 32.0f, 1.0f);
+    } else {
+        t = r.inplace ? ggml_rope_ext_inplace(b.ctx(), a, pos, ff, r.n_dims, r.mode, 512, 10000.0f, scale, ext, 1.0f, 32.0f, 1.0f)
+                      : ggml_rope_ext(b.ctx(), a, pos, ff, r.n_dims, r.mode, 512, 10000.0f, scale, ext, 1.0f, 32.0f, 1.0f);
+    }
+    return ggml_rope_set_offset(t, r.n_offs);
+}
+
+void add_rope_offset(std::vector<OpCase> & cases) {
+    constexpr int  kNormal = GGML_ROPE_TYPE_NORMAL, kNeox = GGML_ROPE_TYPE_NEOX;
+    constexpr auto kRope = GGML_OP_ROPE, kBack = GGML_OP_ROPE_BACK;
+    constexpr auto kF32 = GGML_TYPE_F32, kF16 = GGML_TYPE_F16;
+    const RopeOffset offsets[] = {
+        {kRope, kNormal, kF32, 32, 16, 8, false, false},   {kRope, kNormal, kF32, 32, 16, 16, false, false},
+        {kRope, kNeox, kF32, 80, 32, 16, false, false},    {kRope, kNeox, kF32, 80, 32, 48, false, false},
+        {kRope, kNormal, kF16, 32, 16, 10, false, false},  {kRope, kNeox, kF16, 32, 16, 16, false, false},
+        {kRope, kNeox, kF32, 64, 32, 16, true, false},     {kRope, kNormal, kF32, 64, 32, 32, true, false},
+        {kRope, kNeox, kF32, 400, 320, 80, false, false},  {kRope, kNeox, kF32, 32, 16, 6, false, true},
+        {kBack, kNormal, kF32, 32, 16, 8, true, false},    {kBack, kNeox, kF32, 32, 16, 16, true, false},
+        {kRope, GGML_ROPE_TYPE_MROPE, kF32, 64, 32, 16, false, false},
+        {kRope, GGML_ROPE_TYPE_MROPE, kF16, 64, 32, 32, false, false},
+        {kBack, GGML_ROPE_TYPE_MROPE, kF32, 64, 32, 32, false, false},
+        {kRope, GGML_ROPE_TYPE_IMROPE, kF32, 64, 24, 40, false, false},
+        {kBack, GGML_ROPE_TYPE_IMROPE, kF32, 64, 24, 8, false, false},
+    };
+    for (const RopeOffset & r : offsets) {
+        cases.push_back({rope_offset_name(r), r.op, [r](B & b) { return build_rope_offset(b, r); },
+                         r.type == GGML_TYPE_F16 ? 1e-5 : 1e-8});
+    }
+}
+
 } // namespace
 
 void add_ext_cases(std::vector<OpCase> & cases) {
     add_rows_ext(cases);
     add_resample(cases);
     add_conv_ext(cases);
+    add_rope_offset(cases);
 }
 
 } // namespace switchyard::testing

@@ -4,11 +4,14 @@
 // a [head_dim, n_head, n_tokens, ne3]; b I32 positions [n_tokens] (4*n_tokens for the MROPE modes); c optional
 // F32 frequency factors [>= n_dims/2]. src = {a, b, c}; the result is like a, `_inplace` a view of a.
 // ggml_rope_custom(_inplace) (deprecated) are ggml_rope_ext(_inplace) with c = NULL.
-// op_params, 15 int32 slots (upstream's layout, read by every backend):
+// op_params, 16 int32 slots (upstream's layout, read by every backend):
 //   [0] n_past = 0   [1] n_dims   [2] mode   [3] n_ctx = 0   [4] n_ctx_orig
 //   [5] freq_base  [6] freq_scale  [7] ext_factor  [8] attn_factor  [9] beta_fast  [10] beta_slow   (f32)
 //   [11..14] multi-rope sections (ggml_rope_multi; zero otherwise)
+//   [15] n_offs: the first rotated dimension (0 unless ggml_rope_set_offset moved the window)
 // mode bit 0 (the removed "past" mode) is rejected; ggml_rope_multi needs a mode with the MROPE bit.
+// ggml_rope_set_offset moves the window of a ROPE / ROPE_BACK node that is not VISION: dimensions
+// [n_offs, n_offs + n_dims) rotate (angles counted from the window start), the rest is copied.
 #include "core/ops/op_common.h"
 
 #include <algorithm>
@@ -52,6 +55,7 @@ void check_rope(const ggml_tensor * a, const ggml_tensor * b, const ggml_tensor 
 }
 
 constexpr int kNoSections[GGML_MROPE_SECTIONS] = {0, 0, 0, 0};
+constexpr int kOffsetSlot                      = 15; // op_params slot of n_offs
 
 ggml_tensor * rope_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, ggml_tensor * c, const RopeParams & p,
                         bool inplace, const char * name, ggml_op op = GGML_OP_ROPE,
@@ -72,6 +76,7 @@ ggml_tensor * rope_impl(ggml_context * ctx, ggml_tensor * a, ggml_tensor * b, gg
     for (int i = 0; i < GGML_MROPE_SECTIONS; ++i) {
         set_op_param_i32(t, 11 + i, sections[i]);
     }
+    set_op_param_i32(t, kOffsetSlot, 0);
     return t;
 }
 
@@ -170,6 +175,25 @@ struct ggml_tensor * ggml_rope_multi_back(struct ggml_context * ctx, struct ggml
                                           float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
     const RopeParams p{n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow};
     return rope_multi_impl(ctx, a, b, c, p, sections, false, GGML_OP_ROPE_BACK, "ggml_rope_multi_back");
+}
+
+struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
+    const char * name = "ggml_rope_set_offset";
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    shape_check(a->op == GGML_OP_ROPE || a->op == GGML_OP_ROPE_BACK, name,
+                "a %s is a %s node, not ROPE or ROPE_BACK", shape(a), ggml_op_name(a->op));
+    const int n_dims = get_op_param_i32(a, 1), mode = get_op_param_i32(a, 2);
+    shape_check((mode & GGML_ROPE_TYPE_VISION) != GGML_ROPE_TYPE_VISION, name,
+                "mode %d: a VISION rope rotates whole rows and takes no offset", mode);
+    shape_check(n_offs >= 0 && n_offs % 2 == 0, name, "n_offs %d must be even and >= 0", n_offs);
+    const int64_t ne0 = a->src[0]->ne[0];
+    shape_check(static_cast<int64_t>(n_offs) + n_dims <= ne0, name,
+                "n_offs %d + n_dims %d reaches past the rows of %s (%lld elements)", n_offs, n_dims, shape(a->src[0]),
+                static_cast<long long>(ne0));
+    set_op_param_i32(a, kOffsetSlot, n_offs);
+    return a;
 }
 
 // dims[0] = first dimension to correct (floor, >= 0), dims[1] = last (ceil, <= n_dims - 1).

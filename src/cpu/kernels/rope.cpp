@@ -1,7 +1,7 @@
 // ROPE: rotary position embedding with YaRN scaling and optional frequency factors; ROPE_BACK, its gradient, is
 // the same rotation by the opposite angles (sines negated). op_params (int32 slots): 1 n_dims, 2 mode,
 // 4 n_ctx_orig; floats: 5 freq_base, 6 freq_scale, 7 ext_factor, 8 attn_factor, 9 beta_fast, 10 beta_slow;
-// 11..14 sections (multi-section modes).
+// 11..14 sections (multi-section modes); int32 slot 15 n_offs (ggml_rope_set_offset).
 // a: [head_dim, n_head, n_tokens, ne3]; src[1]: I32 positions [n_tokens] (4 * n_tokens for the multi-section
 // modes: all first positions, then all second, ...); src[2]: F32 freq factors [n_dims/2].
 //
@@ -11,6 +11,10 @@
 // interleaved (sector % 3 picks position 0, 1 or 2 while below 3 * sections[that one], position 3 otherwise).
 // VISION (n_dims == ne0 / 2) rotates every element, pairs (j, j + n_dims) for j < n_dims, picks positions like
 // MROPE, and restarts each section's angle sequence where the section starts.
+//
+// n_offs moves the rotated window of every mode but VISION: dimensions [n_offs, n_offs + n_dims) rotate as the
+// first n_dims would without it (angles, frequency factors and YaRN ramp counted from the window start), the
+// dimensions before and after the window are copied.
 //
 // Threads take contiguous blocks of tokens. A token's rotation angles are the same for every head: they are
 // computed once per chunk of kChunk dimensions into cos / sin tables on the stack and applied to all heads before
@@ -58,6 +62,7 @@ struct RopeParams {
     bool  neox;      // pairs (j, j + half) rather than (2j, 2j + 1)
     int   rot_dims;  // elements rotated per row: n_dims, or ne0 = 2 * n_dims for VISION
     int   half;      // distance between the two elements of a NEOX-like pair
+    int   n_offs;    // first rotated element of each row
 };
 
 RopeParams read_params(const ggml_tensor * dst) {
@@ -81,6 +86,7 @@ RopeParams read_params(const ggml_tensor * dst) {
     r.neox     = (r.mode & GGML_ROPE_TYPE_NEOX) != 0 || r.multi;
     r.rot_dims = r.vision ? 2 * r.n_dims : r.n_dims;
     r.half     = r.vision ? r.n_dims : r.n_dims / 2;
+    r.n_offs   = get_op_param_i32(dst, 15);
     return r;
 }
 
@@ -165,7 +171,8 @@ struct AngleTable {
     float sin[kChunk / 2];
 };
 
-// Rotates dimensions [c0, c1) (c0, c1 even, or c1 = rot_dims) of every head of token row (i2, i3) by the angles t.
+// Rotates window dimensions [c0, c1) (c0, c1 even, or c1 = rot_dims) of every head of token row (i2, i3) by the
+// angles t; the window starts n_offs elements into the row.
 void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3, int64_t c0,
                   int64_t c1, const AngleTable & t) {
     const bool       neox  = r.neox;
@@ -173,8 +180,8 @@ void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst
     const bool       rows  = is_f32_rows(a) && is_f32_rows(dst);
     const RopeRows & k     = rope_rows();
     for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
-        const char * src = row_ptr(a, i1, i2, i3);
-        char *       out = row_ptr(dst, i1, i2, i3);
+        const char * src = row_ptr(a, i1, i2, i3) + r.n_offs * static_cast<int64_t>(a->nb[0]);
+        char *       out = row_ptr(dst, i1, i2, i3) + r.n_offs * static_cast<int64_t>(dst->nb[0]);
         if (rows) {
             const auto * x = reinterpret_cast<const float *>(src);
             auto *       y = reinterpret_cast<float *>(out);
@@ -197,17 +204,23 @@ void rotate_chunk(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst
     }
 }
 
-// Copies the dimensions past rot_dims of every head of token row (i2, i3) unchanged.
-void copy_tail(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3) {
-    if (r.rot_dims == a->ne[0]) {
+// Copies the dimensions outside the window [n_offs, n_offs + rot_dims) of every head of token row (i2, i3)
+// unchanged.
+void copy_outside(const RopeParams & r, const ggml_tensor * a, ggml_tensor * dst, int64_t i2, int64_t i3) {
+    const int64_t end = r.n_offs + r.rot_dims;
+    if (r.n_offs == 0 && end == a->ne[0]) {
         return;
     }
     for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
         const char * src = row_ptr(a, i1, i2, i3);
         char *       out = row_ptr(dst, i1, i2, i3);
-        for (int64_t i0 = r.rot_dims; i0 < a->ne[0]; ++i0) {
-            store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
-        }
+        const auto   copy = [&](int64_t from, int64_t to) {
+            for (int64_t i0 = from; i0 < to; ++i0) {
+                store(dst->type, out + i0 * dst->nb[0], load(a->type, src + i0 * a->nb[0]));
+            }
+        };
+        copy(0, r.n_offs);
+        copy(end, a->ne[0]);
     }
 }
 
@@ -257,7 +270,7 @@ void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
             }
             rotate_chunk(r, a, dst, i2, i3, c0, c1, t);
         }
-        copy_tail(r, a, dst, i2, i3);
+        copy_outside(r, a, dst, i2, i3);
     }
 }
 
@@ -288,8 +301,10 @@ bool rope_supports(const ggml_tensor * dst) {
         return false;
     }
     const RopeParams r = read_params(dst);
+    const bool offset_ok = r.n_offs >= 0 && r.n_offs % 2 == 0 && (r.n_offs == 0 || !r.vision) &&
+                           static_cast<int64_t>(r.n_offs) + r.rot_dims <= a->ne[0];
     return rope_mode_ok(dst, r) && (!ff || (ff->type == GGML_TYPE_F32 && ff->ne[0] >= r.rot_dims / 2)) &&
-           r.n_dims > 0 && r.n_dims % 2 == 0 && r.rot_dims <= a->ne[0];
+           r.n_dims > 0 && r.n_dims % 2 == 0 && offset_ok;
 }
 
 } // namespace

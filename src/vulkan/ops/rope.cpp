@@ -1,4 +1,5 @@
-// ROPE, normal and neox modes, YaRN and frequency factors, f32 and f16 (shaders/rope.comp).
+// ROPE, normal and neox modes, YaRN and frequency factors, the window offset of ggml_rope_set_offset (op_params
+// slot 15), f32 and f16 (shaders/rope.comp).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -16,6 +17,7 @@ struct RopeParams {
     uint32_t n_dims, neox, has_ff, n_pairs;
     float    log2_base, freq_scale, ext_factor, mscale;
     float    corr_low, corr_high;
+    uint32_t n_offs;
 };
 static_assert(sizeof(RopeParams) <= 128);
 
@@ -39,9 +41,11 @@ bool supports_rope(const Device &, const ggml_tensor * node) {
     const ggml_tensor * ff     = node->src[2];
     const int           mode   = param_i32(node, 2);
     const int           n_dims = param_i32(node, 1);
+    const int           n_offs = param_i32(node, 15);
     return (mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX) &&
            (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && node->type == a->type &&
-           ggml_are_same_shape(a, node) && a->ne[0] % 2 == 0 && n_dims > 0 && n_dims % 2 == 0 && n_dims <= a->ne[0] &&
+           ggml_are_same_shape(a, node) && a->ne[0] % 2 == 0 && n_dims > 0 && n_dims % 2 == 0 && n_offs >= 0 &&
+           n_offs % 2 == 0 && static_cast<int64_t>(n_offs) + n_dims <= a->ne[0] &&
            pos->type == GGML_TYPE_I32 && ggml_is_contiguous(pos) && pos->ne[0] >= a->ne[2] &&
            (ff == nullptr || (ff->type == GGML_TYPE_F32 && ggml_is_contiguous(ff) && ff->ne[0] >= n_dims / 2)) &&
            fits_u32(a) && fits_u32(node);
@@ -65,6 +69,7 @@ bool record_rope(Recorder & rec, const ggml_tensor * node) {
     p.off_ff  = ff ? of.residual / 4 : 0;
     p.has_ff  = ff != nullptr;
     p.n_dims  = static_cast<uint32_t>(param_i32(node, 1));
+    p.n_offs  = static_cast<uint32_t>(param_i32(node, 15));
     p.neox    = (param_i32(node, 2) & GGML_ROPE_TYPE_NEOX) != 0;
     p.n_pairs = static_cast<uint32_t>(ggml_nelements(a) / 2);
     const int   n_ctx_orig = param_i32(node, 4);

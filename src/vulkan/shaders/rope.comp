@@ -1,6 +1,8 @@
 #version 450
 // ROPE, normal (adjacent pairs) and neox (pairs n_dims/2 apart), with YaRN and frequency factors; f32 or f16
-// (source and destination of one type). One invocation per pair; dimensions past n_dims are copied.
+// (source and destination of one type). One invocation per pair of elements of a row: the n_dims/2 pairs from
+// element n_offs on rotate (window pair k as the row's first pairs would without an offset), the others copy
+// their two elements (2k, 2k + 1).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -19,6 +21,7 @@ layout(push_constant) uniform Params {
     uint  n_dims, neox, has_ff, n_pairs;
     float log2_base, freq_scale, ext_factor, mscale;
     float corr_low, corr_high;
+    uint  n_offs; // first rotated element of each row (even)
 } p;
 
 void main() {
@@ -31,23 +34,26 @@ void main() {
     const uint i1 = row % p.ne.y, i2 = (row / p.ne.y) % p.ne.z, i3 = row / (p.ne.y * p.ne.z);
     const uint base_a = p.off_a + i1 * p.nb_a.y + i2 * p.nb_a.z + i3 * p.nb_a.w;
     const uint base_d = p.off_d + i1 * p.nb_d.y + i2 * p.nb_d.z + i3 * p.nb_d.w;
-    const uint i0 = 2 * k;
-    if (i0 >= p.n_dims) {
-        STORE(d, T, base_d + i0 * p.nb_d.x, LOAD(a, T, base_a + i0 * p.nb_a.x))
-        STORE(d, T, base_d + (i0 + 1) * p.nb_d.x, LOAD(a, T, base_a + (i0 + 1) * p.nb_a.x))
+    const uint w0 = p.n_offs / 2; // the window's first pair of the row
+    if (k < w0 || k - w0 >= p.n_dims / 2) {
+        const uint e = 2 * k;
+        STORE(d, T, base_d + e * p.nb_d.x, LOAD(a, T, base_a + e * p.nb_a.x))
+        STORE(d, T, base_d + (e + 1) * p.nb_d.x, LOAD(a, T, base_a + (e + 1) * p.nb_a.x))
         return;
     }
-    const float f      = p.has_ff != 0 ? ff[p.off_ff + k] : 1.0;
+    const uint  w      = k - w0; // pair index within the window
+    const uint  i0     = 2 * w;
+    const float f      = p.has_ff != 0 ? ff[p.off_ff + w] : 1.0;
     const float extrap = float(pos[p.off_pos + i2]) * exp2(-float(i0) / float(p.n_dims) * p.log2_base) / f;
     const float interp = p.freq_scale * extrap;
     float       theta  = interp;
     if (p.ext_factor != 0.0) {
-        const float y   = (float(k) - p.corr_low) / max(0.001, p.corr_high - p.corr_low);
+        const float y   = (float(w) - p.corr_low) / max(0.001, p.corr_high - p.corr_low);
         const float mix = (1.0 - clamp(y, 0.0, 1.0)) * p.ext_factor;
         theta           = interp * (1.0 - mix) + extrap * mix;
     }
-    const uint  j0 = p.neox != 0 ? k : i0;
-    const uint  j1 = p.neox != 0 ? k + p.n_dims / 2 : i0 + 1;
+    const uint  j0 = p.n_offs + (p.neox != 0 ? w : i0);
+    const uint  j1 = p.n_offs + (p.neox != 0 ? w + p.n_dims / 2 : i0 + 1);
     const float x0 = LOAD(a, T, base_a + j0 * p.nb_a.x);
     const float x1 = LOAD(a, T, base_a + j1 * p.nb_a.x);
     const float c = cos(theta), s = sin(theta);

@@ -1,7 +1,7 @@
 // Reference attention ops: soft_max (mask, ALiBi, sinks), rope and rope_back (normal/neox and the multi-section
-// modes, YaRN, frequency factors), flash_attn_ext (computed the plain two-pass way) and flash_attn_back (the
-// gradients of the legacy attention, formed element by element from their definition). Double precision
-// throughout.
+// modes, YaRN, frequency factors, the window offset of ggml_rope_set_offset), flash_attn_ext (computed the plain
+// two-pass way) and flash_attn_back (the gradients of the legacy attention, formed element by element from their
+// definition). Double precision throughout.
 #include "support/reference/util.h"
 
 #include <algorithm>
@@ -74,6 +74,7 @@ bool rope(ggml_tensor * node) {
     const float base = param_f32(node, 5), freq_scale = param_f32(node, 6), ext_factor = param_f32(node, 7);
     const float attn_factor = param_f32(node, 8), beta_fast = param_f32(node, 9), beta_slow = param_f32(node, 10);
     const int   sections[4] = {param_i32(node, 11), param_i32(node, 12), param_i32(node, 13), param_i32(node, 14)};
+    const int64_t n_offs = param_i32(node, 15);  // the window starts here; pair indices count from its start
     const bool  multi  = (mode & GGML_ROPE_TYPE_MROPE) != 0;
     const bool  vision = mode == GGML_ROPE_TYPE_VISION;
     const bool  neox   = (mode & GGML_ROPE_TYPE_NEOX) != 0 || multi;
@@ -85,6 +86,8 @@ bool rope(ggml_tensor * node) {
     for (int64_t i3 = 0; i3 < a->ne[3]; ++i3)
         for (int64_t i2 = 0; i2 < a->ne[2]; ++i2) {
             for (int64_t i1 = 0; i1 < a->ne[1]; ++i1) {
+                // everything is copied first; the window [n_offs, n_offs + rotated) is then overwritten
+                for (int64_t i0 = 0; i0 < a->ne[0]; ++i0) set(node, i0, i1, i2, i3, get(a, i0, i1, i2, i3));
                 for (int64_t i0 = 0; i0 < rotated; i0 += 2) {
                     const PairSource src = multi ? multi_source(mode, sections, i0 / 2) : PairSource{0, i0 / 2};
                     const double p      = get_index(pos, i2 + src.position * a->ne[2], 0, 0, 0);
@@ -99,12 +102,11 @@ bool rope(ggml_tensor * node) {
                         mscale *= 1.0 + 0.1 * std::log(1.0 / freq_scale);
                     }
                     const double  c = std::cos(theta), s = sin_sign * std::sin(theta);
-                    const int64_t j0 = neox ? i0 / 2 : i0, j1 = neox ? i0 / 2 + offset : i0 + 1;
+                    const int64_t j0 = n_offs + (neox ? i0 / 2 : i0), j1 = n_offs + (neox ? i0 / 2 + offset : i0 + 1);
                     const double  x0 = get(a, j0, i1, i2, i3), x1 = get(a, j1, i1, i2, i3);
                     set(node, j0, i1, i2, i3, static_cast<float>((x0 * c - x1 * s) * mscale));
                     set(node, j1, i1, i2, i3, static_cast<float>((x0 * s + x1 * c) * mscale));
                 }
-                for (int64_t i0 = rotated; i0 < a->ne[0]; ++i0) set(node, i0, i1, i2, i3, get(a, i0, i1, i2, i3));
             }
         }
     return true;
