@@ -199,6 +199,28 @@ void add_matrix(std::vector<OpCase> & cases) {
                              return ggml_mul_mat(b.ctx(), b.input(t, 64, 16, 2, 3), b.input(GGML_TYPE_F32, 64, 5, 4, 6));
                          }, 1e-8});
     }
+    // enough columns for the tiled paths of the GPU backends, shapes that are no multiple of their tiles
+    struct Tiled { int64_t m, n; };
+    for (ggml_type t : types) {
+        for (const Tiled s : {Tiled{130, 70}, Tiled{67, 33}}) {
+            constexpr int64_t k = 256;
+            cases.push_back({"MUL_MAT(type_a=" + tname(t) + ",type_b=f32,m=" + std::to_string(s.m) + ",n=" + std::to_string(s.n) + ",k=256)",
+                             GGML_OP_MUL_MAT, [t, s](B & b) {
+                                 return ggml_mul_mat(b.ctx(), b.input(t, k, s.m), b.input(GGML_TYPE_F32, k, s.n));
+                             }, 1e-8, false, 2.0 * s.m * s.n * k});
+        }
+    }
+    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K}) {
+        cases.push_back({"MUL_MAT(type_a=" + tname(t) + ",broadcast,ne_a=[256,80,2,3],ne_b=[256,40,4,6])", GGML_OP_MUL_MAT, [t](B & b) {
+                             return ggml_mul_mat(b.ctx(), b.input(t, 256, 80, 2, 3), b.input(GGML_TYPE_F32, 256, 40, 4, 6));
+                         }, 1e-8});
+    }
+    cases.push_back({"MUL_MAT(type_a=f32,b=transposed,m=72,n=40,k=100)", GGML_OP_MUL_MAT, [](B & b) {
+                         return ggml_mul_mat(b.ctx(), b.input(GGML_TYPE_F32, 100, 72), ggml_transpose(b.ctx(), b.input(GGML_TYPE_F32, 40, 100)));
+                     }, 1e-8});
+    cases.push_back({"MUL_MAT(type_a=f16,type_b=f16,m=72,n=40,k=96)", GGML_OP_MUL_MAT, [](B & b) {
+                         return ggml_mul_mat(b.ctx(), b.input(GGML_TYPE_F16, 96, 72), b.input(GGML_TYPE_F16, 96, 40));
+                     }, 1e-8});
     cases.push_back({"MUL_MAT(type_a=f32,b=transposed)", GGML_OP_MUL_MAT, [](B & b) {
                          return ggml_mul_mat(b.ctx(), b.input(GGML_TYPE_F32, 64, 16), ggml_transpose(b.ctx(), b.input(GGML_TYPE_F32, 5, 64)));
                      }, 1e-8});
@@ -209,6 +231,14 @@ void add_matrix(std::vector<OpCase> & cases) {
         cases.push_back({"MUL_MAT_ID(type_a=" + tname(t) + ",n_expert=4,n_used=2,n_tokens=3)", GGML_OP_MUL_MAT_ID, [t](B & b) {
                              ggml_tensor * as  = b.input(t, 64, 16, 4);
                              ggml_tensor * x   = b.input(GGML_TYPE_F32, 64, 2, 3);
+                             ggml_tensor * ids = b.input(GGML_TYPE_I32, 2, 3, 1, 1, InputKind::Distinct, 4);
+                             return ggml_mul_mat_id(b.ctx(), as, x, ids);
+                         }, 1e-8});
+    }
+    for (ggml_type t : {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K}) {
+        cases.push_back({"MUL_MAT_ID(type_a=" + tname(t) + ",n_expert=4,n_used=2,n_tokens=3,k=256)", GGML_OP_MUL_MAT_ID, [t](B & b) {
+                             ggml_tensor * as  = b.input(t, 256, 16, 4);
+                             ggml_tensor * x   = b.input(GGML_TYPE_F32, 256, 2, 3);
                              ggml_tensor * ids = b.input(GGML_TYPE_I32, 2, 3, 1, 1, InputKind::Distinct, 4);
                              return ggml_mul_mat_id(b.ctx(), as, x, ids);
                          }, 1e-8});

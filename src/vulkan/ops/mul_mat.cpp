@@ -1,8 +1,11 @@
-// MUL_MAT (shaders/mul_mat.comp), with broadcasting over dims 2 and 3, and MUL_MAT_ID (shaders/mul_mat_id.comp,
-// the expert matrices picked by i32 ids, in one dispatch). The activations are first rounded the
-// way the CPU's dot products see them (shaders/mul_mat_act.comp into scratch slot 0): to f16 / bf16 for f16 /
-// bf16 weights, through Q8_0 for Q4_0, Q5_0, Q8_0, IQ4_NL, MXFP4 weights and through Q8_1 (with its excess
-// term) for Q4_1 and Q5_1; f32 weights use them as they are.
+// MUL_MAT, with broadcasting over dims 2 and 3, and MUL_MAT_ID (shaders/mul_mat_id.comp, the expert matrices
+// picked by i32 ids, in one dispatch). MUL_MAT takes one workgroup per output (shaders/mul_mat.comp, the
+// matrix-vector shape) below kTiledMinColumns activation columns and tiles of outputs (shaders/mul_mat_tiled.comp)
+// from there. The activations are first rounded the way the CPU's dot products see them
+// (shaders/mul_mat_act.comp into scratch slot 0): to f16 / bf16 for f16 / bf16 weights, through Q8_0 for Q4_0,
+// Q5_0, Q8_0, IQ4_NL, MXFP4 weights, through Q8_1 (with its excess term) for Q4_1 and Q5_1, and through Q8_K for
+// the K-quants (Q2_K..Q6_K; no excess term: upstream's K-quant products use the Q8_K sums only to apply the
+// mins, which is the product of the dequantized values); f32 weights use them as they are.
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -12,7 +15,7 @@ namespace switchyard::vulkan::ops {
 
 namespace {
 
-enum class Act : uint32_t { F16 = 0, BF16 = 1, Q8_0 = 2, Q8_1 = 3, AsIs = 100, None = 101 };
+enum class Act : uint32_t { F16 = 0, BF16 = 1, Q8_0 = 2, Q8_1 = 3, Q8_K = 4, AsIs = 100, None = 101 };
 
 Act activation_for(ggml_type w, ggml_type b) {
     switch (w) {
@@ -26,6 +29,11 @@ Act activation_for(ggml_type w, ggml_type b) {
         case GGML_TYPE_MXFP4: return Act::Q8_0;
         case GGML_TYPE_Q4_1:
         case GGML_TYPE_Q5_1: return Act::Q8_1;
+        case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K:
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K:
+        case GGML_TYPE_Q6_K: return Act::Q8_K;
         default: return Act::None;
     }
 }
@@ -60,6 +68,13 @@ static_assert(sizeof(MulMatIdParams) == 96);
 
 constexpr uint32_t kDotWorkgroup = 64;
 
+// The tiled path: from kTiledMinColumns activation columns on (on lavapipe it is faster than the per-output path
+// from 8 columns on), tiles of kTileM x kTileN outputs, stepping over K by kTileK (one Q4_1 / Q5_1 block, as
+// mul_mat_tiled.comp needs for their excess term), 256 invocations a tile.
+constexpr uint32_t kTiledMinColumns = 8;
+constexpr uint32_t kTileM = 64, kTileN = 64, kTileK = 32, kTileWorkgroup = 256;
+constexpr uint32_t kMaxGroups = 65535; // per dimension, the least every device allows
+
 // The weights, activations and result as both products need them.
 bool supports_product(const ggml_tensor * w, const ggml_tensor * b, const ggml_tensor * node) {
     const Act act = activation_for(w->type, b->type);
@@ -68,14 +83,20 @@ bool supports_product(const ggml_tensor * w, const ggml_tensor * b, const ggml_t
         ggml_nbytes(w) >= (size_t(1) << 32)) {
         return false;
     }
-    return act == Act::AsIs || act == Act::F16 || act == Act::BF16 || w->ne[0] % 32 == 0;
+    switch (act) {
+        case Act::Q8_0:
+        case Act::Q8_1: return w->ne[0] % 32 == 0;
+        case Act::Q8_K: return w->ne[0] % 256 == 0;
+        default:        return true;
+    }
 }
 
 // Records the activation rounding of b into scratch slot 0; returns the operand to read them from.
 Operand convert_activations(Recorder & rec, const ggml_tensor * b, Act act, bool & ok) {
     const uint64_t n        = static_cast<uint64_t>(ggml_nelements(b));
     const bool     q8       = act == Act::Q8_0 || act == Act::Q8_1;
-    const size_t   bytes    = (n + (q8 ? n / 32 : 0)) * sizeof(float);
+    const uint32_t per_item = q8 ? 32 : act == Act::Q8_K ? 256 : 1; // elements an invocation rounds
+    const size_t   bytes    = (n + (act == Act::Q8_1 ? n / 32 : 0)) * sizeof(float);
     const Operand  in       = rec.in(b);
     const Operand  scratch  = rec.scratch(0, bytes, true);
     ActParams      p{};
@@ -83,7 +104,7 @@ Operand convert_activations(Recorder & rec, const ggml_tensor * b, Act act, bool
     std::memcpy(p.ne, sb.ne, sizeof p.ne);
     std::memcpy(p.nb_b, sb.nb, sizeof p.nb_b);
     p.off_b       = elements(in.residual, ggml_type_size(b->type));
-    p.n           = static_cast<uint32_t>(q8 ? n / 32 : n);
+    p.n           = static_cast<uint32_t>(n / per_item);
     p.excess_base = static_cast<uint32_t>(n);
     uint32_t gx, gy;
     rec.groups_for(p.n, kWorkgroup, gx, gy);
@@ -140,8 +161,14 @@ bool record_mul_mat(Recorder & rec, const ggml_tensor * node) {
     p.nb_d2 = static_cast<uint32_t>(node->nb[2] / 4);
     p.nb_d3 = static_cast<uint32_t>(node->nb[3] / 4);
     p.off_d = od.residual / 4;
-    const bool has_excess = act == Act::Q8_1;
-    uint32_t   gx, gy;
+    const bool     has_excess = act == Act::Q8_1;
+    const uint32_t tiles_m    = (p.M + kTileM - 1) / kTileM, tiles_n = (p.N + kTileN - 1) / kTileN;
+    if (p.N >= kTiledMinColumns && tiles_m <= kMaxGroups && tiles_n <= kMaxGroups && p.ne12 * p.ne13 <= kMaxGroups) {
+        return rec.dispatch("mul_mat_tiled",
+                            {kTileWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u, kTileM, kTileN, kTileK},
+                            {ow, ob, has_excess ? ob : od, od}, &p, sizeof p, tiles_m, tiles_n, p.ne12 * p.ne13);
+    }
+    uint32_t gx, gy;
     rec.groups_for(static_cast<uint64_t>(ggml_nelements(node)), 1, gx, gy);
     return rec.dispatch("mul_mat", {kDotWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u},
                         {ow, ob, has_excess ? ob : od, od}, &p, sizeof p, gx, gy);
