@@ -12,6 +12,8 @@
 //   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the peak of the instruction the kernel
 //            is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
 //            quantized weights, bf16 dot products (vdpbf16ps) for bf16, FP32 FMA for f32 / f16
+//   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
+//            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written
 //   layers   one decode step of a LLaMA-7B-shaped layer stack (q4_0 weights): time per token against the time
@@ -279,7 +281,9 @@ public:
     }
     ~Bench() {
         ggml_backend_buffer_free(buffer_);
+        ggml_backend_buffer_free(wbuffer_);
         ggml_free(ctx_);
+        ggml_free(wctx_);
     }
     Bench(const Bench &)             = delete;
     Bench & operator=(const Bench &) = delete;
@@ -292,12 +296,26 @@ public:
         return t;
     }
 
-    // Allocates everything, fills the tensors made with tensor() and builds the graph of `out`.
+    // A tensor in a buffer of `buft` of its own (e.g. weights in CPU_REPACK), filled like those of tensor().
+    ggml_tensor * weight(ggml_backend_buffer_type_t buft, ggml_type type, int64_t ne0, int64_t ne1) {
+        if (wctx_ == nullptr) {
+            wctx_ = ggml_init({4 * ggml_tensor_overhead(), nullptr, true});
+        }
+        wbuft_          = buft;
+        ggml_tensor * t = ggml_new_tensor_2d(wctx_, type, ne0, ne1);
+        filled_.push_back(t);
+        return t;
+    }
+
+    // Allocates everything, fills the tensors made with tensor() and weight() and builds the graph of `out`.
     bool prepare(ggml_tensor * out) {
         graph_ = ggml_new_graph(ctx_);
         ggml_build_forward_expand(graph_, out);
         buffer_ = ggml_backend_alloc_ctx_tensors(ctx_, backend_);
         if (buffer_ == nullptr) {
+            return false;
+        }
+        if (wctx_ != nullptr && (wbuffer_ = ggml_backend_alloc_ctx_tensors_from_buft(wctx_, wbuft_)) == nullptr) {
             return false;
         }
         std::mt19937 rng(42);
@@ -343,6 +361,14 @@ private:
         } else {
             ggml_quantize_chunk(t->type, src.data(), bytes.data(), 0, chunk, ne0, nullptr);
         }
+        if (!ggml_backend_buffer_is_host(t->buffer)) { // e.g. CPU_REPACK: the whole tensor at once, repacked once
+            std::vector<uint8_t> whole(ggml_nbytes(t));
+            for (size_t off = 0; off < whole.size(); off += bytes.size()) {
+                std::memcpy(whole.data() + off, bytes.data(), std::min(bytes.size(), whole.size() - off));
+            }
+            ggml_backend_tensor_set(t, whole.data(), 0, whole.size());
+            return;
+        }
         for (int64_t r = 0; r < rows; r += chunk) {
             const int64_t k = std::min(chunk, rows - r);
             ggml_backend_tensor_set(t, bytes.data(), static_cast<size_t>(r) * ggml_row_size(t->type, ne0),
@@ -353,6 +379,9 @@ private:
     ggml_backend_t             backend_;
     ggml_context *             ctx_    = nullptr;
     ggml_backend_buffer_t      buffer_ = nullptr;
+    ggml_context *             wctx_    = nullptr; // weight(): their context, buffer type and buffer
+    ggml_backend_buffer_type_t wbuft_   = nullptr;
+    ggml_backend_buffer_t      wbuffer_ = nullptr;
     ggml_cgraph *              graph_  = nullptr;
     std::vector<ggml_tensor *> filled_;
 };
@@ -373,37 +402,90 @@ bool selected(const Options & o, const std::string & name) {
            });
 }
 
+// The CPU device's CPU_REPACK buffer type (ggml_backend_dev_get_extra_bufts), or nullptr where it offers none.
+ggml_backend_buffer_type_t repack_buft() {
+    ggml_backend_reg_t reg = ggml_backend_cpu_reg();
+    auto get = reinterpret_cast<ggml_backend_buffer_type_t * (*)(ggml_backend_dev_t)>(
+        ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts"));
+    for (ggml_backend_buffer_type_t * b = get != nullptr ? get(ggml_backend_reg_dev_get(reg, 0)) : nullptr;
+         b != nullptr && *b != nullptr; ++b) {
+        if (std::strcmp(ggml_backend_buft_name(*b), "CPU_REPACK") == 0) {
+            return *b;
+        }
+    }
+    return nullptr;
+}
+
+// The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones.
+constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL};
+
+// One decode case; weights in `buft` when it is not nullptr (the case is then named "... <type> CPU_REPACK").
+void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_type type, ggml_backend_buffer_type_t buft) {
+    const int64_t k        = 4096;
+    const auto    fill_gib = static_cast<int64_t>((size_t{1} << 30) / ggml_row_size(type, k));
+    const int64_t m        = o.rows > 0 ? o.rows : o.quick ? 4096 : std::max<int64_t>(14336, fill_gib);
+    const std::string name = std::string("decode ") + std::to_string(m) + "x" + std::to_string(k) + " " +
+                             ggml_type_name(type) + (buft ? " CPU_REPACK" : "") + ", GB/s of weights";
+    if (!selected(o, name)) {
+        return;
+    }
+    Bench         b(be, 8);
+    ggml_tensor * w = buft ? b.weight(buft, type, k, m) : b.tensor(type, k, m);
+    ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
+    if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+        return;
+    }
+    // paired with DRAM reads of the same size, alternately: the ratio holds while the machine's bandwidth
+    // drifts (other tenants)
+    std::vector<double> t_w, t_d;
+    b.seconds_once();
+    for (int r = 0; r < 7; ++r) {
+        t_d.push_back(p.dram->seconds_once());
+        t_w.push_back(b.seconds_once());
+    }
+    const double gbs  = static_cast<double>(ggml_nbytes(w)) / median(t_w) / 1e9;
+    const double dram = static_cast<double>(DramProbe::kBytes) / median(t_d) / 1e9;
+    row(name.c_str(), gbs, "GB/s", gbs / dram, "DRAM");
+}
+
 void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
                                GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
                                GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
-    const int64_t   k = 4096;
     for (ggml_type type : types) {
-        const auto    fill_gib = static_cast<int64_t>((size_t{1} << 30) / ggml_row_size(type, k));
-        const int64_t m        = o.rows > 0 ? o.rows : o.quick ? 4096 : std::max<int64_t>(14336, fill_gib);
-        const std::string name = std::string("decode ") + std::to_string(m) + "x" + std::to_string(k) + " " +
-                                 ggml_type_name(type) + ", GB/s of weights";
-        if (!selected(o, name)) {
-            continue;
-        }
-        Bench         b(be, 8);
-        ggml_tensor * w = b.tensor(type, k, m);
-        ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
-        if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
-            continue;
-        }
-        // paired with DRAM reads of the same size, alternately: the ratio holds while the machine's bandwidth
-        // drifts (other tenants)
-        std::vector<double> t_w, t_d;
-        b.seconds_once();
-        for (int r = 0; r < 7; ++r) {
-            t_d.push_back(p.dram->seconds_once());
-            t_w.push_back(b.seconds_once());
-        }
-        const double gbs  = static_cast<double>(ggml_nbytes(w)) / median(t_w) / 1e9;
-        const double dram = static_cast<double>(DramProbe::kBytes) / median(t_d) / 1e9;
-        row(name.c_str(), gbs, "GB/s", gbs / dram, "DRAM");
+        decode_case(be, o, p, type, nullptr);
     }
+    for (ggml_type type : kRepackTypes) {
+        if (ggml_backend_buffer_type_t buft = repack_buft()) {
+            decode_case(be, o, p, type, buft);
+        }
+    }
+}
+
+// One batch case; weights in `buft` when it is not nullptr.
+void batch_case(ggml_backend_t be, const Options & o, int64_t n, ggml_type type, ggml_backend_buffer_type_t buft) {
+    const int64_t     k = 4096, m = 4096;
+    const std::string name = "batch " + std::to_string(n) + ", 4096x4096 " + ggml_type_name(type) +
+                             (buft ? " CPU_REPACK" : "") + ", GFLOP/s";
+    if (!selected(o, name)) {
+        return;
+    }
+    Bench         b(be, 8);
+    ggml_tensor * w = buft ? b.weight(buft, type, k, m) : b.tensor(type, k, m);
+    ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, n);
+    if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+        return;
+    }
+    const double gflops = 2.0 * static_cast<double>(k * m * n) / b.seconds(0.5) / 1e9;
+    // against the peak of the kernel's instruction measured right after the case (the FMA peak when the CPU
+    // lacks the dot-product instruction)
+    Peak   which = ggml_is_quantized(type) ? Peak::kVnni : type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
+    double peak  = dot_peak(which, o.threads);
+    if (peak <= 0.0) {
+        which = Peak::kFma;
+        peak  = dot_peak(which, o.threads);
+    }
+    row(name.c_str(), gflops, "GFLOP/s", gflops / peak, which == Peak::kVnni ? "VNNI" : which == Peak::kBf16 ? "BF16" : "FMA");
 }
 
 void batch_cases(ggml_backend_t be, const Options & o) {
@@ -416,28 +498,15 @@ void batch_cases(ggml_backend_t be, const Options & o) {
         {512, GGML_TYPE_F32},  {512, GGML_TYPE_F16},   {512, GGML_TYPE_BF16},  {512, GGML_TYPE_Q8_0},
         {512, GGML_TYPE_Q4_0}, {512, GGML_TYPE_Q4_K},  {512, GGML_TYPE_IQ4_NL},
     };
-    const int64_t k = 4096, m = 4096;
     for (const Case & c : cases) {
-        const std::string name = "batch " + std::to_string(c.n) + ", 4096x4096 " + ggml_type_name(c.type) + ", GFLOP/s";
-        if (!selected(o, name)) {
-            continue;
+        batch_case(be, o, c.n, c.type, nullptr);
+    }
+    for (int64_t n : {8, 512}) {
+        for (ggml_type type : kRepackTypes) {
+            if (ggml_backend_buffer_type_t buft = repack_buft()) {
+                batch_case(be, o, n, type, buft);
+            }
         }
-        Bench         b(be, 8);
-        ggml_tensor * w = b.tensor(c.type, k, m);
-        ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, c.n);
-        if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
-            continue;
-        }
-        const double gflops = 2.0 * static_cast<double>(k * m * c.n) / b.seconds(0.5) / 1e9;
-        // against the peak of the kernel's instruction measured right after the case (the FMA peak when the CPU
-        // lacks the dot-product instruction)
-        Peak   which = ggml_is_quantized(c.type) ? Peak::kVnni : c.type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
-        double peak  = dot_peak(which, o.threads);
-        if (peak <= 0.0) {
-            which = Peak::kFma;
-            peak  = dot_peak(which, o.threads);
-        }
-        row(name.c_str(), gflops, "GFLOP/s", gflops / peak, which == Peak::kVnni ? "VNNI" : which == Peak::kBf16 ? "BF16" : "FMA");
     }
 }
 

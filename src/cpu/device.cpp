@@ -4,6 +4,7 @@
 #include "cpu/backend.h"
 
 #include "cpu/kernel.h"
+#include "cpu/repack/buffer_type.h"
 
 #include "ggml-cpu.h"
 
@@ -95,11 +96,18 @@ ggml_backend_buffer_t dev_buffer_from_host_ptr(ggml_backend_dev_t, void * ptr, s
     return ggml_backend_cpu_buffer_from_ptr(ptr, size);
 }
 
+// Host memory the kernels can address: host buffers, and CPU_REPACK buffers (host memory whose repacked
+// tensors only MUL_MAT reads, as its src0: the kernel table's supports checks that, repack/buffer_type.h).
 bool in_host_memory(const ggml_tensor * t) {
     const ggml_backend_buffer_t buffer = t->view_src != nullptr && t->view_src->buffer != nullptr
                                              ? t->view_src->buffer
                                              : t->buffer;
-    return buffer == nullptr || ggml_backend_buffer_is_host(buffer);
+    return buffer == nullptr || ggml_backend_buffer_is_host(buffer) || repack::in_repack_buffer(t);
+}
+
+// Only MUL_MAT reads repacked bytes, and only as src0 (itself, not a view of it).
+bool reads_repacked_wrongly(const ggml_tensor * op, const ggml_tensor * src) {
+    return repack::reads_repacked(src) && !(op->op == GGML_OP_MUL_MAT && src == op->src[0] && repack::is_repacked(src));
 }
 
 bool dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {
@@ -110,14 +118,17 @@ bool dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {
         return true; // views and reshapes touch no memory
     }
     for (const ggml_tensor * src : op->src) {
-        if (src != nullptr && !in_host_memory(src)) {
+        if (src != nullptr && (!in_host_memory(src) || reads_repacked_wrongly(op, src))) {
             return false;
         }
     }
     return true;
 }
 
-bool dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) { return ggml_backend_buft_is_host(buft); }
+// Host buffer types, and the CPU's own CPU_REPACK (ggml_backend_dev_get_extra_bufts).
+bool dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) {
+    return ggml_backend_buft_is_host(buft) || buft == repack::repack_buffer_type();
+}
 
 constexpr ggml_backend_device_i kInterface = {
     /* .get_name             = */ dev_get_name,

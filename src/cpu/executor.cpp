@@ -16,6 +16,7 @@
 // ggml_graph_compute_with_ctx takes work memory from the context only when the plan asks for some.
 #include "cpu/data_error.h"
 #include "cpu/plan.h"
+#include "cpu/repack/buffer_type.h"
 #include "cpu/thread_sync.h"
 #include "cpu/threadpool.h"
 
@@ -61,8 +62,10 @@ void describe_node(const ggml_tensor * node, int index, char * out, size_t size)
     }
 }
 
+// Host buffers, and CPU_REPACK ones (host memory; supports_node admits their repacked tensors only where a kernel
+// reads them, repack/buffer_type.h).
 bool in_host_memory(const ggml_tensor * t) {
-    return t->buffer == nullptr || ggml_backend_buffer_is_host(t->buffer);
+    return t->buffer == nullptr || ggml_backend_buffer_is_host(t->buffer) || repack::in_repack_buffer(t);
 }
 
 // Data problems of the node or its sources, or nullptr.

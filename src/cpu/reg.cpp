@@ -3,6 +3,8 @@
 #include "cpu/backend.h"
 
 #include "cpu/comm.h"
+#include "cpu/repack/buffer_type.h"
+#include "cpu/repack/format.h"
 
 #include "base/cpuid.h"
 
@@ -22,10 +24,12 @@ size_t reg_get_device_count(ggml_backend_reg_t) { return 1; }
 
 ggml_backend_dev_t reg_get_device(ggml_backend_reg_t, size_t index) { return index == 0 ? cpu_device() : nullptr; }
 
-// The CPU offers no extra buffer types (no repacked layouts): an empty NULL-terminated list.
+// The CPU's extra buffer types, a NULL-terminated list: CPU_REPACK (weights repacked at load time,
+// repack/buffer_type.h) where this CPU has a repacked tile faster than the portable one; else an empty list.
 ggml_backend_buffer_type_t * dev_get_extra_bufts(ggml_backend_dev_t) {
-    static ggml_backend_buffer_type_t none[] = {nullptr};
-    return none;
+    static ggml_backend_buffer_type_t with_repack[] = {repack::repack_buffer_type(), nullptr};
+    static ggml_backend_buffer_type_t none[]        = {nullptr};
+    return repack::tile_fast() != nullptr ? with_repack : none;
 }
 
 std::vector<ggml_backend_feature> detect_features() {

@@ -5,7 +5,8 @@
 // With few src1 columns (token generation) and a weight type that has a matrix-vector kernel, the product goes
 // through matmul_vec.cpp: src1 quantized once to the weight type's activation format, integer dot products, as
 // upstream computes it; with more columns, quantized weights go through the integer GEMM of matmul_gemm.cpp where
-// the CPU has its tile. MUL_MAT_ID always takes the matrix-vector path when the type has a kernel. Otherwise, below:
+// the CPU has its tile. Weights stored repacked (a CPU_REPACK buffer) always go through src/cpu/repack/mul_mat.h,
+// for every column count; no other kernel reads them. MUL_MAT_ID always takes the matrix-vector path when the type has a kernel. Otherwise, below:
 // Threads split the rows of src0. Each thread converts a block of src0 rows (block_rows: about 256 KiB of floats,
 // so it stays in L2) into its scratch (F32 rows are used in place), then multiplies the block with src1 four
 // columns at a time in 4x4 tiles. Every src1 column is read once per block instead of once per row; conversion
@@ -22,6 +23,8 @@
 #include "cpu/kernels/matmul_vec.h"
 #include "cpu/quants/act_quant.h"
 #include "cpu/quants/matvec.h"
+#include "cpu/repack/buffer_type.h"
+#include "cpu/repack/mul_mat.h"
 
 #include "base/fp16.h"
 #include "core/type_traits.h"
@@ -171,6 +174,10 @@ void block_times_src1(const float * a, int64_t lda, int64_t cnt, const ggml_tens
 }
 
 void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    if (repack::is_repacked(dst->src[0])) {
+        repack::mul_mat_compute(p, dst);
+        return;
+    }
     if (mul_mat_gemm_applies(dst)) {
         mul_mat_gemm_compute(p, dst);
         return;
@@ -213,6 +220,9 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
+    if (repack::is_repacked(dst->src[0])) {
+        return repack::mul_mat_work_size(dst, n_threads);
+    }
     if (mul_mat_gemm_applies(dst)) {
         return mul_mat_gemm_work_size(dst, n_threads);
     }
@@ -233,6 +243,12 @@ bool src1_type_ok(ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16
 bool mul_mat_supports(const ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
+    if (src0 && repack::is_repacked(src0)) {
+        return repack::mul_mat_supports(dst); // weights in a CPU_REPACK buffer (repack/mul_mat.h)
+    }
+    if ((src0 && repack::reads_repacked(src0)) || (src1 && repack::reads_repacked(src1))) {
+        return false; // views of repacked weights, repacked src1: not the standard layout
+    }
     return src0 && src1 && dst->type == GGML_TYPE_F32 && row_convertible(src0->type) && src1_type_ok(src1->type) &&
            has_unit_stride(src0) && dst->nb[0] == sizeof(float);
 }
@@ -282,7 +298,8 @@ size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
 
 bool mul_mat_id_supports(const ggml_tensor * dst) {
     const ggml_tensor * ids = dst->src[2];
-    return mul_mat_supports(dst) && ids && ids->type == GGML_TYPE_I32;
+    return dst->src[0] && !repack::reads_repacked(dst->src[0]) && mul_mat_supports(dst) && ids &&
+           ids->type == GGML_TYPE_I32;
 }
 
 // OUT_PROD: a [M, K, ne2, ne3], b [P, K, ne12, ne13] -> dst [M, P, ne12, ne13]; dst[m, p] = sum_k a[m, k] * b[p, k]
@@ -322,7 +339,8 @@ void out_prod_compute(const ComputeParams & p, ggml_tensor * dst) {
 bool out_prod_supports(const ggml_tensor * dst) {
     const ggml_tensor * a = dst->src[0];
     const ggml_tensor * b = dst->src[1];
-    return a && b && dst->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && row_convertible(a->type) &&
+    return a && b && !repack::reads_repacked(a) && !repack::reads_repacked(b) && dst->type == GGML_TYPE_F32 &&
+           b->type == GGML_TYPE_F32 && row_convertible(a->type) &&
            a->nb[0] == ggml_type_size(a->type);
 }
 

@@ -203,13 +203,21 @@ TEST(CpuReg, ProcAddressesResolveToTheCpuFunctions) {
     EXPECT_EQ(ggml_backend_reg_get_proc_address(reg, nullptr), nullptr);
 }
 
-TEST(CpuReg, ExtraBufferTypesListIsEmpty) {
+// The list is NULL-terminated and holds at most CPU_REPACK (where the CPU has a repacked tile; the products are
+// tested in tests/unit/cpu_kernels/repack_test.cpp), a non-host type of the CPU device that the device accepts.
+TEST(CpuReg, ExtraBufferTypesListHoldsAtMostTheRepackType) {
     auto get = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(
         ggml_backend_reg_get_proc_address(ggml_backend_cpu_reg(), "ggml_backend_dev_get_extra_bufts"));
     ASSERT_NE(get, nullptr);
     ggml_backend_buffer_type_t * list = get(cpu_dev());
     ASSERT_NE(list, nullptr);
-    EXPECT_EQ(list[0], nullptr);
+    if (list[0] != nullptr) {
+        EXPECT_STREQ(ggml_backend_buft_name(list[0]), "CPU_REPACK");
+        EXPECT_EQ(ggml_backend_buft_get_device(list[0]), cpu_dev());
+        EXPECT_FALSE(ggml_backend_buft_is_host(list[0]));
+        EXPECT_TRUE(ggml_backend_dev_supports_buft(cpu_dev(), list[0]));
+        EXPECT_EQ(list[1], nullptr);
+    }
 }
 
 TEST(CpuReg, FeatureListMatchesTheProbes) {

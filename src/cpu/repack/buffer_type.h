@@ -1,0 +1,34 @@
+// CPU_REPACK: the CPU device's extra buffer type (ggml_backend_dev_get_extra_bufts, as upstream's), host memory
+// in which 2-D weights of q4_0, q4_K, iq4_nl and q8_0 are stored in the repacked layout of format.h, so that
+// MUL_MAT reads them without packing per call (repack/mul_mat.h).
+//
+// Which tensors are repacked: a tensor allocated in such a buffer (not a view) of a repackable type, 2-D
+// (ne[2] = ne[3] = 1), contiguous. Any other tensor is stored plainly (the original bytes at tensor->data) and
+// behaves as in a CPU buffer: every op the CPU has reads it. The repacked ones:
+//   - take repacked_bytes (get_alloc_size; q4_K slightly more than ggml_nbytes, a partial last panel of 16 rows
+//     up to 15 rows more);
+//   - set_tensor repacks (any byte range: a partial one unpacks, patches and repacks the whole tensor, so loading
+//     a weight in pieces works), get_tensor unpacks: the bytes read are the bytes written;
+//   - memset_tensor and cpy_tensor refuse with a log message (ggml_backend_tensor_copy into or out of a repacked
+//     tensor goes through set_tensor / get_tensor when the other side is in host memory);
+//   - only MUL_MAT reads them, as its src0 (the device's supports_op refuses every other use, views included).
+// is_host is false: the bytes at tensor->data are not the tensor's standard layout.
+#pragma once
+
+#include "ggml-backend.h"
+
+namespace switchyard::cpu::repack {
+
+// The buffer type (one object; its device is the CPU device).
+ggml_backend_buffer_type_t repack_buffer_type();
+
+// true when t itself is stored repacked (allocated in a CPU_REPACK buffer and repackable, see above).
+bool is_repacked(const ggml_tensor * t);
+
+// true when reading t reads repacked bytes: t is repacked, or a view of a repacked tensor.
+bool reads_repacked(const ggml_tensor * t);
+
+// true when the tensor lives in a CPU_REPACK buffer (repacked or not).
+bool in_repack_buffer(const ggml_tensor * t);
+
+} // namespace switchyard::cpu::repack

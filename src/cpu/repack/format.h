@@ -1,0 +1,83 @@
+// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q4_K, iq4_nl and q8_0
+// weights stored as 16-row panels that the integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without
+// packing per call, and nearly as small as the original type (4-bit levels stay nibbles).
+//
+// A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
+// Levels are those of the GEMM's form (gemm.h: u unsigned, element = s * (u - bias) + m) and are laid out so that
+// one 64-byte load holds a quad (four consecutive elements) of all 16 rows: byte 4r + b is row r, element b of
+// the quad; lane r of a zmm is row r.
+//
+//   q4_0, iq4_nl   per group of 32 elements, 4 nibble vectors of 64 bytes: vector j holds quad j (elements 4j ..
+//                  4j + 3) in its low nibbles and quad j + 4 (elements 16 + 4j ..) in its high ones -- for q4_0
+//                  this is byte qs[4j + b] of the row's block unchanged; iq4_nl keeps its 4-bit indices (u =
+//                  kIq4nlValues[index] + 128, mapped in registers). The panel is all groups' levels (256 bytes a
+//                  group), then all groups' 16 f16 scales (32 bytes a group): 4.5 bits a weight, as the original.
+//   q8_0           per group, 8 vectors of biased bytes u = v + 128 (vector q = quad q), then the f16 scales as
+//                  above: 8.5 bits a weight, as the original.
+//   q4_K           per super-block of 256 elements (8 groups of 32): the 16 rows' f16 d, their f16 dmin, the 6-bit
+//                  sub-block scales as bytes [8 groups][16 rows], the mins likewise, then per group 4 nibble
+//                  vectors as q4_0 (2368 bytes for 16 x 256 weights: 4.625 bits a weight, 2.8 % over q4_K's 4.5).
+//                  The tiles compute s = d * scale and m = -dmin * min in float, as gemm.cpp's packer does.
+// Panels are padded to 64 bytes (a panel starts on a cache line when the tensor does).
+//
+// Activations are the GEMM's chunks (gemm.h: gemm_activation, eight columns interleaved per group, the format's
+// act_type); a tile multiplies one panel with up to 8 columns of a chunk, out[r + c * out_col], as the GEMM's
+// tiles do, and gives the GEMM's products: the same integer sums, the same float scale math.
+#pragma once
+
+#include "cpu/quants/gemm.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace switchyard::cpu::repack {
+
+constexpr int kPanelRows = quants::kGemmRows; // 16
+
+// Byte sizes of the layout (see above).
+constexpr size_t kNibbleGroupBytes = 256;   // 32 elements x 16 rows, 4 bits each
+constexpr size_t kByteGroupBytes   = 512;   // 32 elements x 16 rows, 8 bits each
+constexpr size_t kScaleGroupBytes  = 32;    // 16 f16 scales
+constexpr size_t kQ4KHeaderBytes   = 320;   // d, dmin (32 bytes each), scales, mins (128 bytes each)
+constexpr size_t kQ4KBlockBytes    = kQ4KHeaderBytes + 8 * kNibbleGroupBytes; // 2368
+constexpr size_t kQ4KScalesAt      = 64;
+constexpr size_t kQ4KMinsAt        = 192;
+
+// A column's pair of one chunk group (gemm.cpp's ColumnAux): the q8 scale da, then -bias * sum(q) as an int32
+// (formats without a min) or the float da * sum(q) (q4_K).
+struct ChunkAux {
+    float   da;
+    int32_t word;
+};
+
+// Bytes of one group of 32 elements in an activation chunk: the interleaved levels, then 8 ChunkAux.
+constexpr size_t kChunkGroupBytes = 32 * quants::kGemmMaxCols + quants::kGemmMaxCols * sizeof(ChunkAux);
+
+// true for the types this layout has (q4_0, q4_K, iq4_nl, q8_0).
+bool repackable_type(ggml_type type);
+
+// Elements per block of the type's scales in the layout: 256 for q4_K, 32 for the others.
+int64_t repack_block(ggml_type type);
+
+// Bytes of one panel for rows of k elements (k: a whole number of the type's blocks), and of a whole matrix of
+// `rows` rows (whole panels).
+size_t panel_bytes(ggml_type type, int64_t k);
+size_t repacked_bytes(ggml_type type, int64_t k, int64_t rows);
+
+// Packs `rows` (1..16) rows of the original blocks (w: row 0, w_row bytes apart) into a panel; rows past `rows`
+// become zero. unpack_panel writes the first `rows` rows back as the original bytes (every byte the same).
+void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void * w, size_t w_row);
+
+// A tile: out[r + c * out_col] = dot(panel row r, column c of the chunk), r < a.rows, c < a.n_cols (1..8);
+// a.panel2 is not used. tile_scalar is the portable one (the reference of the tests); tile_fast the one this CPU
+// runs (nullptr where none is faster than the portable one: the buffer type is then not offered).
+using TileFn = void (*)(ggml_type type, const quants::GemmTileArgs & a);
+void   tile_scalar(ggml_type type, const quants::GemmTileArgs & a);
+TileFn tile_fast();
+
+#if defined(__x86_64__)
+void tile_avx512vnni(ggml_type type, const quants::GemmTileArgs & a); // tile_avx512vnni.cpp
+#endif
+
+} // namespace switchyard::cpu::repack

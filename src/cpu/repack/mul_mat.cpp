@@ -1,0 +1,110 @@
+// MUL_MAT from repacked weights (mul_mat.h).
+#include "cpu/repack/mul_mat.h"
+
+#include "cpu/repack/format.h"
+
+#include <algorithm>
+
+namespace switchyard::cpu::repack {
+
+namespace {
+
+using quants::kGemmMaxCols;
+
+size_t line(size_t n) { return (n + 63) / 64 * 64; }
+
+quants::GemmFormat format_of(const ggml_tensor * dst) { return quants::gemm_format(dst->src[0]->type); }
+
+int64_t chunks_per_slice(const ggml_tensor * src1) { return (src1->ne[1] + kGemmMaxCols - 1) / kGemmMaxCols; }
+
+size_t columns_bytes(const quants::GemmFormat & f, const ggml_tensor * src1) {
+    return line(quants::gemm_chunk_bytes(f, src1->ne[0]) *
+                static_cast<size_t>(chunks_per_slice(src1) * src1->ne[2] * src1->ne[3]));
+}
+
+size_t act_bytes(const quants::GemmFormat & f, int64_t k) { return line(ggml_row_size(f.act_type, k)); }
+
+int64_t thread_begin(const ComputeParams & p, int64_t n) {
+    const int64_t per = (n + p.nth - 1) / p.nth;
+    return std::min<int64_t>(per * p.ith, n);
+}
+
+int64_t thread_end(const ComputeParams & p, int64_t n) {
+    const int64_t per = (n + p.nth - 1) / p.nth;
+    return std::min<int64_t>(thread_begin(p, n) + per, n);
+}
+
+// Phase 1: src1 row (i11, i12, i13) becomes column i11 % 8 of chunk i11 / 8 of slice (i12, i13).
+void prepare_columns(const ComputeParams & p, const quants::GemmFormat & f, const ggml_tensor * src1, void * scratch) {
+    const int64_t k = src1->ne[0], ne11 = src1->ne[1], ne12 = src1->ne[2];
+    const size_t  cb = quants::gemm_chunk_bytes(f, k);
+    const int64_t per = chunks_per_slice(src1), nrows = ggml_nrows(src1);
+    for (int64_t r = thread_begin(p, nrows); r < thread_end(p, nrows); ++r) {
+        const int64_t i11 = r % ne11, i12 = (r / ne11) % ne12, i13 = r / (ne11 * ne12);
+        const auto *  x   = reinterpret_cast<const float *>(static_cast<const char *>(src1->data) + i11 * src1->nb[1] +
+                                                         i12 * src1->nb[2] + i13 * src1->nb[3]);
+        char * chunk = static_cast<char *>(p.wdata) + static_cast<size_t>((r / ne11) * per + i11 / kGemmMaxCols) * cb;
+        quants::gemm_activation(f, x, k, scratch, chunk, static_cast<int>(i11 % kGemmMaxCols));
+    }
+    barrier(p);
+}
+
+} // namespace
+
+bool mul_mat_supports(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    return src1 != nullptr && src1->type == GGML_TYPE_F32 && src1->nb[0] == sizeof(float) &&
+           src1->ne[0] == src0->ne[0] && dst->type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float) &&
+           dst->nb[1] % sizeof(float) == 0 && dst->nb[2] % sizeof(float) == 0 && dst->nb[3] % sizeof(float) == 0;
+}
+
+size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
+    const quants::GemmFormat f = format_of(dst);
+    return columns_bytes(f, dst->src[1]) + static_cast<size_t>(n_threads) * act_bytes(f, dst->src[1]->ne[0]);
+}
+
+// Work items are (slice (i12, i13), panel of 16 src0 rows).
+void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor *      src0 = dst->src[0];
+    const ggml_tensor *      src1 = dst->src[1];
+    const quants::GemmFormat f    = format_of(dst);
+    const int64_t            k    = src0->ne[0];
+    char * scratch = static_cast<char *>(p.wdata) + columns_bytes(f, src1) + static_cast<size_t>(p.ith) * act_bytes(f, k);
+    prepare_columns(p, f, src1, scratch);
+
+    const TileFn  tile     = tile_fast() != nullptr ? tile_fast() : tile_scalar;
+    const size_t  cb       = quants::gemm_chunk_bytes(f, k);
+    const size_t  pb       = panel_bytes(src0->type, k);
+    const int64_t m = src0->ne[1], n = src1->ne[1];
+    const int64_t n_panels = (m + kPanelRows - 1) / kPanelRows;
+    const int64_t per_pass = std::clamp<int64_t>(static_cast<int64_t>((size_t{512} << 10) / pb), 1, 16);
+    const int64_t per_sl   = chunks_per_slice(src1);
+    const int64_t out_col  = static_cast<int64_t>(dst->nb[1] / sizeof(float));
+    const int64_t n_items  = src1->ne[2] * src1->ne[3] * n_panels;
+    const int64_t end      = thread_end(p, n_items);
+    for (int64_t it = thread_begin(p, n_items); it < end;) {
+        const int64_t slice = it / n_panels, first = it % n_panels;
+        const int64_t count = std::min({per_pass, n_panels - first, end - it});
+        const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
+        const char *  chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
+        auto * out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
+            for (int64_t j = first; j < first + count; ++j) {
+                const int64_t        r0 = j * kPanelRows;
+                quants::GemmTileArgs a;
+                a.panel   = static_cast<const char *>(src0->data) + static_cast<size_t>(j) * pb;
+                a.k       = k;
+                a.chunk   = chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
+                a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
+                a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0));
+                a.out     = out + r0 + c0 * out_col;
+                a.out_col = out_col;
+                tile(src0->type, a);
+            }
+        }
+        it += count;
+    }
+}
+
+} // namespace switchyard::cpu::repack

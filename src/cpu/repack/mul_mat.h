@@ -1,0 +1,25 @@
+// MUL_MAT whose src0 is stored repacked (a CPU_REPACK buffer, buffer_type.h): the integer GEMM's products
+// (src/cpu/quants/gemm.h) straight from the stored panels (format.h), for every number of src1 columns.
+//
+// Phase 1, all threads: src1's rows quantized to the type's activation format (upstream's vec_dot_type, the same
+// bytes) as GEMM columns, eight to a chunk, in the shared work memory; barrier. Phase 2: threads take contiguous
+// runs of 16-row panels (a thread writes whole 64-byte column pieces of dst: no false sharing inside a run) and
+// multiply each pass of panels (about 512 KiB, kept in L2) with every chunk, eight columns per tile call. One
+// column (decode) streams each panel once.
+//
+// Work memory: the chunks, then per thread the activation bytes of one row (the conversion's scratch).
+#pragma once
+
+#include "cpu/kernel.h"
+
+#include <cstddef>
+
+namespace switchyard::cpu::repack {
+
+// The node is supported with a repacked src0: src1 F32 with contiguous rows elements, dst F32 with float
+// strides. (The caller checks that src0 is repacked.)
+bool mul_mat_supports(const ggml_tensor * dst);
+void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst);
+size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads);
+
+} // namespace switchyard::cpu::repack

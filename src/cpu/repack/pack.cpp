@@ -1,0 +1,219 @@
+// The repacked layout's sizes, packer and unpacker (format.h), portable code: packing runs once, at load time.
+#include "cpu/repack/format.h"
+
+#include "quant/blocks.h"
+
+#include <cstring>
+
+namespace switchyard::cpu::repack {
+
+namespace {
+
+using quant::kQK32;
+using quant::kQK_K;
+
+constexpr size_t kQuadBytes = 4 * kPanelRows; // one quad of 16 rows: 64 bytes
+
+size_t round_line(size_t n) { return (n + 63) / 64 * 64; }
+
+uint16_t load_u16(const uint8_t * p) {
+    uint16_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+void store_u16(uint8_t * p, uint16_t v) { std::memcpy(p, &v, sizeof(v)); }
+
+// Row r's block b, and the same as writable bytes.
+template <class Block>
+Block row_block(const void * w, size_t w_row, int r, int64_t b) {
+    return quant::load_block<Block>(static_cast<const char *>(w) + static_cast<size_t>(r) * w_row, b);
+}
+
+template <class Block>
+void put_row_block(void * w, size_t w_row, int r, int64_t b, const Block & blk) {
+    quant::store_block<Block>(static_cast<char *>(w) + static_cast<size_t>(r) * w_row, b, blk);
+}
+
+// ---- q4_0, iq4_nl: the block's qs transposed, nibbles as they are ----------------------------------------------
+
+template <class Block>
+void pack_nibble_groups(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    const int64_t ng     = k / kQK32;
+    uint8_t *     scales = panel + static_cast<size_t>(ng) * kNibbleGroupBytes;
+    for (int64_t g = 0; g < ng; ++g) {
+        uint8_t * lv = panel + static_cast<size_t>(g) * kNibbleGroupBytes;
+        for (int r = 0; r < rows; ++r) {
+            const Block blk = row_block<Block>(w, w_row, r, g);
+            for (int j = 0; j < 4; ++j) {
+                std::memcpy(lv + j * kQuadBytes + r * 4, blk.qs + 4 * j, 4);
+            }
+            store_u16(scales + g * kScaleGroupBytes + 2 * r, blk.d);
+        }
+    }
+}
+
+template <class Block>
+void unpack_nibble_groups(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+    const int64_t   ng     = k / kQK32;
+    const uint8_t * scales = panel + static_cast<size_t>(ng) * kNibbleGroupBytes;
+    for (int64_t g = 0; g < ng; ++g) {
+        const uint8_t * lv = panel + static_cast<size_t>(g) * kNibbleGroupBytes;
+        for (int r = 0; r < rows; ++r) {
+            Block blk;
+            for (int j = 0; j < 4; ++j) {
+                std::memcpy(blk.qs + 4 * j, lv + j * kQuadBytes + r * 4, 4);
+            }
+            blk.d = load_u16(scales + g * kScaleGroupBytes + 2 * r);
+            put_row_block(w, w_row, r, g, blk);
+        }
+    }
+}
+
+// ---- q8_0: biased bytes ------------------------------------------------------------------------------------------
+
+void pack_q8_0(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    const int64_t ng     = k / kQK32;
+    uint8_t *     scales = panel + static_cast<size_t>(ng) * kByteGroupBytes;
+    for (int64_t g = 0; g < ng; ++g) {
+        uint8_t * lv = panel + static_cast<size_t>(g) * kByteGroupBytes;
+        for (int r = 0; r < rows; ++r) {
+            const auto blk = row_block<quant::BlockQ8_0>(w, w_row, r, g);
+            for (int i = 0; i < kQK32; ++i) {
+                lv[(i / 4) * kQuadBytes + r * 4 + i % 4] = static_cast<uint8_t>(blk.qs[i] + 128);
+            }
+            store_u16(scales + g * kScaleGroupBytes + 2 * r, blk.d);
+        }
+    }
+}
+
+void unpack_q8_0(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+    const int64_t   ng     = k / kQK32;
+    const uint8_t * scales = panel + static_cast<size_t>(ng) * kByteGroupBytes;
+    for (int64_t g = 0; g < ng; ++g) {
+        const uint8_t * lv = panel + static_cast<size_t>(g) * kByteGroupBytes;
+        for (int r = 0; r < rows; ++r) {
+            quant::BlockQ8_0 blk;
+            for (int i = 0; i < kQK32; ++i) {
+                blk.qs[i] = static_cast<int8_t>(lv[(i / 4) * kQuadBytes + r * 4 + i % 4] - 128);
+            }
+            blk.d = load_u16(scales + g * kScaleGroupBytes + 2 * r);
+            put_row_block(w, w_row, r, g, blk);
+        }
+    }
+}
+
+// ---- q4_K: super-block header, then groups of nibbles -----------------------------------------------------------
+
+// Element e (0..31) of group g (0..7) of a q4_K super-block: a nibble of qs[32 * (g / 2) + e].
+int k4_level(const uint8_t * qs, int g, int e) {
+    const uint8_t byte = qs[32 * (g / 2) + e];
+    return g % 2 == 0 ? byte & 0xf : byte >> 4;
+}
+
+void pack_q4_K_block(const quant::BlockQ4_K & blk, int r, uint8_t * base) {
+    store_u16(base + 2 * r, blk.d);
+    store_u16(base + 32 + 2 * r, blk.dmin);
+    for (int g = 0; g < 8; ++g) {
+        uint8_t sc, mn;
+        quant::unpack_scale_min_k4(g, blk.scales, sc, mn);
+        base[kQ4KScalesAt + g * kPanelRows + r] = sc;
+        base[kQ4KMinsAt + g * kPanelRows + r]   = mn;
+        uint8_t * lv = base + kQ4KHeaderBytes + g * kNibbleGroupBytes;
+        for (int e = 0; e < 16; ++e) {
+            const int lo = k4_level(blk.qs, g, e), hi = k4_level(blk.qs, g, e + 16);
+            lv[(e / 4) * kQuadBytes + r * 4 + e % 4] = static_cast<uint8_t>(lo | (hi << 4));
+        }
+    }
+}
+
+// The inverse of unpack_scale_min_k4: 8 six-bit scales and mins in 12 bytes (every bit used, so exact).
+void pack_scale_min_k4(const uint8_t * sc, const uint8_t * mn, uint8_t * q) {
+    for (int j = 0; j < 4; ++j) {
+        q[j]     = static_cast<uint8_t>((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
+        q[j + 4] = static_cast<uint8_t>((mn[j] & 63) | ((mn[j + 4] >> 4) << 6));
+        q[j + 8] = static_cast<uint8_t>((sc[j + 4] & 0xf) | ((mn[j + 4] & 0xf) << 4));
+    }
+}
+
+quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
+    quant::BlockQ4_K blk;
+    blk.d    = load_u16(base + 2 * r);
+    blk.dmin = load_u16(base + 32 + 2 * r);
+    uint8_t sc[8], mn[8];
+    std::memset(blk.qs, 0, sizeof(blk.qs));
+    for (int g = 0; g < 8; ++g) {
+        sc[g]               = base[kQ4KScalesAt + g * kPanelRows + r];
+        mn[g]               = base[kQ4KMinsAt + g * kPanelRows + r];
+        const uint8_t * lv  = base + kQ4KHeaderBytes + g * kNibbleGroupBytes;
+        const int       sh  = g % 2 == 0 ? 0 : 4;
+        uint8_t *       qs  = blk.qs + 32 * (g / 2);
+        for (int e = 0; e < 16; ++e) {
+            const uint8_t byte = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
+            qs[e] |= static_cast<uint8_t>((byte & 0xf) << sh);
+            qs[e + 16] |= static_cast<uint8_t>((byte >> 4) << sh);
+        }
+    }
+    pack_scale_min_k4(sc, mn, blk.scales);
+    return blk;
+}
+
+} // namespace
+
+bool repackable_type(ggml_type type) {
+    return type == GGML_TYPE_Q4_0 || type == GGML_TYPE_Q4_K || type == GGML_TYPE_IQ4_NL || type == GGML_TYPE_Q8_0;
+}
+
+int64_t repack_block(ggml_type type) { return type == GGML_TYPE_Q4_K ? kQK_K : kQK32; }
+
+size_t panel_bytes(ggml_type type, int64_t k) {
+    const auto groups = static_cast<size_t>(k / kQK32);
+    switch (type) {
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_IQ4_NL: return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
+        case GGML_TYPE_Q8_0:   return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
+        case GGML_TYPE_Q4_K:   return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
+        default:               return 0;
+    }
+}
+
+size_t repacked_bytes(ggml_type type, int64_t k, int64_t rows) {
+    return static_cast<size_t>((rows + kPanelRows - 1) / kPanelRows) * panel_bytes(type, k);
+}
+
+void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    auto * p = static_cast<uint8_t *>(panel);
+    std::memset(p, 0, panel_bytes(type, k)); // missing rows and the padding: zero
+    switch (type) {
+        case GGML_TYPE_Q4_0:   pack_nibble_groups<quant::BlockQ4_0>(w, w_row, rows, k, p); break;
+        case GGML_TYPE_IQ4_NL: pack_nibble_groups<quant::BlockIQ4_NL>(w, w_row, rows, k, p); break;
+        case GGML_TYPE_Q8_0:   pack_q8_0(w, w_row, rows, k, p); break;
+        case GGML_TYPE_Q4_K:
+            for (int64_t b = 0; b < k / kQK_K; ++b) {
+                for (int r = 0; r < rows; ++r) {
+                    pack_q4_K_block(row_block<quant::BlockQ4_K>(w, w_row, r, b), r, p + b * kQ4KBlockBytes);
+                }
+            }
+            break;
+        default: break;
+    }
+}
+
+void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void * w, size_t w_row) {
+    const auto * p = static_cast<const uint8_t *>(panel);
+    switch (type) {
+        case GGML_TYPE_Q4_0:   unpack_nibble_groups<quant::BlockQ4_0>(p, rows, k, w, w_row); break;
+        case GGML_TYPE_IQ4_NL: unpack_nibble_groups<quant::BlockIQ4_NL>(p, rows, k, w, w_row); break;
+        case GGML_TYPE_Q8_0:   unpack_q8_0(p, rows, k, w, w_row); break;
+        case GGML_TYPE_Q4_K:
+            for (int64_t b = 0; b < k / kQK_K; ++b) {
+                for (int r = 0; r < rows; ++r) {
+                    put_row_block(w, w_row, r, b, unpack_q4_K_block(p + b * kQ4KBlockBytes, r));
+                }
+            }
+            break;
+        default: break;
+    }
+}
+
+} // namespace switchyard::cpu::repack

@@ -1,0 +1,195 @@
+// The repacked layout's tile on AVX-512 VNNI (format.h): 16 weight rows (the lanes of a zmm) times 1..8
+// activation columns, straight from the stored panel. A nibble vector gives two quads of byte levels with one AND
+// and one shift + AND (iq4_nl maps its indices with one vpshufb each); per group and column G / 4 vpdpbusd add the
+// products, then one conversion and one or two multiply-adds scale the group into the column's float accumulator,
+// in the order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp), so both give the same floats.
+//
+// One column (decode) must keep up with DRAM: its eight vpdpbusd per group are split over two accumulators (the
+// low and the high quads), which halves the dependency chain; with more columns the columns are independent.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/quants/gemm_cols.h"
+#include "cpu/repack/format.h"
+#include "quant/blocks.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace switchyard::cpu::repack {
+
+namespace {
+
+using quants::GemmTileArgs;
+using quants::kGemmMaxCols;
+
+enum class Kind { kQ4_0, kIq4Nl, kQ8_0, kQ4_K };
+
+inline __m512i bcast(const uint8_t * p) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return _mm512_set1_epi32(v);
+}
+
+inline ChunkAux aux_of(const uint8_t * cg, int c) {
+    ChunkAux a;
+    std::memcpy(&a, cg + 32 * kGemmMaxCols + c * sizeof(ChunkAux), sizeof(a));
+    return a;
+}
+
+inline __m512i iq4nl_table() {
+    alignas(16) int8_t t[16];
+    for (int i = 0; i < 16; ++i) {
+        t[i] = static_cast<int8_t>(quant::kIq4nlValues[i] + 128);
+    }
+    return _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i *>(t)));
+}
+
+// The integer sums of one group (32 elements) for kCols columns: acc[c] (+ acc2[c] when split) start from init[c].
+template <int kCols, Kind kKind>
+struct GroupSums {
+    static constexpr bool kSplit = kCols <= 2;
+    __m512i               acc[kCols];
+    __m512i               acc2[kSplit ? kCols : 1];
+
+    void run(const uint8_t * lv, const uint8_t * cg, const __m512i * init, const __m512i & table) {
+        const __m512i low4 = _mm512_set1_epi8(0x0f);
+        for (int c = 0; c < kCols; ++c) {
+            acc[c] = init[c];
+            if constexpr (kSplit) {
+                acc2[c] = _mm512_setzero_si512();
+            }
+        }
+        if constexpr (kKind == Kind::kQ8_0) {
+            for (int q = 0; q < 8; ++q) {
+                const __m512i w = _mm512_loadu_si512(lv + q * 64);
+                for (int c = 0; c < kCols; ++c) {
+                    __m512i & a = kSplit && q >= 4 ? acc2[kSplit ? c : 0] : acc[c];
+                    a           = _mm512_dpbusd_epi32(a, w, bcast(cg + (q * kGemmMaxCols + c) * 4));
+                }
+            }
+        } else {
+            for (int j = 0; j < 4; ++j) {
+                const __m512i v  = _mm512_loadu_si512(lv + j * 64);
+                __m512i       lo = _mm512_and_si512(v, low4);
+                __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
+                if constexpr (kKind == Kind::kIq4Nl) {
+                    lo = _mm512_shuffle_epi8(table, lo);
+                    hi = _mm512_shuffle_epi8(table, hi);
+                }
+                for (int c = 0; c < kCols; ++c) {
+                    acc[c]     = _mm512_dpbusd_epi32(acc[c], lo, bcast(cg + (j * kGemmMaxCols + c) * 4));
+                    __m512i & a = kSplit ? acc2[kSplit ? c : 0] : acc[c];
+                    a           = _mm512_dpbusd_epi32(a, hi, bcast(cg + ((j + 4) * kGemmMaxCols + c) * 4));
+                }
+            }
+        }
+        if constexpr (kSplit) {
+            for (int c = 0; c < kCols; ++c) {
+                acc[c] = _mm512_add_epi32(acc[c], acc2[c]);
+            }
+        }
+    }
+};
+
+// q4_0, iq4_nl, q8_0: all groups' levels, then all groups' f16 scales; no min.
+template <int kCols, Kind kKind>
+void legacy_tile(const GemmTileArgs & a) {
+    constexpr size_t kGroupBytes = kKind == Kind::kQ8_0 ? kByteGroupBytes : kNibbleGroupBytes;
+    const int64_t    ng          = a.k / 32;
+    const auto *     lv          = static_cast<const uint8_t *>(a.panel);
+    const auto *     sc          = lv + static_cast<size_t>(ng) * kGroupBytes;
+    const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
+    const __m512i    table       = kKind == Kind::kIq4Nl ? iq4nl_table() : _mm512_setzero_si512();
+    __m512           out[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        out[c] = _mm512_setzero_ps();
+    }
+    GroupSums<kCols, kKind> sums;
+    for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kScaleGroupBytes, cg += kChunkGroupBytes) {
+        __m512i init[kCols];
+        float   da[kCols];
+        for (int c = 0; c < kCols; ++c) {
+            const ChunkAux x = aux_of(cg, c);
+            init[c]          = _mm512_set1_epi32(x.word);
+            da[c]            = x.da;
+        }
+        sums.run(lv, cg, init, table);
+        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(sc)));
+        for (int c = 0; c < kCols; ++c) {
+            const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(da[c]));
+            out[c]          = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums.acc[c]), sd, out[c]);
+        }
+    }
+    const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
+    }
+}
+
+inline __m512 bytes_to_floats(const uint8_t * p) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))));
+}
+
+inline __m512 halves_to_floats(const uint8_t * p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+}
+
+// q4_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles; s = d * scale and
+// m = -dmin * min in float, as gemm.cpp packs them.
+template <int kCols>
+void q4_K_tile(const GemmTileArgs & a) {
+    const int64_t nsb = a.k / quant::kQK_K;
+    const auto *  blk = static_cast<const uint8_t *>(a.panel);
+    const auto *  cg  = static_cast<const uint8_t *>(a.chunk);
+    __m512        out[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        out[c] = _mm512_setzero_ps();
+    }
+    __m512i zero[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        zero[c] = _mm512_setzero_si512();
+    }
+    GroupSums<kCols, Kind::kQ4_K> sums;
+    for (int64_t b = 0; b < nsb; ++b, blk += kQ4KBlockBytes) {
+        const __m512 d    = halves_to_floats(blk);
+        const __m512 dmin = _mm512_sub_ps(_mm512_setzero_ps(), halves_to_floats(blk + 32));
+        for (int j = 0; j < 8; ++j, cg += kChunkGroupBytes) {
+            sums.run(blk + kQ4KHeaderBytes + j * kNibbleGroupBytes, cg, zero, zero[0]);
+            const __m512 s = _mm512_mul_ps(d, bytes_to_floats(blk + kQ4KScalesAt + j * kPanelRows));
+            const __m512 m = _mm512_mul_ps(dmin, bytes_to_floats(blk + kQ4KMinsAt + j * kPanelRows));
+            for (int c = 0; c < kCols; ++c) {
+                const ChunkAux x = aux_of(cg, c);
+                float          min_sum;
+                std::memcpy(&min_sum, &x.word, sizeof(min_sum));
+                const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(x.da));
+                out[c]          = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums.acc[c]), sd, out[c]);
+                out[c]          = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out[c]);
+            }
+        }
+    }
+    const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
+    }
+}
+
+} // namespace
+
+void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
+    static_assert(kPanelRows == 16 && kGemmMaxCols == 8, "the tile holds 16 rows in a zmm and 8 columns");
+    quants::with_cols(a.n_cols, [&](auto cols) {
+        constexpr int kCols = decltype(cols)::value;
+        switch (type) {
+            case GGML_TYPE_Q4_0:   legacy_tile<kCols, Kind::kQ4_0>(a); break;
+            case GGML_TYPE_IQ4_NL: legacy_tile<kCols, Kind::kIq4Nl>(a); break;
+            case GGML_TYPE_Q8_0:   legacy_tile<kCols, Kind::kQ8_0>(a); break;
+            case GGML_TYPE_Q4_K:   q4_K_tile<kCols>(a); break;
+            default:               break;
+        }
+    });
+}
+
+} // namespace switchyard::cpu::repack
+
+#endif // __x86_64__

@@ -1,0 +1,111 @@
+// The portable tile of the repacked layout (format.h), element by element from the layout's definition: the
+// reference the vector tiles are tested against, and the path of CPUs without one. It computes what gemm.cpp's
+// gemm_tile_scalar computes on the GEMM's own panels: per group an exact integer sum, then the float scale math.
+#include "cpu/repack/format.h"
+
+#include "base/fp16.h"
+#include "cpu/simd/isa.h"
+#include "quant/blocks.h"
+
+#include <cstring>
+
+namespace switchyard::cpu::repack {
+
+namespace {
+
+constexpr int kQuadBytes = 4 * kPanelRows;
+
+uint16_t load_u16(const uint8_t * p) {
+    uint16_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+// One group (32 elements) of one panel row: the levels u and the factors of element = s * (u - bias) + m.
+struct RowGroup {
+    int   u[32];
+    float s;
+    float m;
+};
+
+// Nibble vectors of a group (format.h): element e < 16 in the low nibble of vector e / 4, e >= 16 in the high.
+void nibble_levels(const uint8_t * lv, int r, int * u) {
+    for (int e = 0; e < 16; ++e) {
+        const uint8_t byte = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
+        u[e]      = byte & 0xf;
+        u[e + 16] = byte >> 4;
+    }
+}
+
+RowGroup row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int64_t g) {
+    RowGroup      o{};
+    const int64_t ng = k / 32;
+    if (type == GGML_TYPE_Q4_K) {
+        const uint8_t * base = panel + static_cast<size_t>(g / 8) * kQ4KBlockBytes;
+        const int       j    = static_cast<int>(g % 8);
+        nibble_levels(base + kQ4KHeaderBytes + j * kNibbleGroupBytes, r, o.u);
+        const float d    = fp16_to_fp32(load_u16(base + 2 * r));
+        const float dmin = fp16_to_fp32(load_u16(base + 32 + 2 * r));
+        o.s              = d * static_cast<float>(base[kQ4KScalesAt + j * kPanelRows + r]);
+        o.m              = -dmin * static_cast<float>(base[kQ4KMinsAt + j * kPanelRows + r]);
+        return o;
+    }
+    const size_t    group_bytes = type == GGML_TYPE_Q8_0 ? kByteGroupBytes : kNibbleGroupBytes;
+    const uint8_t * lv          = panel + static_cast<size_t>(g) * group_bytes;
+    if (type == GGML_TYPE_Q8_0) {
+        for (int e = 0; e < 32; ++e) {
+            o.u[e] = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
+        }
+    } else {
+        nibble_levels(lv, r, o.u);
+        if (type == GGML_TYPE_IQ4_NL) {
+            for (int & u : o.u) {
+                u = quant::kIq4nlValues[u] + 128;
+            }
+        }
+    }
+    o.s = fp16_to_fp32(load_u16(panel + static_cast<size_t>(ng) * group_bytes + g * kScaleGroupBytes + 2 * r));
+    return o;
+}
+
+} // namespace
+
+void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
+    const quants::GemmFormat f  = quants::gemm_format(type);
+    const int64_t            ng = a.k / 32;
+    const auto *             p  = static_cast<const uint8_t *>(a.panel);
+    const auto *             x  = static_cast<const uint8_t *>(a.chunk);
+    for (int c = 0; c < a.n_cols; ++c) {
+        for (int r = 0; r < a.rows; ++r) {
+            float acc = 0.0f;
+            for (int64_t g = 0; g < ng; ++g) {
+                const RowGroup  o   = row_group(type, p, a.k, r, g);
+                const uint8_t * cg  = x + static_cast<size_t>(g) * kChunkGroupBytes;
+                ChunkAux        aux;
+                std::memcpy(&aux, cg + 32 * quants::kGemmMaxCols + c * sizeof(ChunkAux), sizeof(aux));
+                int32_t dot = f.has_min ? 0 : aux.word;
+                for (int e = 0; e < 32; ++e) {
+                    dot += o.u[e] * static_cast<int8_t>(cg[((e / 4) * quants::kGemmMaxCols + c) * 4 + e % 4]);
+                }
+                acc += static_cast<float>(dot) * (o.s * aux.da);
+                if (f.has_min) {
+                    float min_sum;
+                    std::memcpy(&min_sum, &aux.word, sizeof(min_sum));
+                    acc += o.m * min_sum;
+                }
+            }
+            a.out[r + c * a.out_col] = acc;
+        }
+    }
+}
+
+TileFn tile_fast() {
+#if defined(__x86_64__)
+    static const TileFn fn = simd::isa_supported(simd::Isa::kAvx512Vnni) ? tile_avx512vnni : nullptr;
+    return fn;
+#else
+    return nullptr;
+#endif
+}
+
+} // namespace switchyard::cpu::repack

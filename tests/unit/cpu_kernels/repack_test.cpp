@@ -1,0 +1,369 @@
+// Weights repacked at load time (src/cpu/repack): the layout's packer and tiles directly (round trip of the
+// original bytes, the portable and the fast tile against upstream's product and against the integer GEMM's own
+// tile), then the CPU_REPACK buffer type through the public API: listed by ggml_backend_dev_get_extra_bufts,
+// get_tensor returns the bytes set, MUL_MAT by 1 .. 100 columns at 1 and 3 threads equals the plain CPU kernel
+// and upstream's product, supports_op refuses what the kernel does not handle, tensors that are not repackable
+// are stored plainly, and the scheduler runs the product on the CPU.
+#include "kernel_test_util.h"
+#include "matvec_test_util.h"
+
+#include "cpu/quants/gemm.h"
+#include "cpu/repack/buffer_type.h"
+#include "cpu/repack/format.h"
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+using switchyard::testing::reference::upstream_product;
+using namespace switchyard::matvec_test;
+namespace q  = switchyard::cpu::quants;
+namespace rp = switchyard::cpu::repack;
+
+const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
+
+// Row lengths: whole super-blocks, and for the 32-element formats a k that is not.
+std::vector<int64_t> ks(ggml_type type) {
+    return type == GGML_TYPE_Q4_K ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{256, 96};
+}
+
+std::vector<uint8_t> weights(ggml_type type, int64_t rows, int64_t k, bool random_bytes, std::mt19937 & rng) {
+    return random_bytes ? random_block_rows(type, rows, k, rng) : quantized_rows(type, rows, k, rng);
+}
+
+TEST(RepackFormat, KeepsTheWeightsSize) {
+    for (ggml_type type : kTypes) {
+        const int64_t k     = 4096;
+        const double  ratio = static_cast<double>(rp::panel_bytes(type, k)) /
+                             static_cast<double>(rp::kPanelRows * ggml_row_size(type, k));
+        EXPECT_GE(ratio, 1.0) << ggml_type_name(type);
+        EXPECT_LE(ratio, 1.05) << ggml_type_name(type);
+        EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
+    }
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q4_1));
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_F32));
+}
+
+TEST(RepackPack, UnpackGivesTheOriginalBytes) {
+    std::mt19937 rng(50);
+    for (ggml_type type : kTypes) {
+        for (int64_t k : ks(type)) {
+            for (bool random_bytes : {false, true}) {
+                const std::vector<uint8_t> w  = weights(type, 16, k, random_bytes, rng);
+                const size_t               wr = ggml_row_size(type, k);
+                for (int rows : {16, 1, 9}) {
+                    std::vector<uint8_t> panel(rp::panel_bytes(type, k), 0xAB);
+                    rp::pack_panel(type, w.data(), wr, rows, k, panel.data());
+                    std::vector<uint8_t> back(wr * 16, 0x5A);
+                    rp::unpack_panel(type, panel.data(), rows, k, back.data(), wr);
+                    EXPECT_TRUE(std::equal(w.begin(), w.begin() + static_cast<ptrdiff_t>(wr * rows), back.begin()))
+                        << ggml_type_name(type) << ", k " << k << ", " << rows << " rows"
+                        << (random_bytes ? ", random bytes" : "");
+                    EXPECT_TRUE(std::all_of(back.begin() + static_cast<ptrdiff_t>(wr * rows), back.end(),
+                                            [](uint8_t b) { return b == 0x5A; }))
+                        << ggml_type_name(type) << ": wrote past " << rows << " rows";
+                }
+            }
+        }
+    }
+}
+
+// Packs `rows` rows both ways, converts `cols` columns, runs the repacked tile and the GEMM's tile of the same
+// level; checks against upstream's product, and the fast tiles against each other exactly.
+void check_tile(rp::TileFn tile, q::GemmTileFn gemm_tile, ggml_type type, const std::vector<uint8_t> & w, int rows,
+                int cols, int64_t k, std::mt19937 & rng, const std::string & what) {
+    const q::GemmFormat  f  = q::gemm_format(type);
+    const size_t         wr = ggml_row_size(type, k);
+    std::vector<uint8_t> panel(rp::panel_bytes(type, k), 0xAB);
+    rp::pack_panel(type, w.data(), wr, rows, k, panel.data());
+    std::vector<uint8_t> gemm_panel(q::gemm_panel_bytes(f, k));
+    q::gemm_pack(type, w.data(), wr, rows, k, gemm_panel.data());
+    std::vector<uint8_t>            chunk(q::gemm_chunk_bytes(f, k), 0xCD);
+    std::vector<uint8_t>            scratch(ggml_row_size(f.act_type, k));
+    std::vector<std::vector<float>> x;
+    for (int c = 0; c < cols; ++c) {
+        x.push_back(normal_floats(rng, k, c % 2 ? 3.0f : 0.2f));
+        q::gemm_activation(f, x.back().data(), k, scratch.data(), chunk.data(), c);
+    }
+    const int64_t      out_col = 19;
+    std::vector<float> out(static_cast<size_t>(out_col * cols), -7.0f), gemm_out(out);
+    tile(type, q::GemmTileArgs{panel.data(), k, chunk.data(), cols, rows, out.data(), out_col});
+    gemm_tile(f, q::GemmTileArgs{gemm_panel.data(), k, chunk.data(), cols, rows, gemm_out.data(), out_col});
+    const bool exact = tile != rp::tile_scalar; // the fast tiles compute in the same order
+    int        failures = 0;
+    for (int c = 0; c < cols; ++c) {
+        for (int r = 0; r < out_col; ++r) {
+            const size_t i = static_cast<size_t>(r + c * out_col);
+            if (r >= rows) {
+                EXPECT_EQ(out[i], -7.0f) << what << ": wrote row " << r;
+                continue;
+            }
+            const uint8_t * row  = w.data() + static_cast<size_t>(r) * wr;
+            const double    want = upstream_product(type, row, x[c].data(), k);
+            const double    tol  = tolerance(type, row, x[c].data(), k);
+            if ((std::fabs(out[i] - want) > tol || (exact ? out[i] != gemm_out[i] : std::fabs(out[i] - gemm_out[i]) > tol)) &&
+                failures++ < 3) {
+                ADD_FAILURE() << what << " row " << r << " column " << c << ": got " << out[i] << ", GEMM "
+                              << gemm_out[i] << ", want " << want;
+            }
+        }
+    }
+}
+
+TEST(RepackTile, PortableAndFastTilesGiveTheGemmsProduct) {
+    std::vector<std::pair<rp::TileFn, q::GemmTileFn>> tiles = {{rp::tile_scalar, q::gemm_tile_scalar}};
+    if (rp::tile_fast() != nullptr && q::gemm_tile_fast() != nullptr) {
+        tiles.emplace_back(rp::tile_fast(), q::gemm_tile_fast());
+    }
+    std::mt19937 rng(51);
+    for (ggml_type type : kTypes) {
+        for (int64_t k : ks(type)) {
+            for (bool random_bytes : {false, true}) {
+                const std::vector<uint8_t> w = weights(type, 16, k, random_bytes, rng);
+                for (const auto & [tile, gemm_tile] : tiles) {
+                    for (int rows : {16, 1, 7}) {
+                        for (int cols = 1; cols <= q::kGemmMaxCols; ++cols) {
+                            check_tile(tile, gemm_tile, type, w, rows, cols, k, rng,
+                                       std::string(tile == rp::tile_scalar ? "portable " : "fast ") +
+                                           ggml_type_name(type) + ", k " + std::to_string(k) +
+                                           (random_bytes ? " random" : "") + ", " + std::to_string(rows) + " rows, " +
+                                           std::to_string(cols) + " columns");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---- the CPU_REPACK buffer type through the public API ---------------------------------------------------------
+
+ggml_backend_buffer_type_t listed_repack_buft() {
+    ggml_backend_reg_t reg  = ggml_backend_cpu_reg();
+    auto               get  = reinterpret_cast<ggml_backend_buffer_type_t * (*)(ggml_backend_dev_t)>(
+        ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts"));
+    if (get == nullptr) {
+        return nullptr;
+    }
+    for (ggml_backend_buffer_type_t * b = get(ggml_backend_reg_dev_get(reg, 0)); *b != nullptr; ++b) {
+        if (std::string(ggml_backend_buft_name(*b)) == "CPU_REPACK") {
+            return *b;
+        }
+    }
+    return nullptr;
+}
+
+TEST(RepackBuffer, ListedAsTheCpuDevicesExtraBufferType) {
+    ggml_backend_buffer_type_t buft = listed_repack_buft();
+    if (rp::tile_fast() == nullptr) {
+        EXPECT_EQ(buft, nullptr) << "offered without a tile faster than the portable one";
+        GTEST_SKIP() << "no repacked tile on this CPU";
+    }
+    ASSERT_EQ(buft, rp::repack_buffer_type());
+    ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
+    EXPECT_EQ(ggml_backend_buft_get_device(buft), dev);
+    EXPECT_FALSE(ggml_backend_buft_is_host(buft));
+    EXPECT_TRUE(ggml_backend_dev_supports_buft(dev, buft));
+}
+
+// Weights w [k, m] in a buffer of `buft`, activations x [k, n] and the product in a CPU buffer.
+struct Product {
+    ggml_context *        wctx = nullptr;
+    ggml_context *        ctx  = nullptr;
+    ggml_backend_buffer_t wbuf = nullptr;
+    ggml_backend_buffer_t buf  = nullptr;
+    ggml_tensor *         w    = nullptr;
+    ggml_tensor *         x    = nullptr;
+    ggml_tensor *         out  = nullptr;
+    ggml_cgraph *         gf   = nullptr;
+
+    Product(ggml_backend_buffer_type_t buft, ggml_type type, int64_t k, int64_t m, int64_t n, int64_t ne2 = 1) {
+        wctx = ggml_init({ggml_tensor_overhead() * 4, nullptr, true});
+        ctx  = ggml_init({ggml_tensor_overhead() * 8 + ggml_graph_overhead(), nullptr, true});
+        w    = ggml_new_tensor_3d(wctx, type, k, m, ne2);
+        ggml_set_name(w, "w");
+        wbuf = ggml_backend_alloc_ctx_tensors_from_buft(wctx, buft);
+        x    = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, k, n, ne2);
+        out  = ggml_mul_mat(ctx, w, x);
+        gf   = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, out);
+        buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+    }
+    ~Product() {
+        ggml_backend_buffer_free(buf);
+        ggml_backend_buffer_free(wbuf);
+        ggml_free(ctx);
+        ggml_free(wctx);
+    }
+    Product(const Product &)             = delete;
+    Product & operator=(const Product &) = delete;
+
+    std::vector<float> run(ggml_backend_t backend) {
+        EXPECT_EQ(ggml_backend_graph_compute(backend, gf), GGML_STATUS_SUCCESS);
+        std::vector<float> v(static_cast<size_t>(ggml_nelements(out)));
+        ggml_backend_tensor_get(out, v.data(), 0, ggml_nbytes(out));
+        return v;
+    }
+};
+
+TEST(RepackBuffer, GetTensorReturnsTheBytesSetWholeOrInParts) {
+    std::mt19937 rng(52);
+    for (ggml_type type : kTypes) {
+        const int64_t k = 256, m = 37;
+        Product       pr(rp::repack_buffer_type(), type, k, m, 1);
+        ASSERT_NE(pr.wbuf, nullptr);
+        EXPECT_TRUE(rp::is_repacked(pr.w)) << ggml_type_name(type);
+        EXPECT_GE(ggml_backend_buffer_get_size(pr.wbuf), rp::repacked_bytes(type, k, m));
+        const std::vector<uint8_t> bytes = weights(type, m, k, true, rng);
+        ggml_backend_tensor_set(pr.w, bytes.data(), 0, bytes.size());
+        std::vector<uint8_t> back(bytes.size());
+        ggml_backend_tensor_get(pr.w, back.data(), 0, back.size());
+        EXPECT_EQ(back, bytes) << ggml_type_name(type);
+        // a part: rows 3..10, then a range that does not start on a row
+        const std::vector<uint8_t> other = weights(type, m, k, false, rng);
+        const size_t               row   = ggml_row_size(type, k);
+        std::vector<uint8_t>       want  = bytes;
+        std::copy(other.begin() + 3 * row, other.begin() + 11 * row, want.begin() + 3 * row);
+        ggml_backend_tensor_set(pr.w, other.data() + 3 * row, 3 * row, 8 * row);
+        std::vector<uint8_t> part(row + 5);
+        ggml_backend_tensor_get(pr.w, part.data(), 2 * row + 7, part.size());
+        EXPECT_TRUE(std::equal(part.begin(), part.end(), want.begin() + 2 * row + 7)) << ggml_type_name(type);
+        ggml_backend_tensor_get(pr.w, back.data(), 0, back.size());
+        EXPECT_EQ(back, want) << ggml_type_name(type);
+        // memset refuses (logged): the weights stay
+        ggml_backend_tensor_memset(pr.w, 0, 0, row);
+        ggml_backend_tensor_get(pr.w, back.data(), 0, back.size());
+        EXPECT_EQ(back, want) << ggml_type_name(type) << ": memset_tensor changed repacked weights";
+    }
+}
+
+// MUL_MAT from repacked weights against the same weights in a CPU buffer and upstream's product.
+TEST(RepackBuffer, MulMatEqualsThePlainKernelForEveryColumnCount) {
+    std::mt19937   rng(53);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    for (ggml_type type : kTypes) {
+        for (int64_t k : ks(type)) {
+            const int64_t              m     = 37;
+            const std::vector<uint8_t> bytes = weights(type, m, k, false, rng);
+            for (int64_t n : {1, 2, 3, 7, 8, 9, 33, 100}) {
+                Product repacked(rp::repack_buffer_type(), type, k, m, n);
+                Product plain(ggml_backend_cpu_buffer_type(), type, k, m, n);
+                ASSERT_TRUE(rp::is_repacked(repacked.w));
+                ggml_backend_tensor_set(repacked.w, bytes.data(), 0, bytes.size());
+                ggml_backend_tensor_set(plain.w, bytes.data(), 0, bytes.size());
+                const std::vector<float> x = normal_floats(rng, k * n);
+                ggml_backend_tensor_set(repacked.x, x.data(), 0, x.size() * sizeof(float));
+                ggml_backend_tensor_set(plain.x, x.data(), 0, x.size() * sizeof(float));
+                for (int nt : {1, 3}) {
+                    ggml_backend_cpu_set_n_threads(backend, nt);
+                    const std::vector<float> got = repacked.run(backend), base = plain.run(backend);
+                    int                      failures = 0;
+                    for (int64_t c = 0; c < n; ++c) {
+                        for (int64_t r = 0; r < m; ++r) {
+                            const uint8_t * row  = bytes.data() + r * ggml_row_size(type, k);
+                            const float *   xc   = x.data() + c * k;
+                            const double    want = upstream_product(type, row, xc, k);
+                            const double    tol  = tolerance(type, row, xc, k);
+                            const size_t    i    = static_cast<size_t>(r + c * m);
+                            if ((std::fabs(got[i] - want) > tol || std::fabs(got[i] - base[i]) > tol) && failures++ < 3) {
+                                ADD_FAILURE() << ggml_type_name(type) << " k " << k << ", " << n << " columns, " << nt
+                                              << " threads, at (" << r << ", " << c << "): got " << got[i]
+                                              << ", plain " << base[i] << ", want " << want;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    ggml_backend_free(backend);
+}
+
+TEST(RepackBuffer, SupportsOpRefusesWhatTheKernelDoesNotHandle) {
+    ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
+    Product            pr(rp::repack_buffer_type(), GGML_TYPE_Q4_0, 64, 20, 4);
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, pr.out));
+    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 16, nullptr, true});
+    // src1 not F32: refused
+    ggml_tensor * x16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 64, 4);
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, pr.w, x16)));
+    // other ops reading the repacked bytes, and a view of them: refused
+    ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, pr.w, ids)));
+    ggml_tensor * view = ggml_view_2d(ctx, pr.w, 64, 16, pr.w->nb[1], 0);
+    view->buffer       = pr.w->buffer;
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, view, pr.x)));
+    // repacked weights as src1: refused
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, pr.x, pr.w)));
+    ggml_free(ctx);
+}
+
+// A 3-D weight and an F32 one are not repackable: stored plainly, computed by the normal kernels.
+TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
+    std::mt19937   rng(54);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_Q4_1}) {
+        const int64_t k = 64, m = 5, n = 3, ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
+        Product       pr(rp::repack_buffer_type(), type, k, m, n, ne2);
+        Product       plain(ggml_backend_cpu_buffer_type(), type, k, m, n, ne2);
+        EXPECT_FALSE(rp::is_repacked(pr.w)) << ggml_type_name(type);
+        EXPECT_EQ(ggml_backend_buft_get_alloc_size(rp::repack_buffer_type(), pr.w), ggml_nbytes(pr.w));
+        const std::vector<uint8_t> bytes = quantized_rows(type, m * ne2, k, rng);
+        const std::vector<float>   x     = normal_floats(rng, k * n * ne2);
+        for (Product * p : {&pr, &plain}) {
+            ggml_backend_tensor_set(p->w, bytes.data(), 0, bytes.size());
+            ggml_backend_tensor_set(p->x, x.data(), 0, x.size() * sizeof(float));
+        }
+        EXPECT_TRUE(ggml_backend_dev_supports_op(dev, pr.out)) << ggml_type_name(type);
+        EXPECT_EQ(pr.run(backend), plain.run(backend)) << ggml_type_name(type);
+        ggml_backend_tensor_memset(pr.w, 0, 0, ggml_nbytes(pr.w)); // plain: memset works
+        std::vector<uint8_t> back(bytes.size(), 1);
+        ggml_backend_tensor_get(pr.w, back.data(), 0, back.size());
+        EXPECT_TRUE(std::all_of(back.begin(), back.end(), [](uint8_t b) { return b == 0; }));
+    }
+    ggml_backend_free(backend);
+}
+
+TEST(RepackBuffer, SchedulerRunsTheProductOnTheCpu) {
+    std::mt19937   rng(55);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    const int64_t  k = 256, m = 40, n = 5;
+    Product        pr(rp::repack_buffer_type(), GGML_TYPE_Q4_K, k, m, n);
+    const std::vector<uint8_t> bytes = weights(GGML_TYPE_Q4_K, m, k, false, rng);
+    ggml_backend_tensor_set(pr.w, bytes.data(), 0, bytes.size());
+    // the graph again in a fresh context, its activations and output left to the scheduler
+    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 8 + ggml_graph_overhead(), nullptr, true});
+    ggml_tensor *  x   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, n);
+    ggml_set_input(x);
+    ggml_tensor * out = ggml_mul_mat(ctx, pr.w, x);
+    ggml_cgraph * gf  = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, out);
+    ggml_backend_sched_t sched = ggml_backend_sched_new(&backend, nullptr, 1, 64, false, true);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, gf));
+    EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, out), backend);
+    const std::vector<float> xv = normal_floats(rng, k * n);
+    ggml_backend_tensor_set(x, xv.data(), 0, xv.size() * sizeof(float));
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, gf), GGML_STATUS_SUCCESS);
+    std::vector<float> got(static_cast<size_t>(m * n));
+    ggml_backend_tensor_get(out, got.data(), 0, got.size() * sizeof(float));
+    for (int64_t c = 0; c < n; ++c) {
+        for (int64_t r = 0; r < m; ++r) {
+            const uint8_t * row = bytes.data() + r * ggml_row_size(GGML_TYPE_Q4_K, k);
+            EXPECT_NEAR(got[static_cast<size_t>(r + c * m)], upstream_product(GGML_TYPE_Q4_K, row, xv.data() + c * k, k),
+                        tolerance(GGML_TYPE_Q4_K, row, xv.data() + c * k, k));
+        }
+    }
+    ggml_backend_sched_free(sched);
+    ggml_free(ctx);
+    ggml_backend_free(backend);
+}
+
+} // namespace
