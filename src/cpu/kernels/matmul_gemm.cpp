@@ -66,9 +66,6 @@ int64_t panels_per_pass(const Path & path, int64_t k, int64_t m) {
     return std::min(fit, std::max<int64_t>((m + kGemmRows - 1) / kGemmRows, 1));
 }
 
-// Steps of k per block of the f32 / f16 tiles (a block of a 32-row panel pair: 32 KiB).
-constexpr int64_t kFloatBlock = 256;
-
 // Chunks of eight columns per (i12, i13) slice of src1.
 int64_t chunks_per_slice(const ggml_tensor * src1) { return (src1->ne[1] + kGemmMaxCols - 1) / kGemmMaxCols; }
 
@@ -161,43 +158,24 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
         }
         const char * chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
         auto *       out    = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
-        // f32 / f16 tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2), and k in
-        // blocks of kFloatBlock steps: the block of a panel pair (32 KiB) stays in L1 while every column chunk
-        // passes over it, the products added to the earlier blocks' (GemmTileArgs::accumulate). The integer and
-        // bf16 tiles take all of k, one chunk of columns (the smaller operand) against every panel in turn.
-        const bool    pairs  = !path.integer() && path.weight != GGML_TYPE_BF16;
-        const int64_t kb_len = pairs ? std::min(k, kFloatBlock) : k;
-        auto          run    = [&](int64_t j, int64_t c0, int64_t kb) {
-            const int64_t        r0 = (first + j) * kGemmRows;
-            const size_t         panel_at = kb == 0 ? 0 : path.panel_bytes(kb);
-            quants::GemmTileArgs a;
-            a.panel      = panels + j * pb + panel_at;
-            a.k          = std::min(kb_len, k - kb);
-            a.chunk      = chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb + (kb == 0 ? 0 : path.chunk_bytes(kb));
-            a.n_cols     = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
-            a.rows       = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0));
-            a.out        = out + r0 + c0 * out_col;
-            a.out_col    = out_col;
-            a.accumulate = kb > 0;
-            if (pairs && j + 1 < count) {
-                a.panel2 = panels + (j + 1) * pb + panel_at;
-                a.rows2  = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0 - kGemmRows));
-            }
-            path.tile(a);
-        };
-        if (pairs) {
-            for (int64_t kb = 0; kb < k; kb += kb_len) {
-                for (int64_t j = 0; j < count; j += 2) {
-                    for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
-                        run(j, c0, kb);
-                    }
+        // float tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2)
+        const int64_t step = path.integer() || path.weight == GGML_TYPE_BF16 ? 1 : 2;
+        for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
+            for (int64_t j = 0; j < count; j += step) {
+                const int64_t        r0 = (first + j) * kGemmRows;
+                quants::GemmTileArgs a;
+                a.panel   = panels + j * pb;
+                a.k       = k;
+                a.chunk   = chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
+                a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
+                a.rows    = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0));
+                a.out     = out + r0 + c0 * out_col;
+                a.out_col = out_col;
+                if (step == 2 && j + 1 < count) {
+                    a.panel2 = panels + (j + 1) * pb;
+                    a.rows2  = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0 - kGemmRows));
                 }
-            }
-        } else {
-            for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
-                for (int64_t j = 0; j < count; ++j) {
-                    run(j, c0, 0);
-                }
+                path.tile(a);
             }
         }
         it += count;

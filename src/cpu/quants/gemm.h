@@ -70,8 +70,6 @@ struct GemmTileArgs {
     // that each broadcast activation feeds two FMAs; nullptr for one panel
     const void * panel2 = nullptr;
     int          rows2  = 0;
-    // f32 / f16 tiles only: add the products to out (a later block of k) instead of storing them
-    bool accumulate = false;
 };
 using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
 

@@ -18,16 +18,6 @@ inline __m512i row_offsets(size_t w_row) {
                               _mm512_set1_epi32(static_cast<int>(w_row)));
 }
 
-// The tile's columns to out (rows 0..rows-1 of each), added to what is there when the tile is a later block of k.
-template <int kCols>
-inline void store(const GemmTileArgs & a, float * out, int rows, const __m512 * acc) {
-    const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1u);
-    for (int c = 0; c < kCols; ++c) {
-        float * o = out + c * a.out_col;
-        _mm512_mask_storeu_ps(o, mask, a.accumulate ? _mm512_add_ps(acc[c], _mm512_maskz_loadu_ps(mask, o)) : acc[c]);
-    }
-}
-
 template <int kCols>
 void tile(const GemmTileArgs & a) {
     const auto * p = static_cast<const float *>(a.panel);
@@ -55,7 +45,10 @@ void tile(const GemmTileArgs & a) {
     for (int c = 0; c < kCols; ++c) {
         out[c] = _mm512_add_ps(out[c], odd[c]);
     }
-    store<kCols>(a, a.out, a.rows, out);
+    const __mmask16 rows = static_cast<__mmask16>((1u << a.rows) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
+    }
 }
 
 // Two panels (32 rows) per pass: per step two panel loads and one broadcast per column feed 2 x kCols FMAs, so
@@ -78,8 +71,12 @@ void tile_pair(const GemmTileArgs & a) {
             hi[c]          = _mm512_fmadd_ps(w1, b, hi[c]);
         }
     }
-    store<kCols>(a, a.out, a.rows, lo);
-    store<kCols>(a, a.out + kGemmRows, a.rows2, hi);
+    const __mmask16 rows0 = static_cast<__mmask16>((1u << a.rows) - 1u);
+    const __mmask16 rows1 = static_cast<__mmask16>((1u << a.rows2) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows0, lo[c]);
+        _mm512_mask_storeu_ps(a.out + kGemmRows + c * a.out_col, rows1, hi[c]);
+    }
 }
 
 } // namespace

@@ -180,9 +180,9 @@ TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
     }
 }
 
-// The f32 / f16 tiles take k in blocks (the panel pair's block stays in L1) and add each block to the earlier
-// ones: k of two whole blocks and a partial one, rows of a full pair and a lone partial panel.
-TEST(GemmMulMat, FloatTilesOverSeveralBlocksOfKGiveUpstreamsProduct) {
+// The f32 / f16 tiles over a longer k (600: no multiple of 256 or 64), rows of a full panel pair and a lone
+// partial panel.
+TEST(GemmMulMat, FloatTilesOverALongerKGiveUpstreamsProduct) {
     std::mt19937 rng(43);
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
         const int64_t k = 600;
