@@ -20,6 +20,10 @@ namespace switchyard::cpu::repack {
 
 namespace {
 
+// every lane: the zero-masking forms of the conversions and broadcasts, because the plain ones trip GCC 12's
+// -Wmaybe-uninitialized (they start from an undefined vector)
+constexpr __mmask16 kAll = 0xffff;
+
 using quants::GemmTileArgs;
 using quants::kGemmMaxCols;
 
@@ -42,7 +46,7 @@ inline __m512i iq4nl_table() {
     for (int i = 0; i < 16; ++i) {
         t[i] = static_cast<int8_t>(quant::kIq4nlValues[i] + 128);
     }
-    return _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i *>(t)));
+    return _mm512_maskz_broadcast_i32x4(kAll, _mm_load_si128(reinterpret_cast<const __m128i *>(t)));
 }
 
 // The integer sums of one group (32 elements) for kCols columns: acc[c] (+ acc2[c] when split) start from init[c].
@@ -115,10 +119,10 @@ void legacy_tile(const GemmTileArgs & a) {
             da[c]            = x.da;
         }
         sums.run(lv, cg, init, table);
-        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(sc)));
+        const __m512 s = _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(sc)));
         for (int c = 0; c < kCols; ++c) {
             const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(da[c]));
-            out[c]          = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums.acc[c]), sd, out[c]);
+            out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), sd, out[c]);
         }
     }
     const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
@@ -128,11 +132,11 @@ void legacy_tile(const GemmTileArgs & a) {
 }
 
 inline __m512 bytes_to_floats(const uint8_t * p) {
-    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))));
+    return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i *>(p))));
 }
 
 inline __m512 halves_to_floats(const uint8_t * p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+    return _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
 }
 
 // q4_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles; s = d * scale and
@@ -163,7 +167,7 @@ void q4_K_tile(const GemmTileArgs & a) {
                 float          min_sum;
                 std::memcpy(&min_sum, &x.word, sizeof(min_sum));
                 const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(x.da));
-                out[c]          = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums.acc[c]), sd, out[c]);
+                out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), sd, out[c]);
                 out[c]          = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out[c]);
             }
         }
