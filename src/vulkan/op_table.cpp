@@ -41,6 +41,7 @@ constexpr std::array<OpInfo, GGML_OP_COUNT> make_table() {
     }
     set(GGML_OP_ADD_ID, ops::supports_add_id, ops::record_add_id);
     set(GGML_OP_IM2COL, ops::supports_im2col, ops::record_im2col);
+    set(GGML_OP_FLASH_ATTN_EXT, ops::supports_flash_attn, ops::record_flash_attn);
     return t;
 }
 

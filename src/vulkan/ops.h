@@ -62,12 +62,14 @@ bool supports_layout(const Device &, const ggml_tensor *);
 bool record_layout(Recorder &, const ggml_tensor *);
 bool supports_add_id(const Device &, const ggml_tensor *);
 bool record_add_id(Recorder &, const ggml_tensor *);
-// CPY / SET_ROWS into Q8_0 or Q4_0 (quantize.cpp): is_quantized_write says which nodes these are
+// CPY / SET_ROWS into Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 or IQ4_NL (quantize.cpp): is_quantized_write says which
 bool is_quantized_write(const ggml_tensor *);
 bool supports_quantize(const ggml_tensor *);
 bool record_quantize(Recorder &, const ggml_tensor *);
 bool supports_im2col(const Device &, const ggml_tensor *);
 bool record_im2col(Recorder &, const ggml_tensor *);
+bool supports_flash_attn(const Device &, const ggml_tensor *);
+bool record_flash_attn(Recorder &, const ggml_tensor *);
 } // namespace ops
 
 } // namespace switchyard::vulkan

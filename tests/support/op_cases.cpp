@@ -333,6 +333,25 @@ void add_rows(std::vector<OpCase> & cases) {
                              return ggml_set_rows(b.ctx(), dst, src, idx);
                          }, s.dst == GGML_TYPE_Q8_0 ? 1e-5 : 1e-7});
     }
+    // quantizing writes into the block formats a device may quantize on its own, compared exactly: the reference
+    // writes with the same quantizer as from_float_ref, except for IQ4_NL (ggml_quantize_chunk searches 15 scales
+    // where from_float_ref takes one), which only comes close
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL}) {
+        const double tol = t == GGML_TYPE_IQ4_NL ? 1e-2 : 0.0;
+        cases.push_back({"SET_ROWS(type=" + tname(t) + ",idx=i32,rows of 64)", GGML_OP_SET_ROWS, [t](B & b) {
+                             ggml_tensor * dst = b.input(t, 64, 10, 2);
+                             ggml_tensor * src = b.input(GGML_TYPE_F32, 64, 4, 2);
+                             ggml_tensor * idx = b.input(GGML_TYPE_I32, 4, 2, 1, 1, InputKind::Distinct, 10);
+                             return ggml_set_rows(b.ctx(), dst, src, idx);
+                         }, tol});
+        cases.push_back({"CPY(type_src=f32,type_dst=" + tname(t) + ",ne=[96,3,2,1])", GGML_OP_CPY, [t](B & b) {
+                             return ggml_cpy(b.ctx(), b.input(GGML_TYPE_F32, 96, 3, 2), b.input(t, 96, 3, 2));
+                         }, tol});
+    }
+    cases.push_back({"CPY(type_src=f16,type_dst=q5_1,permuted)", GGML_OP_CPY, [](B & b) {
+                         ggml_tensor * x = ggml_permute(b.ctx(), b.input(GGML_TYPE_F16, 64, 3, 4), 0, 2, 1, 3);
+                         return ggml_cpy(b.ctx(), x, b.input(GGML_TYPE_Q5_1, 64, 4, 3));
+                     }, 0.0});
 }
 
 void add_attention(std::vector<OpCase> & cases) {
@@ -414,6 +433,56 @@ void add_attention(std::vector<OpCase> & cases) {
                              }
                              return r;
                          }, 1e-6, false, 4.0 * 72 * 70 * 150 * 6});
+    }
+    // K and V of different block formats and head sizes, a key count no tile divides, decoding (one query of a
+    // GQA group larger than one block of rows), no mask, masks per head and batch, queries that see no key
+    struct FaKv { ggml_type k, v; int64_t dk, dv, n_q, n_kv, heads, heads_kv; };
+    const FaKv fkvs[] = {{GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, 64, 64, 5, 40, 4, 2},   {GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, 64, 64, 5, 40, 4, 2},
+                         {GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0, 64, 64, 5, 40, 4, 2}, {GGML_TYPE_F16, GGML_TYPE_F16, 128, 128, 1, 77, 8, 2},
+                         {GGML_TYPE_F16, GGML_TYPE_BF16, 192, 128, 3, 70, 2, 1},  {GGML_TYPE_F32, GGML_TYPE_F16, 256, 256, 5, 33, 2, 2},
+                         {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0, 64, 64, 2, 50, 16, 1}};
+    for (const FaKv & f : fkvs) {
+        cases.push_back({"FLASH_ATTN_EXT(k=" + tname(f.k) + ",v=" + tname(f.v) + ",dk=" + std::to_string(f.dk) + ",dv=" +
+                             std::to_string(f.dv) + ",n_q=" + std::to_string(f.n_q) + ",n_kv=" + std::to_string(f.n_kv) +
+                             ",heads=" + std::to_string(f.heads) + "/" + std::to_string(f.heads_kv) + ")",
+                         GGML_OP_FLASH_ATTN_EXT, [f](B & b) {
+                             ggml_tensor * q    = b.input(GGML_TYPE_F32, f.dk, f.n_q, f.heads, 1);
+                             ggml_tensor * k    = b.input(f.k, f.dk, f.n_kv, f.heads_kv, 1);
+                             ggml_tensor * v    = b.input(f.v, f.dv, f.n_kv, f.heads_kv, 1);
+                             ggml_tensor * mask = b.input(GGML_TYPE_F16, f.n_kv, f.n_q, 1, 1, InputKind::Mask);
+                             return ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.1f, 0.0f, 0.0f);
+                         }, 1e-6, false, 4.0 * static_cast<double>(f.dk * f.n_q * f.n_kv * f.heads)});
+    }
+    cases.push_back({"FLASH_ATTN_EXT(no mask,sinks,softcap=20,kv=f32,d=32,n_q=3,n_kv=10,heads=2/2)", GGML_OP_FLASH_ATTN_EXT, [](B & b) {
+                         ggml_tensor * q = b.input(GGML_TYPE_F32, 32, 3, 2, 1);
+                         ggml_tensor * k = b.input(GGML_TYPE_F32, 32, 10, 2, 1);
+                         ggml_tensor * v = b.input(GGML_TYPE_F32, 32, 10, 2, 1);
+                         ggml_tensor * r = ggml_flash_attn_ext(b.ctx(), q, k, v, nullptr, 0.5f, 0.0f, 20.0f);
+                         ggml_flash_attn_ext_add_sinks(r, b.input(GGML_TYPE_F32, 2));
+                         return r;
+                     }, 1e-6});
+    cases.push_back({"FLASH_ATTN_EXT(mask per head and batch,max_bias=8,kv=f16,d=64,n_q=5,n_kv=20,heads=4/1,ne3=2)",
+                     GGML_OP_FLASH_ATTN_EXT, [](B & b) {
+                         ggml_tensor * q    = b.input(GGML_TYPE_F32, 64, 5, 4, 2);
+                         ggml_tensor * k    = b.input(GGML_TYPE_F16, 64, 20, 1, 2);
+                         ggml_tensor * v    = b.input(GGML_TYPE_F16, 64, 20, 1, 2);
+                         ggml_tensor * mask = b.input(GGML_TYPE_F16, 20, 5, 4, 2, InputKind::Mask);
+                         return ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.125f, 8.0f, 0.0f);
+                     }, 1e-6});
+    // the transposed Mask input hides every key from queries 44..47 (a whole block of rows)
+    for (const bool sinks : {false, true}) {
+        cases.push_back({"FLASH_ATTN_EXT(queries that see no key,sinks=" + std::to_string(sinks) + ",kv=f16,d=64,n_q=48,n_kv=20,heads=4/2)",
+                         GGML_OP_FLASH_ATTN_EXT, [sinks](B & b) {
+                             ggml_tensor * q    = b.input(GGML_TYPE_F32, 64, 48, 4, 1);
+                             ggml_tensor * k    = b.input(GGML_TYPE_F16, 64, 20, 2, 1);
+                             ggml_tensor * v    = b.input(GGML_TYPE_F16, 64, 20, 2, 1);
+                             ggml_tensor * mask = ggml_cont(b.ctx(), ggml_transpose(b.ctx(), b.input(GGML_TYPE_F16, 48, 20, 1, 1, InputKind::Mask)));
+                             ggml_tensor * r    = ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.125f, 0.0f, 0.0f);
+                             if (sinks) {
+                                 ggml_flash_attn_ext_add_sinks(r, b.input(GGML_TYPE_F32, 4));
+                             }
+                             return r;
+                         }, 1e-6});
     }
 }
 

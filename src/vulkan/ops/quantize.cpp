@@ -1,5 +1,6 @@
-// Quantizing writes on shaders/quantize.comp: CPY / CONT / DUP from f32 or f16 into Q8_0 or Q4_0, and SET_ROWS of
-// f32 rows into Q8_0 or Q4_0 (i32 or i64 indices), rounded as the host's reference quantizers.
+// Quantizing writes on shaders/quantize.comp: CPY / CONT / DUP from f32 or f16 into Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 or
+// IQ4_NL, and SET_ROWS of f32 rows into those (i32 or i64 indices), rounded as the host's reference quantizers
+// (from_float_ref), bit for bit.
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -17,7 +18,7 @@ struct QuantizeParams {
 static_assert(sizeof(QuantizeParams) <= 128);
 
 bool quantized_target(const ggml_tensor * t) {
-    return (t->type == GGML_TYPE_Q8_0 || t->type == GGML_TYPE_Q4_0) && t->ne[0] % 32 == 0 &&
+    return is_quantized_write(t) && t->ne[0] % 32 == 0 &&
            t->nb[0] == ggml_type_size(t->type) && ggml_nbytes(t) < (size_t(1) << 32) &&
            t->nb[3] < (size_t(1) << 32);
 }
@@ -25,7 +26,15 @@ bool quantized_target(const ggml_tensor * t) {
 } // namespace
 
 bool is_quantized_write(const ggml_tensor * node) {
-    return node->type == GGML_TYPE_Q8_0 || node->type == GGML_TYPE_Q4_0;
+    switch (node->type) {
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_IQ4_NL: return true;
+        default:               return false;
+    }
 }
 
 bool supports_quantize(const ggml_tensor * node) {
