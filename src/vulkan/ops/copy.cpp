@@ -1,5 +1,5 @@
 // CPY, CONT, DUP: element-order copies with type conversion between f32, f16 and bf16 (shaders/unary.comp,
-// the identity), and from f32 / f16 into Q8_0 / Q4_0 (quantize.cpp).
+// the identity), and from f32 / f16 into Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and IQ4_NL (quantize.cpp).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 

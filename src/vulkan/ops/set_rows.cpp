@@ -1,5 +1,5 @@
 // SET_ROWS (shaders/set_rows.comp): f32 rows scattered into f32, f16 or bf16 destinations by i32 or i64 indices;
-// into Q8_0 / Q4_0 destinations quantized (quantize.cpp).
+// into Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and IQ4_NL destinations quantized (quantize.cpp).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
