@@ -258,6 +258,20 @@ void add_layout(std::vector<OpCase> & cases) {
                              return ggml_cpy(b.ctx(), b.input(c.from, 64, 4, 2), b.input(c.to, 64, 4, 2));
                          }, c.to == GGML_TYPE_Q4_0 || c.to == GGML_TYPE_Q8_0 ? 1e-5 : 1e-7});
     }
+    // block-quantized sources: dequantized into float destinations, or copied block by block into their own type
+    // (a permuted source: whole rows of blocks in another order)
+    const Cpy from_blocks[] = {{GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F16}, {GGML_TYPE_Q5_1, GGML_TYPE_BF16},
+                               {GGML_TYPE_Q4_K, GGML_TYPE_F32}, {GGML_TYPE_Q6_K, GGML_TYPE_F16}, {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0},
+                               {GGML_TYPE_Q4_K, GGML_TYPE_Q4_K}};
+    for (const Cpy & c : from_blocks) {
+        cases.push_back({"CPY(type_src=" + tname(c.from) + ",type_dst=" + tname(c.to) + ",ne=[256,3,2,1],src=permuted)", GGML_OP_CPY, [c](B & b) {
+                             ggml_tensor * src = ggml_permute(b.ctx(), b.input(c.from, 256, 2, 3), 0, 2, 1, 3);
+                             return ggml_cpy(b.ctx(), src, b.input(c.to, 256, 3, 2));
+                         }, 1e-7});
+    }
+    cases.push_back({"CONT(type=q4_0,ne=[64,4,2,1])", GGML_OP_CONT, [](B & b) {
+                         return ggml_cont(b.ctx(), ggml_permute(b.ctx(), b.input(GGML_TYPE_Q4_0, 64, 4, 2), 0, 2, 1, 3));
+                     }, 1e-7});
     cases.push_back({"CPY(type=f32,src=transposed)", GGML_OP_CPY, [](B & b) {
                          return ggml_cpy(b.ctx(), ggml_transpose(b.ctx(), b.input(GGML_TYPE_F32, 12, 10)), b.input(GGML_TYPE_F32, 10, 12));
                      }});
