@@ -76,8 +76,18 @@ using TileFn = void (*)(ggml_type type, const quants::GemmTileArgs & a);
 void   tile_scalar(ggml_type type, const quants::GemmTileArgs & a);
 TileFn tile_fast();
 
+// Expands a panel (whose first `rows` rows are weights) into the integer GEMM's byte panel of the same rows
+// (gemm.h's layout, quants::gemm_panel_bytes(gemm_format(type), k) bytes): exactly the bytes quants::gemm_pack
+// writes from the original weights, so quants::gemm_tile_fast() on it gives what the tiles above give. For many
+// columns, where one expansion serves every chunk. expand_panel takes the vector expander where the CPU has one,
+// expand_panel_portable (tile_scalar.cpp) never.
+void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
+void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
+
 #if defined(__x86_64__)
 void tile_avx512vnni(ggml_type type, const quants::GemmTileArgs & a); // tile_avx512vnni.cpp
+// expand_avx512vnni.cpp
+void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
 #endif
 
 } // namespace switchyard::cpu::repack

@@ -24,6 +24,36 @@ size_t columns_bytes(const quants::GemmFormat & f, const ggml_tensor * src1) {
 
 size_t act_bytes(const quants::GemmFormat & f, int64_t k) { return line(ggml_row_size(f.act_type, k)); }
 
+// Passes are expanded into the GEMM's panels and run with its tile (mul_mat.h).
+bool expands(const ggml_tensor * dst) {
+    return dst->src[1]->ne[1] > kMulMatExpandAbove && quants::gemm_tile_fast() != nullptr;
+}
+
+// Panels a thread keeps at once: about 512 KiB of stored panels, or 1 MiB of expanded ones (as the plain GEMM,
+// src/cpu/kernels/matmul_gemm.cpp), 1..16 and no more than src0 has.
+int64_t panels_per_pass(const ggml_tensor * dst) {
+    const ggml_tensor * src0  = dst->src[0];
+    const bool          wide  = expands(dst);
+    const size_t        bytes = wide ? quants::gemm_panel_bytes(format_of(dst), src0->ne[0])
+                                     : panel_bytes(src0->type, src0->ne[0]);
+    const size_t        pass  = (wide ? size_t{1024} : size_t{512}) << 10;
+    const int64_t       fit   = static_cast<int64_t>(pass / std::max<size_t>(bytes, 1));
+    return std::min(std::clamp<int64_t>(fit, 1, 16), (src0->ne[1] + kPanelRows - 1) / kPanelRows);
+}
+
+// Per thread: the activation bytes of one row, then (expanding) one pass of expanded panels.
+struct Slot {
+    size_t act, panels;
+    size_t total() const { return act + panels; }
+};
+
+Slot slot_layout(const ggml_tensor * dst) {
+    const quants::GemmFormat f = format_of(dst);
+    const int64_t            k = dst->src[0]->ne[0];
+    const size_t             panels = static_cast<size_t>(panels_per_pass(dst)) * quants::gemm_panel_bytes(f, k);
+    return {act_bytes(f, k), expands(dst) ? panels : 0};
+}
+
 int64_t thread_begin(const ComputeParams & p, int64_t n) {
     const int64_t per = (n + p.nth - 1) / p.nth;
     return std::min<int64_t>(per * p.ith, n);
@@ -49,6 +79,36 @@ void prepare_columns(const ComputeParams & p, const quants::GemmFormat & f, cons
     barrier(p);
 }
 
+// One pass: panels [first, first + count) of src0 times every chunk of a slice, eight columns per tile call.
+struct Pass {
+    const char * panels;      // the first panel: stored (tile) or expanded (gemm_tile)
+    size_t       panel_bytes; // between panels
+    int64_t      first, count;
+    const char * chunks;      // the slice's chunks
+    float *      out;         // the slice's dst
+};
+
+template <class Tile>
+void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
+    const int64_t k = dst->src[0]->ne[0], m = dst->src[0]->ne[1], n = dst->src[1]->ne[1];
+    const size_t  cb      = quants::gemm_chunk_bytes(format_of(dst), k);
+    const int64_t out_col = static_cast<int64_t>(dst->nb[1] / sizeof(float));
+    for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
+        for (int64_t j = 0; j < ps.count; ++j) {
+            const int64_t        r0 = (ps.first + j) * kPanelRows;
+            quants::GemmTileArgs a;
+            a.panel   = ps.panels + static_cast<size_t>(j) * ps.panel_bytes;
+            a.k       = k;
+            a.chunk   = ps.chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
+            a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
+            a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0));
+            a.out     = ps.out + r0 + c0 * out_col;
+            a.out_col = out_col;
+            tile(a);
+        }
+    }
+}
+
 } // namespace
 
 bool mul_mat_supports(const ggml_tensor * dst) {
@@ -60,8 +120,7 @@ bool mul_mat_supports(const ggml_tensor * dst) {
 }
 
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
-    const quants::GemmFormat f = format_of(dst);
-    return columns_bytes(f, dst->src[1]) + static_cast<size_t>(n_threads) * act_bytes(f, dst->src[1]->ne[0]);
+    return columns_bytes(format_of(dst), dst->src[1]) + static_cast<size_t>(n_threads) * slot_layout(dst).total();
 }
 
 // Work items are (slice (i12, i13), panel of 16 src0 rows).
@@ -69,39 +128,45 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor *      src0 = dst->src[0];
     const ggml_tensor *      src1 = dst->src[1];
     const quants::GemmFormat f    = format_of(dst);
-    const int64_t            k    = src0->ne[0];
-    char * scratch = static_cast<char *>(p.wdata) + columns_bytes(f, src1) + static_cast<size_t>(p.ith) * act_bytes(f, k);
-    prepare_columns(p, f, src1, scratch);
+    const int64_t            k    = src0->ne[0], m = src0->ne[1];
+    const Slot               s    = slot_layout(dst);
+    char * slot = static_cast<char *>(p.wdata) + columns_bytes(f, src1) + static_cast<size_t>(p.ith) * s.total();
+    prepare_columns(p, f, src1, slot);
 
+    const bool    wide     = expands(dst);
     const TileFn  tile     = tile_fast() != nullptr ? tile_fast() : tile_scalar;
-    const size_t  cb       = quants::gemm_chunk_bytes(f, k);
     const size_t  pb       = panel_bytes(src0->type, k);
-    const int64_t m = src0->ne[1], n = src1->ne[1];
+    const size_t  gpb      = quants::gemm_panel_bytes(f, k);
+    const size_t  cb       = quants::gemm_chunk_bytes(f, k);
     const int64_t n_panels = (m + kPanelRows - 1) / kPanelRows;
-    const int64_t per_pass = std::clamp<int64_t>(static_cast<int64_t>((size_t{512} << 10) / pb), 1, 16);
+    const int64_t per_pass = panels_per_pass(dst);
     const int64_t per_sl   = chunks_per_slice(src1);
-    const int64_t out_col  = static_cast<int64_t>(dst->nb[1] / sizeof(float));
     const int64_t n_items  = src1->ne[2] * src1->ne[3] * n_panels;
     const int64_t end      = thread_end(p, n_items);
     for (int64_t it = thread_begin(p, n_items); it < end;) {
         const int64_t slice = it / n_panels, first = it % n_panels;
         const int64_t count = std::min({per_pass, n_panels - first, end - it});
         const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
-        const char *  chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
-        auto * out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
-        for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
-            for (int64_t j = first; j < first + count; ++j) {
-                const int64_t        r0 = j * kPanelRows;
-                quants::GemmTileArgs a;
-                a.panel   = static_cast<const char *>(src0->data) + static_cast<size_t>(j) * pb;
-                a.k       = k;
-                a.chunk   = chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
-                a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
-                a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0));
-                a.out     = out + r0 + c0 * out_col;
-                a.out_col = out_col;
-                tile(src0->type, a);
+        Pass          ps;
+        ps.panels      = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb;
+        ps.panel_bytes = pb;
+        ps.first       = first;
+        ps.count       = count;
+        ps.chunks      = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
+        ps.out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        if (wide) {
+            char * expanded = slot + s.act;
+            for (int64_t j = 0; j < count; ++j) {
+                const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - (first + j) * kPanelRows));
+                expand_panel(src0->type, ps.panels + static_cast<size_t>(j) * pb, rows, k,
+                             expanded + static_cast<size_t>(j) * gpb);
             }
+            ps.panels      = expanded;
+            ps.panel_bytes = gpb;
+            const quants::GemmTileFn gemm_tile = quants::gemm_tile_fast();
+            run_pass(dst, ps, [&](const quants::GemmTileArgs & a) { gemm_tile(f, a); });
+        } else {
+            run_pass(dst, ps, [&](const quants::GemmTileArgs & a) { tile(src0->type, a); });
         }
         it += count;
     }

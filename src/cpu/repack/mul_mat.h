@@ -5,9 +5,13 @@
 // bytes) as GEMM columns, eight to a chunk, in the shared work memory; barrier. Phase 2: threads take contiguous
 // runs of 16-row panels (a thread writes whole 64-byte column pieces of dst: no false sharing inside a run) and
 // multiply each pass of panels (about 512 KiB, kept in L2) with every chunk, eight columns per tile call. One
-// column (decode) streams each panel once.
+// column (decode) streams each panel once. With more than kMulMatExpandAbove columns (and the GEMM's fast tile on
+// this CPU) a thread first expands its pass of panels into the integer GEMM's byte panels (format.h: expand_panel,
+// about 1 MiB) and runs the GEMM's tile on them for every chunk: the nibbles (and iq4_nl's table) are unpacked once
+// per pass instead of once per chunk. Both give the same floats (the tiles are the same arithmetic).
 //
-// Work memory: the chunks, then per thread the activation bytes of one row (the conversion's scratch).
+// Work memory: the chunks, then per thread the activation bytes of one row (the conversion's scratch) and, when
+// expanding, one pass of expanded panels.
 #pragma once
 
 #include "cpu/kernel.h"
@@ -15,6 +19,11 @@
 #include <cstddef>
 
 namespace switchyard::cpu::repack {
+
+// More src1 columns than this: passes are expanded (above). Measured on 4096 x 4096 q4_0 / q4_K / iq4_nl (one and
+// two threads, AVX-512 VNNI): expanding loses up to 30 % at 8 - 17 columns, is even at 20 - 24, and wins from 25
+// columns on (4 chunks: 5 - 25 % at 25 - 32, 5 - 30 % at 512).
+constexpr int64_t kMulMatExpandAbove = 24;
 
 // The node is supported with a repacked src0: src1 F32 with contiguous rows elements, dst F32 with float
 // strides. (The caller checks that src0 is repacked.)

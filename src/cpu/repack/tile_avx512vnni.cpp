@@ -1,6 +1,7 @@
 // The repacked layout's tile on AVX-512 VNNI (format.h): 16 weight rows (the lanes of a zmm) times 1..8
 // activation columns, straight from the stored panel. A nibble vector gives two quads of byte levels with one AND
-// and one shift + AND (iq4_nl maps its indices with one vpshufb each); per group and column G / 4 vpdpbusd add the
+// and one shift + AND (iq4_nl maps the low nibbles with one vpermb of its table repeated four times, which ignores
+// the high nibble, and the high ones with a shift + vpermb); per group and column G / 4 vpdpbusd add the
 // products, then one conversion and one or two multiply-adds scale the group into the column's float accumulator,
 // in the order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp), so both give the same floats.
 //
@@ -20,9 +21,10 @@ namespace switchyard::cpu::repack {
 
 namespace {
 
-// every lane: the zero-masking forms of the conversions and broadcasts, because the plain ones trip GCC 12's
+// every lane: the zero-masking forms of the conversions, broadcasts and permutes, because the plain ones trip GCC 12's
 // -Wmaybe-uninitialized (they start from an undefined vector)
-constexpr __mmask16 kAll = 0xffff;
+constexpr __mmask16 kAll      = 0xffff;
+constexpr __mmask64 kAllBytes = ~__mmask64{0};
 
 using quants::GemmTileArgs;
 using quants::kGemmMaxCols;
@@ -41,6 +43,7 @@ inline ChunkAux aux_of(const uint8_t * cg, int c) {
     return a;
 }
 
+// iq4_nl's biased levels in every 16-byte lane (vpermb: the index's bits 4 and 5 select equal lanes).
 inline __m512i iq4nl_table() {
     alignas(16) int8_t t[16];
     for (int i = 0; i < 16; ++i) {
@@ -74,12 +77,14 @@ struct GroupSums {
             }
         } else {
             for (int j = 0; j < 4; ++j) {
-                const __m512i v  = _mm512_loadu_si512(lv + j * 64);
-                __m512i       lo = _mm512_and_si512(v, low4);
-                __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
-                if constexpr (kKind == Kind::kIq4Nl) {
-                    lo = _mm512_shuffle_epi8(table, lo);
-                    hi = _mm512_shuffle_epi8(table, hi);
+                const __m512i v = _mm512_loadu_si512(lv + j * 64);
+                __m512i       lo, hi;
+                if constexpr (kKind == Kind::kIq4Nl) { // vpermb reads six index bits: the table repeats per 16
+                    lo = _mm512_maskz_permutexvar_epi8(kAllBytes, v, table);
+                    hi = _mm512_maskz_permutexvar_epi8(kAllBytes, _mm512_srli_epi16(v, 4), table);
+                } else {
+                    lo = _mm512_and_si512(v, low4);
+                    hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
                 }
                 for (int c = 0; c < kCols; ++c) {
                     acc[c]     = _mm512_dpbusd_epi32(acc[c], lo, bcast(cg + (j * kGemmMaxCols + c) * 4));

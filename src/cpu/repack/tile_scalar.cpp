@@ -1,6 +1,7 @@
-// The portable tile of the repacked layout (format.h), element by element from the layout's definition: the
-// reference the vector tiles are tested against, and the path of CPUs without one. It computes what gemm.cpp's
-// gemm_tile_scalar computes on the GEMM's own panels: per group an exact integer sum, then the float scale math.
+// The portable tile and expander of the repacked layout (format.h), element by element from the layout's
+// definition: the references the vector code is tested against, and the path of CPUs without it. The tile computes
+// what gemm.cpp's gemm_tile_scalar computes on the GEMM's own panels: per group an exact integer sum, then the float
+// scale math; the expander writes those panels (the bytes gemm_pack writes from the original weights).
 #include "cpu/repack/format.h"
 
 #include "base/fp16.h"
@@ -97,6 +98,35 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
             a.out[r + c * a.out_col] = acc;
         }
     }
+}
+
+void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
+    const quants::GemmFormat f  = quants::gemm_format(type);
+    const size_t             gb = quants::gemm_group_bytes(f);
+    auto *                   p  = static_cast<uint8_t *>(gemm_panel);
+    std::memset(p, 0, quants::gemm_panel_bytes(f, k)); // rows past `rows`: zero levels and factors
+    for (int64_t g = 0; g < k / 32; ++g, p += gb) {
+        auto * s = reinterpret_cast<float *>(p + 32 * kPanelRows);
+        for (int r = 0; r < rows; ++r) {
+            const RowGroup o = row_group(type, static_cast<const uint8_t *>(panel), k, r, g);
+            for (int e = 0; e < 32; ++e) {
+                p[(e / 4) * kQuadBytes + r * 4 + e % 4] = static_cast<uint8_t>(o.u[e]);
+            }
+            s[r]              = o.s;
+            s[kPanelRows + r] = o.m;
+        }
+    }
+}
+
+void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
+#if defined(__x86_64__)
+    static const bool vnni = simd::isa_supported(simd::Isa::kAvx512Vnni);
+    if (vnni) {
+        expand_panel_avx512vnni(type, panel, rows, k, gemm_panel);
+        return;
+    }
+#endif
+    expand_panel_portable(type, panel, rows, k, gemm_panel);
 }
 
 TileFn tile_fast() {

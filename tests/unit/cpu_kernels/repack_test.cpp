@@ -1,15 +1,17 @@
-// Weights repacked at load time (src/cpu/repack): the layout's packer and tiles directly (round trip of the
-// original bytes, the portable and the fast tile against upstream's product and against the integer GEMM's own
-// tile), then the CPU_REPACK buffer type through the public API: listed by ggml_backend_dev_get_extra_bufts,
-// get_tensor returns the bytes set, MUL_MAT by 1 .. 100 columns at 1 and 3 threads equals the plain CPU kernel
-// and upstream's product, supports_op refuses what the kernel does not handle, tensors that are not repackable
-// are stored plainly, and the scheduler runs the product on the CPU.
+// Weights repacked at load time (src/cpu/repack): the layout's packer, tiles and expanders directly (round trip of
+// the original bytes, the portable and the fast tile against upstream's product and against the integer GEMM's own
+// tile, the expanded panels against the GEMM's packer byte for byte), then the CPU_REPACK buffer type through the
+// public API: listed by ggml_backend_dev_get_extra_bufts, get_tensor returns the bytes set, MUL_MAT by 1 .. 100
+// columns at 1 and 3 threads equals the plain CPU kernel and upstream's product, and around the column count where
+// passes are expanded equals the GEMM's tiles exactly, supports_op refuses what the kernel does not handle, tensors
+// that are not repackable are stored plainly, and the scheduler runs the product on the CPU.
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"
 
 #include "cpu/quants/gemm.h"
 #include "cpu/repack/buffer_type.h"
 #include "cpu/repack/format.h"
+#include "cpu/repack/mul_mat.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -136,6 +138,42 @@ TEST(RepackTile, PortableAndFastTilesGiveTheGemmsProduct) {
                                            (random_bytes ? " random" : "") + ", " + std::to_string(rows) + " rows, " +
                                            std::to_string(cols) + " columns");
                         }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Index of the first byte where a and b differ, -1 where none does.
+ptrdiff_t first_difference(const std::vector<uint8_t> & a, const std::vector<uint8_t> & b) {
+    const auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+    return ia == a.end() && ib == b.end() ? -1 : ia - a.begin();
+}
+
+TEST(RepackExpand, ExpandedPanelsAreTheGemmPackersBytes) {
+    using ExpandFn = void (*)(ggml_type, const void *, int, int64_t, void *);
+    const std::pair<const char *, ExpandFn> expanders[] = {{"portable", rp::expand_panel_portable},
+                                                           {"this CPU's", rp::expand_panel}};
+    std::mt19937 rng(56);
+    for (ggml_type type : kTypes) {
+        const q::GemmFormat f = q::gemm_format(type);
+        for (int64_t k : ks(type)) {
+            for (bool random_bytes : {false, true}) {
+                const std::vector<uint8_t> w  = weights(type, 16, k, random_bytes, rng);
+                const size_t               wr = ggml_row_size(type, k);
+                for (int rows : {16, 1, 9, 15}) {
+                    std::vector<uint8_t> panel(rp::panel_bytes(type, k));
+                    rp::pack_panel(type, w.data(), wr, rows, k, panel.data());
+                    std::vector<uint8_t> want(q::gemm_panel_bytes(f, k), 0x11);
+                    q::gemm_pack_portable(type, w.data(), wr, rows, k, want.data());
+                    for (const auto & [name, expand] : expanders) {
+                        std::vector<uint8_t> got(want.size(), 0xAB);
+                        expand(type, panel.data(), rows, k, got.data());
+                        EXPECT_EQ(first_difference(got, want), -1)
+                            << name << " expander, " << ggml_type_name(type) << ", k " << k << ", " << rows << " rows"
+                            << (random_bytes ? ", random bytes" : "") << " (gemm_pack_portable's panel is "
+                            << want.size() << " bytes)";
                     }
                 }
             }
@@ -277,6 +315,68 @@ TEST(RepackBuffer, MulMatEqualsThePlainKernelForEveryColumnCount) {
                                               << " threads, at (" << r << ", " << c << "): got " << got[i]
                                               << ", plain " << base[i] << ", want " << want;
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    ggml_backend_free(backend);
+}
+
+// The integer GEMM's product of m weight rows and n columns x, panel by panel and chunk by chunk with its own
+// packer and tile (the plain CPU kernel's arithmetic): out[r + c * m].
+std::vector<float> gemm_product(ggml_type type, const std::vector<uint8_t> & w, int64_t m, int64_t k,
+                                const std::vector<float> & x, int64_t n) {
+    const q::GemmFormat  f    = q::gemm_format(type);
+    const q::GemmTileFn  tile = q::gemm_tile_fast() != nullptr ? q::gemm_tile_fast() : q::gemm_tile_scalar;
+    const size_t         wr   = ggml_row_size(type, k);
+    std::vector<float>   out(static_cast<size_t>(m * n));
+    std::vector<uint8_t> panel(q::gemm_panel_bytes(f, k)), chunk(q::gemm_chunk_bytes(f, k));
+    std::vector<uint8_t> scratch(ggml_row_size(f.act_type, k));
+    for (int64_t c0 = 0; c0 < n; c0 += q::kGemmMaxCols) {
+        const int cols = static_cast<int>(std::min<int64_t>(q::kGemmMaxCols, n - c0));
+        for (int c = 0; c < cols; ++c) {
+            q::gemm_activation(f, x.data() + (c0 + c) * k, k, scratch.data(), chunk.data(), c);
+        }
+        for (int64_t r0 = 0; r0 < m; r0 += q::kGemmRows) {
+            const int rows = static_cast<int>(std::min<int64_t>(q::kGemmRows, m - r0));
+            q::gemm_pack(type, w.data() + r0 * wr, wr, rows, k, panel.data());
+            tile(f, q::GemmTileArgs{panel.data(), k, chunk.data(), cols, rows, out.data() + r0 + c0 * m, m});
+        }
+    }
+    return out;
+}
+
+// Below and above the column count where passes are expanded into the GEMM's panels: the GEMM's floats exactly
+// (within the tolerance where the portable tiles run: their orders differ).
+TEST(RepackBuffer, MulMatEqualsTheGemmAroundTheExpansionThreshold) {
+    std::mt19937   rng(57);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    const bool     exact   = rp::tile_fast() != nullptr && q::gemm_tile_fast() != nullptr;
+    const int64_t  t       = rp::kMulMatExpandAbove;
+    for (ggml_type type : kTypes) {
+        const int64_t              k = type == GGML_TYPE_Q4_K ? 512 : 256, m = 70;
+        const std::vector<uint8_t> bytes = weights(type, m, k, type == GGML_TYPE_IQ4_NL, rng);
+        for (int64_t n : {t - 1, t, t + 1, t + 8, t + 9}) {
+            Product repacked(rp::repack_buffer_type(), type, k, m, n);
+            ASSERT_TRUE(rp::is_repacked(repacked.w));
+            ggml_backend_tensor_set(repacked.w, bytes.data(), 0, bytes.size());
+            const std::vector<float> x = normal_floats(rng, k * n);
+            ggml_backend_tensor_set(repacked.x, x.data(), 0, x.size() * sizeof(float));
+            const std::vector<float> want = gemm_product(type, bytes, m, k, x, n);
+            for (int nt : {1, 3}) {
+                ggml_backend_cpu_set_n_threads(backend, nt);
+                const std::vector<float> got      = repacked.run(backend);
+                int                      failures = 0;
+                for (int64_t c = 0; c < n; ++c) {
+                    for (int64_t r = 0; r < m; ++r) {
+                        const size_t    i   = static_cast<size_t>(r + c * m);
+                        const uint8_t * row = bytes.data() + r * ggml_row_size(type, k);
+                        const double    tol = exact ? 0.0 : tolerance(type, row, x.data() + c * k, k);
+                        if (!(std::fabs(got[i] - want[i]) <= tol) && failures++ < 3) {
+                            ADD_FAILURE() << ggml_type_name(type) << ", " << n << " columns, " << nt << " threads, at ("
+                                          << r << ", " << c << "): got " << got[i] << ", GEMM " << want[i];
                         }
                     }
                 }

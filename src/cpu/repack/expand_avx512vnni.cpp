@@ -1,0 +1,135 @@
+// The repacked layout's expander on AVX-512 VBMI (format.h: expand_panel): a stored panel becomes the integer
+// GEMM's byte panel (src/cpu/quants/gemm.h), the bytes gemm_pack writes from the original weights, so that
+// MUL_MAT by many columns unpacks the nibbles once per pass and runs the GEMM's tile on them for every chunk.
+//
+// Per group of 32 elements: each nibble vector (two quads of the 16 rows) gives its low quad with one AND and its
+// high quad with a shift and an AND; iq4_nl maps both with one vpermb each (the 16-entry table repeated four times,
+// so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past `rows`
+// (whose index 0 would map to level 1). The factors: s = f16 scale (q4_0, iq4_nl, q8_0), or for q4_K s = d * scale
+// and m = -dmin * min in float as gemm.cpp's packer computes them, the rows past `rows` zero. q4_0 and q8_0 copy
+// the stored levels, whose missing rows are zero already (format.h).
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/repack/format.h"
+#include "quant/blocks.h"
+
+#include <immintrin.h>
+
+namespace switchyard::cpu::repack {
+
+namespace {
+
+// every lane: the zero-masking forms of the conversions, because the plain ones trip GCC 12's
+// -Wmaybe-uninitialized (they start from an undefined vector)
+constexpr __mmask16 kAll = 0xffff;
+
+constexpr size_t kQuadBytes      = 4 * kPanelRows;                           // one quad of 16 rows
+constexpr size_t kGemmLevels     = 32 * kPanelRows;                          // a GEMM group's levels
+constexpr size_t kGemmGroupBytes = kGemmLevels + 2 * kPanelRows * sizeof(float); // + s[16], m[16]
+
+enum class Kind { kQ4_0, kIq4Nl, kQ8_0 };
+
+inline __m512i load(const uint8_t * p) { return _mm512_loadu_si512(p); }
+inline void    store(uint8_t * p, __m512i v) { _mm512_storeu_si512(p, v); }
+
+inline __m512 halves_to_floats(const uint8_t * p) {
+    return _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+}
+
+inline __m512 bytes_to_floats(const uint8_t * p) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+    return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, bytes));
+}
+
+// iq4_nl's biased levels (kIq4nlValues + 128) in every 16-byte lane.
+inline __m512i iq4nl_table() {
+    alignas(64) uint8_t t[64];
+    for (int i = 0; i < 64; ++i) {
+        t[i] = static_cast<uint8_t>(quant::kIq4nlValues[i % 16] + 128);
+    }
+    return _mm512_load_si512(t);
+}
+
+// Bytes of the rows below `rows` (4 a row) and their float lanes.
+inline __mmask64 live_bytes(int rows) { return rows >= kPanelRows ? ~__mmask64{0} : (__mmask64{1} << (4 * rows)) - 1; }
+inline __mmask16 live_lanes(int rows) { return static_cast<__mmask16>((1u << rows) - 1u); }
+
+// One group's four nibble vectors into the GEMM group's eight quads: vector j holds quads j and j + 4.
+template <bool kMap>
+inline void nibble_group(const uint8_t * lv, uint8_t * out, __m512i table, __mmask64 live) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    for (int j = 0; j < 4; ++j) {
+        const __m512i v     = load(lv + j * kNibbleGroupBytes / 4);
+        const __m512i shift = _mm512_srli_epi16(v, 4);
+        if constexpr (kMap) {
+            store(out + j * kQuadBytes, _mm512_maskz_permutexvar_epi8(live, v, table));
+            store(out + (j + 4) * kQuadBytes, _mm512_maskz_permutexvar_epi8(live, shift, table));
+        } else {
+            store(out + j * kQuadBytes, _mm512_and_si512(v, low4));
+            store(out + (j + 4) * kQuadBytes, _mm512_and_si512(shift, low4));
+        }
+    }
+}
+
+inline void store_factors(uint8_t * out, __m512 s, __m512 m) {
+    _mm512_storeu_ps(out + kGemmLevels, s);
+    _mm512_storeu_ps(out + kGemmLevels + kPanelRows * sizeof(float), m);
+}
+
+// q4_0, iq4_nl, q8_0: all groups' levels, then all groups' f16 scales (format.h).
+template <Kind kKind>
+void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    constexpr size_t kGroupBytes = kKind == Kind::kQ8_0 ? kByteGroupBytes : kNibbleGroupBytes;
+    const int64_t    ng          = k / quant::kQK32;
+    const uint8_t *  sc          = panel + static_cast<size_t>(ng) * kGroupBytes;
+    const __m512i    table       = kKind == Kind::kIq4Nl ? iq4nl_table() : _mm512_setzero_si512();
+    const __mmask64  live        = live_bytes(rows);
+    const __mmask16  lanes       = live_lanes(rows);
+    for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kScaleGroupBytes, out += kGemmGroupBytes) {
+        if constexpr (kKind == Kind::kQ8_0) {
+            for (int q = 0; q < 8; ++q) {
+                store(out + q * kQuadBytes, load(panel + q * kQuadBytes));
+            }
+        } else {
+            nibble_group<kKind == Kind::kIq4Nl>(panel, out, table, live);
+        }
+        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(sc));
+        store_factors(out, s, _mm512_setzero_ps());
+    }
+}
+
+// q4_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles.
+void expand_q4_K(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    const int64_t   nsb   = k / quant::kQK_K;
+    const __mmask16 lanes = live_lanes(rows);
+    const __m512    sign  = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
+    for (int64_t b = 0; b < nsb; ++b, panel += kQ4KBlockBytes) {
+        const __m512 d    = halves_to_floats(panel);
+        const __m512 dmin = _mm512_xor_ps(halves_to_floats(panel + 32), sign); // -dmin, as the packer negates it
+        for (int j = 0; j < 8; ++j, out += kGemmGroupBytes) {
+            nibble_group<false>(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, out, _mm512_setzero_si512(), 0);
+            const __m512 s = _mm512_maskz_mul_ps(lanes, d, bytes_to_floats(panel + kQ4KScalesAt + j * kPanelRows));
+            const __m512 m = _mm512_maskz_mul_ps(lanes, dmin, bytes_to_floats(panel + kQ4KMinsAt + j * kPanelRows));
+            store_factors(out, s, m);
+        }
+    }
+}
+
+} // namespace
+
+void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
+    static_assert(kPanelRows == 16, "a quad of the 16 rows is one zmm");
+    const auto * p   = static_cast<const uint8_t *>(panel);
+    auto *       out = static_cast<uint8_t *>(gemm_panel);
+    switch (type) {
+        case GGML_TYPE_Q4_0:   expand_legacy<Kind::kQ4_0>(p, rows, k, out); break;
+        case GGML_TYPE_IQ4_NL: expand_legacy<Kind::kIq4Nl>(p, rows, k, out); break;
+        case GGML_TYPE_Q8_0:   expand_legacy<Kind::kQ8_0>(p, rows, k, out); break;
+        case GGML_TYPE_Q4_K:   expand_q4_K(p, rows, k, out); break;
+        default:               break;
+    }
+}
+
+} // namespace switchyard::cpu::repack
+
+#endif // __x86_64__
