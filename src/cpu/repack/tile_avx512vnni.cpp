@@ -11,6 +11,7 @@
 
 #include "cpu/quants/gemm_cols.h"
 #include "cpu/repack/format.h"
+#include "cpu/simd/prefetch.h"
 #include "quant/blocks.h"
 
 #include <immintrin.h>
@@ -116,6 +117,10 @@ void legacy_tile(const GemmTileArgs & a) {
     }
     GroupSums<kCols, kKind> sums;
     for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kScaleGroupBytes, cg += kChunkGroupBytes) {
+        // both streams of the panel prefetched as far ahead in time (simd/prefetch.h): the hardware prefetchers
+        // ramp up too slowly at the start of the small matrices of a model's decode step
+        simd::prefetch_lines<kGroupBytes>(lv + simd::kPrefetchBytes);
+        simd::prefetch_lines<kScaleGroupBytes>(sc + simd::kPrefetchBytes * kScaleGroupBytes / kGroupBytes);
         __m512i init[kCols];
         float   da[kCols];
         for (int c = 0; c < kCols; ++c) {
@@ -161,6 +166,7 @@ void q4_K_tile(const GemmTileArgs & a) {
     }
     GroupSums<kCols, Kind::kQ4_K> sums;
     for (int64_t b = 0; b < nsb; ++b, blk += kQ4KBlockBytes) {
+        simd::prefetch_lines<kQ4KBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512 d    = halves_to_floats(blk);
         const __m512 dmin = _mm512_sub_ps(_mm512_setzero_ps(), halves_to_floats(blk + 32));
         for (int j = 0; j < 8; ++j, cg += kChunkGroupBytes) {
