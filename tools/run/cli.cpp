@@ -109,11 +109,23 @@ const std::map<std::string, Setter> & setters() {
     return table;
 }
 
+// the flags without a value
+const std::map<std::string, std::function<void(Options &)>> & switches() {
+    static const std::map<std::string, std::function<void(Options &)>> table = {
+        {"--bench", [](Options & o) { o.bench = true; }},
+        {"--list-devices", [](Options & o) { o.list_devices = true; }},
+        {"--test-device", [](Options & o) { o.test_device = true; }},
+        {"--no-repack", [](Options & o) { o.devices.repack = false; }},
+    };
+    return table;
+}
+
 const std::map<std::string, std::string> & aliases() {
     static const std::map<std::string, std::string> table = {
         {"--model", "-m"}, {"--prompt", "-p"}, {"--n-predict", "-n"}, {"--ctx-size", "-c"},
         {"--batch-size", "-b"}, {"--threads", "-t"}, {"--n-gpu-layers", "-ngl"}, {"--gpu-layers", "-ngl"},
         {"-sm", "--split-mode"}, {"-ts", "--tensor-split"}, {"-dev", "--device"}, {"--repetitions", "-r"},
+        {"-nr", "--no-repack"},
     };
     return table;
 }
@@ -130,8 +142,8 @@ bool parse_options(int argc, char ** argv, Options & o, std::string & error) {
             o.help = true;
             return true;
         }
-        if (arg == "--list-devices" || arg == "--bench" || arg == "--test-device") {
-            (arg == "--bench" ? o.bench : arg == "--test-device" ? o.test_device : o.list_devices) = true;
+        if (const auto flag = switches().find(arg); flag != switches().end()) {
+            flag->second(o);
             continue;
         }
         const auto it = setters().find(arg);
@@ -178,6 +190,9 @@ void print_usage(std::FILE * f) {
         "  -sm, --split-mode M     none (the first device), layer (layers shared out among the devices,\n"
         "                          default) or tensor (each layer split across the devices: a meta device)\n"
         "  -ts, --tensor-split a,b the devices' shares (default: equal)\n"
+        "  -nr, --no-repack        keep all the CPU's weights mapped from the file (default: its q4_0, q4_K,\n"
+        "                          iq4_nl and q8_0 matrices are repacked for its MUL_MAT where the CPU offers\n"
+        "                          the CPU_REPACK buffer type)\n"
         "  --temp X                temperature (default 0.8; 0: greedy)\n"
         "  --top-k N               keep the N most likely tokens (default 40; 0: all)\n"
         "  --top-p X               keep the most likely tokens up to probability X (default 0.95)\n"

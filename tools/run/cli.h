@@ -20,7 +20,7 @@ struct Options {
     int                  n_predict = 32;              // -n
     int64_t              n_ctx     = 0;               // -c; 0: what the run needs (prompt + n, or 512 for --bench)
     int64_t              n_batch   = 512;             // -b
-    DeviceOptions        devices;                     // --device, -ngl, --split-mode, --tensor-split, -t
+    DeviceOptions        devices;                     // --device, -ngl, --split-mode, --tensor-split, -t, -nr
     SamplerParams        sampling;                    // --temp, --top-k, --top-p, --seed
     bool                 seed_given   = false;
     std::string          plan_path;                   // --plan

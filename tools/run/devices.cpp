@@ -1,5 +1,6 @@
 #include "devices.h"
 
+#include "cpu_repack.h"
 #include "ggml-cpu.h"
 #include "hparams.h"
 
@@ -202,8 +203,9 @@ void Devices::record_layer_splits(const Hparams & hp, int il, const TypeOf & typ
 
 Placement Devices::place(const Hparams & hp, const TypeOf & type_of, std::vector<std::string> & notes) {
     Placement p;
-    p.input  = cpu_dev_;
-    p.output = cpu_dev_;
+    p.input      = cpu_dev_;
+    p.output     = cpu_dev_;
+    p.cpu_repack = options_.repack ? cpu_repack_buffer_type(cpu_dev_) : nullptr;
     p.layers.assign(static_cast<size_t>(hp.n_layer), cpu_dev_);
     const int64_t n_off = devs_.empty() ? 0 : std::clamp<int64_t>(options_.n_gpu_layers, 0, hp.n_layer + 1);
     const int64_t first = hp.n_layer - std::min(n_off, hp.n_layer);

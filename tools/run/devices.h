@@ -9,7 +9,9 @@
 //                      mirrored (every device holds all of it) and said so in the notes
 //
 // As in llama.cpp, -ngl N offloads the last N layers, and the output layer too when N > n_layer; the token
-// embedding stays on the CPU. Devices are named as ggml_backend_dev_by_name knows them ("CPU", "TEST", "Vulkan0").
+// embedding stays on the CPU. The CPU's matrices go into its CPU_REPACK buffer type where it has one
+// (cpu_repack.h), unless -nr.
+// Devices are named as ggml_backend_dev_by_name knows them ("CPU", "TEST", "Vulkan0").
 #pragma once
 
 #include "ggml-backend.h"
@@ -32,6 +34,7 @@ struct DeviceOptions {
     int                      n_gpu_layers = 999;
     std::vector<float>       tensor_split;    // shares per device (any scale); empty: equal
     int                      n_threads    = 0; // CPU threads; 0: the hardware's count, at most 8
+    bool                     repack       = true; // the CPU's matrices into CPU_REPACK where it exists (-nr: off)
 };
 
 // Which device holds each part of the model (the CPU device, a named device or the meta device).
@@ -39,6 +42,9 @@ struct Placement {
     ggml_backend_dev_t              input = nullptr; // token_embd
     std::vector<ggml_backend_dev_t> layers;
     ggml_backend_dev_t              output = nullptr; // output_norm, output
+    // the CPU device's CPU_REPACK buffer type, for the weights on the CPU that only MUL_MAT reads and that it
+    // repacks (cpu_repack.h); nullptr: every CPU weight stays mapped from the file
+    ggml_backend_buffer_type_t      cpu_repack = nullptr;
 };
 
 // the storage type of a model tensor by name (GGML_TYPE_F32 when absent)

@@ -212,6 +212,13 @@ int load_and_run(const std::string & path, const Options & o) {
     if (!model->place(placement, error)) {
         return fail(error);
     }
+    if (model->n_repacked() > 0) {
+        const double mib = static_cast<double>(model->repacked_bytes()) / (1024.0 * 1024.0);
+        char         line[160];
+        std::snprintf(line, sizeof(line), "%d weights (%.2f MiB) repacked for the CPU's MUL_MAT (%s; -nr keeps them mapped)",
+                      model->n_repacked(), mib, ggml_backend_buft_name(placement.cpu_repack));
+        notes.push_back(line);
+    }
     print_header(*model, *devices, o, notes);
     return o.bench ? run_bench(*model, *devices, o) : generate(*model, *devices, o);
 }

@@ -1,5 +1,9 @@
 #include "model.h"
 
+#include "cpu_repack.h"
+
+#include "ggml-alloc.h"
+
 #include <algorithm>
 #include <array>
 
@@ -134,19 +138,20 @@ std::string Model::meta_string(const char * key) const {
 
 // a tensor on dev named `name` with the shape, type and data of the file's tensor `file_name` (nullptr when the
 // file has none); the data is filled in by place()
-ggml_tensor * Model::place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev) {
+ggml_tensor * Model::place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev,
+                               bool matmul) {
     const ggml_tensor * src = ggml_get_tensor(meta_ctx_, file_name.c_str());
     if (src == nullptr) {
         return nullptr;
     }
     ggml_tensor * t = ggml_dup_tensor(ctxs_.at(dev), src);
     ggml_set_name(t, name.c_str());
-    sources_.emplace_back(t, src);
+    sources_.push_back({t, src, matmul});
     return t;
 }
 
-bool Model::place(const Placement & p, std::string & error) {
-    placement_ = p;
+// the tensors of every device's context, not yet allocated
+void Model::create_tensors(const Placement & p) {
     const size_t per_dev = static_cast<size_t>(gguf_get_n_tensors(gguf_)) + 2;
     std::vector<ggml_backend_dev_t> devs = {p.input, p.output};
     devs.insert(devs.end(), p.layers.begin(), p.layers.end());
@@ -157,9 +162,9 @@ bool Model::place(const Placement & p, std::string & error) {
     }
     token_embd  = place_one("token_embd.weight", "token_embd.weight", p.input);
     output_norm = place_one("output_norm.weight", "output_norm.weight", p.output);
-    output      = place_one("output.weight", "output.weight", p.output);
-    if (output == nullptr) { // tied to the token embedding: shared on the same device, else a copy
-        output = p.output == p.input ? token_embd : place_one("output.weight", "token_embd.weight", p.output);
+    output      = place_one("output.weight", "output.weight", p.output, true);
+    if (output == nullptr) { // tied to the token embedding (GET_ROWS reads it): shared on the same device, else a copy
+        output = p.output == p.input ? token_embd : place_one("output.weight", "token_embd.weight", p.output, true);
     }
     layers.assign(p.layers.size(), {});
     for (size_t il = 0; il < p.layers.size(); ++il) {
@@ -167,56 +172,119 @@ bool Model::place(const Placement & p, std::string & error) {
         ggml_backend_dev_t dev = p.layers[il];
         LayerWeights &     l   = layers[il];
         const auto         one = [&](const char * name) { return place_one(b + name, b + name, dev); };
+        const auto         mat = [&](const char * name) { return place_one(b + name, b + name, dev, true); };
         l.attn_norm = one("attn_norm.weight");
-        l.wq = one("attn_q.weight"), l.wk = one("attn_k.weight"), l.wv = one("attn_v.weight");
+        l.wq = mat("attn_q.weight"), l.wk = mat("attn_k.weight"), l.wv = mat("attn_v.weight");
         l.bq = one("attn_q.bias"), l.bk = one("attn_k.bias"), l.bv = one("attn_v.bias");
-        l.wo        = one("attn_output.weight");
+        l.wo        = mat("attn_output.weight");
         l.ffn_norm  = one("ffn_norm.weight");
-        l.ffn_gate = one("ffn_gate.weight"), l.ffn_up = one("ffn_up.weight"), l.ffn_down = one("ffn_down.weight");
+        l.ffn_gate = mat("ffn_gate.weight"), l.ffn_up = mat("ffn_up.weight"), l.ffn_down = mat("ffn_down.weight");
     }
-    const size_t data_offset = gguf_get_data_offset(gguf_);
-    const auto   file_data   = [&](const ggml_tensor * src) {
-        return data_offset + gguf_get_tensor_offset(gguf_, gguf_find_tensor(gguf_, ggml_get_name(src)));
-    };
-    for (auto & [dev, ctx] : ctxs_) {
-        if (ggml_get_first_tensor(ctx) == nullptr) {
-            continue;
+}
+
+size_t Model::file_offset(const ggml_tensor * src) const {
+    return gguf_get_data_offset(gguf_) + gguf_get_tensor_offset(gguf_, gguf_find_tensor(gguf_, ggml_get_name(src)));
+}
+
+// The matrices of ctx (on dev) that buft repacks, copied from the file into one buffer of it (none: no buffer).
+bool Model::load_repacked(ggml_backend_dev_t dev, ggml_context * ctx, ggml_backend_buffer_type_t buft,
+                          std::string & error) {
+    std::vector<const Source *> chosen;
+    const size_t                align = ggml_backend_buft_get_alignment(buft);
+    size_t                      size  = 0;
+    for (const Source & s : sources_) {
+        if (s.matmul && ggml_get_tensor(ctx, s.t->name) == s.t && repacks_for_cpu(dev, buft, s.t)) {
+            chosen.push_back(&s);
+            size += (ggml_backend_buft_get_alloc_size(buft, s.t) + align - 1) / align * align;
         }
-        ggml_backend_dev_props props{};
-        ggml_backend_dev_get_props(dev, &props);
-        ggml_backend_buffer_t buf    = nullptr;
-        const bool            mapped = props.type == GGML_BACKEND_DEVICE_TYPE_CPU && props.caps.buffer_from_host_ptr;
-        if (mapped) {
-            buf = ggml_backend_dev_buffer_from_host_ptr(dev, file_.mutable_data(), file_.size(), file_.size());
-        } else {
-            buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(dev));
-        }
-        if (buf == nullptr) {
-            error = std::string("cannot allocate the weights on device ") + ggml_backend_dev_name(dev);
+    }
+    if (chosen.empty()) {
+        return true;
+    }
+    ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(buft, size);
+    if (buf == nullptr) {
+        error = std::string("cannot allocate ") + std::to_string(size) + " bytes of " + ggml_backend_buft_name(buft) +
+                " for the repacked weights (-nr keeps them mapped)";
+        return false;
+    }
+    buffers_.push_back(buf);
+    ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    ggml_tallocr alloc = ggml_tallocr_new(buf);
+    for (const Source * s : chosen) {
+        if (ggml_tallocr_alloc(&alloc, s->t) != GGML_STATUS_SUCCESS) {
+            error = std::string("cannot place ") + s->t->name + " in " + ggml_backend_buft_name(buft);
             return false;
         }
-        buffers_.push_back(buf);
-        ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-        size_t bytes = 0;
-        for (const auto & [t, src] : sources_) {
-            if (ggml_get_tensor(ctx, t->name) != t) {
-                continue;
-            }
-            const size_t off = file_data(src);
-            if (mapped) {
-                if (ggml_backend_tensor_alloc(buf, t, static_cast<char *>(file_.mutable_data()) + off) !=
-                    GGML_STATUS_SUCCESS) {
-                    error = std::string("cannot place ") + t->name + " in the mapped file";
-                    return false;
-                }
-            } else {
-                ggml_backend_tensor_set(t, file_.data() + off, 0, ggml_nbytes(t));
-            }
-            bytes += ggml_nbytes(t);
+        ggml_backend_tensor_set(s->t, file_.data() + file_offset(s->src), 0, ggml_nbytes(s->t)); // repacks
+    }
+    n_repacked_ = static_cast<int>(chosen.size());
+    holdings_.push_back({dev, ggml_backend_buffer_get_size(buf), false, true});
+    return true;
+}
+
+// The tensors of ctx not placed yet: used in place from the mapping on a CPU device that can wrap it, else
+// copied into a buffer of the device.
+bool Model::load_device(ggml_backend_dev_t dev, ggml_context * ctx, std::string & error) {
+    std::vector<const Source *> rest;
+    for (const Source & s : sources_) {
+        if (s.t->data == nullptr && ggml_get_tensor(ctx, s.t->name) == s.t) {
+            rest.push_back(&s);
         }
-        holdings_.push_back({dev, mapped ? bytes : ggml_backend_buffer_get_size(buf), mapped});
+    }
+    if (rest.empty()) {
+        return true;
+    }
+    ggml_backend_dev_props props{};
+    ggml_backend_dev_get_props(dev, &props);
+    ggml_backend_buffer_t buf    = nullptr;
+    const bool            mapped = props.type == GGML_BACKEND_DEVICE_TYPE_CPU && props.caps.buffer_from_host_ptr;
+    if (mapped) {
+        buf = ggml_backend_dev_buffer_from_host_ptr(dev, file_.mutable_data(), file_.size(), file_.size());
+    } else {
+        buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(dev));
+    }
+    if (buf == nullptr) {
+        error = std::string("cannot allocate the weights on device ") + ggml_backend_dev_name(dev);
+        return false;
+    }
+    buffers_.push_back(buf);
+    ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    size_t bytes = 0;
+    for (const Source * s : rest) {
+        const size_t off = file_offset(s->src);
+        if (mapped) {
+            if (ggml_backend_tensor_alloc(buf, s->t, static_cast<char *>(file_.mutable_data()) + off) !=
+                GGML_STATUS_SUCCESS) {
+                error = std::string("cannot place ") + s->t->name + " in the mapped file";
+                return false;
+            }
+        } else {
+            ggml_backend_tensor_set(s->t, file_.data() + off, 0, ggml_nbytes(s->t));
+        }
+        bytes += ggml_nbytes(s->t);
+    }
+    holdings_.push_back({dev, mapped ? bytes : ggml_backend_buffer_get_size(buf), mapped});
+    return true;
+}
+
+bool Model::place(const Placement & p, std::string & error) {
+    placement_ = p;
+    create_tensors(p);
+    for (auto & [dev, ctx] : ctxs_) {
+        const bool repack = p.cpu_repack != nullptr && ggml_backend_buft_get_device(p.cpu_repack) == dev;
+        if ((repack && !load_repacked(dev, ctx, p.cpu_repack, error)) || !load_device(dev, ctx, error)) {
+            return false;
+        }
     }
     return true;
+}
+
+size_t Model::repacked_bytes() const {
+    size_t bytes = 0;
+    for (const Holding & h : holdings_) {
+        bytes += h.repacked ? h.bytes : 0;
+    }
+    return bytes;
 }
 
 } // namespace switchyard::run

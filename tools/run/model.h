@@ -1,7 +1,8 @@
 // switchyard-run: a LLaMA-family GGUF model. open() reads the metadata (gguf_init_from_file, no_alloc) into a
 // context of tensor descriptions, checks every tensor the graph needs (name, shape, that its data lies inside
 // the file) and memory-maps the file. place() then puts the weights on their devices: on a CPU device that can
-// wrap host memory (ggml_backend_dev_buffer_from_host_ptr) the weights stay in the mapping, used in place; on
+// wrap host memory (ggml_backend_dev_buffer_from_host_ptr) the weights stay in the mapping, used in place, except
+// those the placement's CPU_REPACK buffer type takes (cpu_repack.h), which are copied into one buffer of it; on
 // other devices (the test device, Vulkan, the meta device) they are copied into the device's buffers.
 #pragma once
 
@@ -58,18 +59,34 @@ public:
 
     uint64_t n_params() const { return n_params_; }
     uint64_t n_bytes() const { return n_bytes_; } // of all tensors in the file
-    // bytes of weights each device holds; mapped = true for weights used in place from the file
+    // bytes of weights each device holds, per buffer; mapped = true for weights used in place from the file,
+    // repacked = true for the CPU_REPACK buffer
     struct Holding {
         ggml_backend_dev_t dev;
         size_t             bytes;
         bool               mapped;
+        bool               repacked = false;
     };
     const std::vector<Holding> & holdings() const { return holdings_; }
+    // the weights stored in the CPU_REPACK buffer (0 when none: -nr, no such buffer type, no weight of its types)
+    int    n_repacked() const { return n_repacked_; }
+    size_t repacked_bytes() const; // of that buffer
 
 private:
     Model() = default;
     bool check_tensors(std::string & error);
-    ggml_tensor * place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev);
+    // a placed tensor and the file's tensor that holds its data; matmul: read by MUL_MAT only, as src0
+    struct Source {
+        ggml_tensor *       t;
+        const ggml_tensor * src;
+        bool                matmul;
+    };
+    ggml_tensor * place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev,
+                            bool matmul = false);
+    void   create_tensors(const Placement & p);
+    size_t file_offset(const ggml_tensor * src) const;
+    bool   load_repacked(ggml_backend_dev_t dev, ggml_context * ctx, ggml_backend_buffer_type_t buft, std::string & error);
+    bool   load_device(ggml_backend_dev_t dev, ggml_context * ctx, std::string & error);
 
     std::string                                   path_;
     gguf_context *                                gguf_ = nullptr;
@@ -79,9 +96,10 @@ private:
     Placement                                     placement_;
     // one context of placed tensors per device, and their source tensors in the file
     std::map<ggml_backend_dev_t, ggml_context *>  ctxs_;
-    std::vector<std::pair<ggml_tensor *, const ggml_tensor *>> sources_;
+    std::vector<Source>                           sources_;
     std::vector<ggml_backend_buffer_t>            buffers_;
     std::vector<Holding>                          holdings_;
+    int                                           n_repacked_ = 0;
     uint64_t                                      n_params_ = 0;
     uint64_t                                      n_bytes_  = 0;
 };

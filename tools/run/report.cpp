@@ -70,13 +70,14 @@ void print_plan_summary(const Context & ctx) {
 
 void print_memory(const Model & model, const Context & ctx) {
     struct Row {
-        size_t weights = 0, kv = 0, compute = 0;
+        size_t weights = 0, repacked = 0, kv = 0, compute = 0;
         bool   mapped  = false;
     };
     std::map<std::string, Row> rows;
     for (const Model::Holding & h : model.holdings()) {
         Row & r = rows[ggml_backend_dev_name(h.dev)];
         r.weights += h.bytes;
+        r.repacked += h.repacked ? h.bytes : 0;
         r.mapped = r.mapped || h.mapped;
     }
     for (const auto & [dev, bytes] : ctx.cache().holdings()) {
@@ -88,8 +89,15 @@ void print_memory(const Model & model, const Context & ctx) {
     }
     std::printf("memory:\n");
     for (const auto & [name, r] : rows) {
+        char where[96] = "";
+        if (r.repacked > 0) {
+            std::snprintf(where, sizeof(where), " (%.2f MiB repacked%s)", mib(r.repacked),
+                          r.mapped ? ", the rest mapped from the file" : "");
+        } else if (r.mapped) {
+            std::snprintf(where, sizeof(where), " (mapped from the file)");
+        }
         std::printf("  %-16s weights %8.2f MiB%s, KV cache %7.2f MiB, compute buffer %7.2f MiB\n", name.c_str(),
-                    mib(r.weights), r.mapped ? " (mapped from the file)" : "", mib(r.kv), mib(r.compute));
+                    mib(r.weights), where, mib(r.kv), mib(r.compute));
     }
 }
 

@@ -14,7 +14,8 @@ namespace switchyard::run {
 // "plan: N splits; CPU: 2 splits, 3 copies (1.2 KiB) in ..." from the plan of the context's last graph
 void print_plan_summary(const Context & ctx);
 
-// one line per device with its weights, KV cache and compute buffer
+// one line per device with its weights (how much of them mapped from the file or repacked), KV cache and
+// compute buffer
 void print_memory(const Model & model, const Context & ctx);
 
 struct BenchRow {

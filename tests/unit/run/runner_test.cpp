@@ -3,8 +3,11 @@
 // same tokens must agree, within max |a - b| <= 1e-3 * max |logit| of the CPU alone, whatever the devices and
 // splits (CPU; CPU + the test device with the layers split; the meta device over two CPUs with the layers
 // split by heads), and whatever the order of evaluation (a batch, batches of 3, token by token through the KV
-// cache). Bad files are errors with a message, never crashes.
+// cache). Weights repacked for the CPU (CPU_REPACK, the default where the CPU offers it) give the logits of the
+// same weights mapped from the file (-nr). Bad files are errors with a message, never crashes.
+#include "cli.h"
 #include "context.h"
+#include "cpu_repack.h"
 #include "devices.h"
 #include "model.h"
 #include "sampler.h"
@@ -226,6 +229,75 @@ TEST_P(RunnerTest, BatchMatchesTokenByToken) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, RunnerTest, ::testing::Values("f32", "f16", "q8_0"));
+
+// CPU_REPACK (the default) against the weights mapped from the file (-nr), 1, 3 and all 7 tokens per batch: the
+// matrices only MUL_MAT reads are repacked, the token embedding (GET_ROWS) and the norms stay mapped.
+ggml_backend_buffer_type_t buft_of(const ggml_tensor * t) { return ggml_backend_buffer_get_type(t->buffer); }
+
+class RunnerRepackTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RunnerRepackTest, RepackedMatchesMapped) {
+    const std::string p = write_model("repack_" + GetParam() + ".gguf", tiny_shape(GetParam()));
+    DeviceOptions     mapped_options = cpu_only();
+    mapped_options.repack            = false;
+    Loaded mapped = load(p, mapped_options);
+    ASSERT_TRUE(mapped.ctx);
+    EXPECT_EQ(mapped.model->n_repacked(), 0);
+    const std::vector<float> want = all_logits(mapped, kPrompt);
+    ggml_backend_buffer_type_t buft = cpu_repack_buffer_type(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU));
+    if (buft == nullptr) {
+        GTEST_SKIP() << "the CPU device offers no CPU_REPACK buffer type on this machine";
+    }
+    for (int64_t n_batch : {1, 3, 512}) {
+        SCOPED_TRACE("n_batch " + std::to_string(n_batch));
+        Loaded s = load(p, cpu_only(), n_batch);
+        ASSERT_TRUE(s.ctx);
+        const Model & m = *s.model;
+        EXPECT_EQ(m.n_repacked(), 2 * 7 + 1); // every layer's 7 matrices and the output
+        EXPECT_GE(m.repacked_bytes(), ggml_nbytes(m.layers[0].wq));
+        EXPECT_EQ(buft_of(m.layers[1].ffn_down), buft);
+        EXPECT_EQ(buft_of(m.output), buft);
+        EXPECT_NE(buft_of(m.token_embd), buft);
+        EXPECT_NE(buft_of(m.layers[0].attn_norm), buft);
+        expect_close(all_logits(s, kPrompt), want); // decode runs n_batch tokens per graph
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, RunnerRepackTest, ::testing::Values("q4_0", "q8_0"));
+
+// f32 and f16 matrices are not repacked; a tied output is the token embedding, which GET_ROWS reads: not either.
+TEST(Runner, RepackLeavesOtherWeightsMapped) {
+    Loaded f16 = load(write_model("tiny_f16.gguf", tiny_shape("f16")), cpu_only());
+    ASSERT_TRUE(f16.ctx);
+    EXPECT_EQ(f16.model->n_repacked(), 0);
+    make_model::Shape shape = tiny_shape("q8_0");
+    shape.tied_output       = true;
+    Loaded tied             = load(write_model("tied_q8_0.gguf", shape), cpu_only());
+    ASSERT_TRUE(tied.ctx);
+    EXPECT_EQ(tied.model->output, tied.model->token_embd);
+    EXPECT_NE(std::string(ggml_backend_buffer_name(tied.model->token_embd->buffer)), "CPU_REPACK");
+    if (cpu_repack_buffer_type(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) != nullptr) {
+        EXPECT_EQ(tied.model->n_repacked(), 2 * 7);
+    }
+}
+
+TEST(Runner, NoRepackFlagIsParsed) {
+    const auto parse = [](std::vector<std::string> args) {
+        args.insert(args.begin(), "switchyard-run");
+        std::vector<char *> argv;
+        for (std::string & a : args) {
+            argv.push_back(a.data());
+        }
+        Options     o;
+        std::string error;
+        EXPECT_TRUE(parse_options(static_cast<int>(argv.size()), argv.data(), o, error)) << error;
+        return o.devices.repack;
+    };
+    EXPECT_TRUE(parse({}));
+    EXPECT_TRUE(parse({"--bench", "-t", "2"}));
+    EXPECT_FALSE(parse({"-nr"}));
+    EXPECT_FALSE(parse({"--no-repack", "--bench"}));
+}
 
 TEST(Runner, TiedOutputUsesTheEmbedding) {
     make_model::Shape shape = tiny_shape("f32");
