@@ -216,4 +216,42 @@ TEST(GemmMulMat, FloatTilesOverALongerKGiveUpstreamsProduct) {
     }
 }
 
+// The f32 / f16 GEMM over row counts around whole groups of two and three panels (40, 47, 48, 49, 100 rows: a
+// partial last panel, exact multiples, one row over), 1 and 2 threads.
+TEST(GemmMulMat, FloatTilesOverPartialPanelGroupsGiveUpstreamsProduct) {
+    std::mt19937 rng(44);
+    for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
+        for (int64_t rows : {40, 47, 48, 49, 100}) {
+            const int64_t k = 200;
+            Ctx           ctx;
+            ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
+            ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 37); // past the matrix-vector path's columns
+            const std::vector<uint8_t> bytes = quantized_rows(type, ggml_nrows(a), k, rng);
+            std::memcpy(a->data, bytes.data(), bytes.size());
+            fill(b, rng);
+            ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+            ASSERT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), q::gemm_float_available(type));
+            for (int nt : {1, 2}) {
+                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                int failures = 0;
+                for (int64_t m = 0; m < out->ne[1]; ++m) {
+                    std::vector<float> x(static_cast<size_t>(k));
+                    for (int64_t i = 0; i < k; ++i) {
+                        x[i] = static_cast<float>(get(b, i, m, 0, 0));
+                    }
+                    for (int64_t n = 0; n < out->ne[0]; ++n) {
+                        const char * row  = static_cast<const char *>(a->data) + n * a->nb[1];
+                        const double want = upstream_product(type, row, x.data(), k);
+                        const double got  = get(out, n, m, 0, 0);
+                        if (std::fabs(got - want) > tolerance(type, row, x.data(), k) && failures++ < 3) {
+                            ADD_FAILURE() << ggml_type_name(type) << ", " << rows << " rows, " << nt << " threads, at ("
+                                          << n << ", " << m << "): got " << got << ", want " << want;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 } // namespace
