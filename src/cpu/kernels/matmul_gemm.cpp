@@ -23,6 +23,9 @@ struct Path {
 
     bool integer() const { return format.act_type != GGML_TYPE_COUNT; }
 
+    // activation columns per chunk (gemm.h, gemm_float.h)
+    int64_t cols() const { return integer() ? kGemmMaxCols : quants::gemm_float_cols(weight); }
+
     size_t panel_bytes(int64_t k) const {
         return integer() ? quants::gemm_panel_bytes(format, k) : quants::gemm_float_panel_bytes(weight, k);
     }
@@ -66,11 +69,11 @@ int64_t panels_per_pass(const Path & path, int64_t k, int64_t m) {
     return std::min(fit, std::max<int64_t>((m + kGemmRows - 1) / kGemmRows, 1));
 }
 
-// Chunks of eight columns per (i12, i13) slice of src1.
-int64_t chunks_per_slice(const ggml_tensor * src1) { return (src1->ne[1] + kGemmMaxCols - 1) / kGemmMaxCols; }
+// Chunks of path.cols() columns per (i12, i13) slice of src1.
+int64_t chunks_per_slice(const Path & path, const ggml_tensor * src1) { return (src1->ne[1] + path.cols() - 1) / path.cols(); }
 
 size_t columns_bytes(const Path & path, const ggml_tensor * src1) {
-    return path.chunk_bytes(src1->ne[0]) * static_cast<size_t>(chunks_per_slice(src1) * src1->ne[2] * src1->ne[3]);
+    return path.chunk_bytes(src1->ne[0]) * static_cast<size_t>(chunks_per_slice(path, src1) * src1->ne[2] * src1->ne[3]);
 }
 
 // Per thread: a float row, its activation bytes, the panels; each part on a cache line.
@@ -87,12 +90,12 @@ Slot slot_layout(const Path & path, const ggml_tensor * src0) {
             static_cast<size_t>(panels_per_pass(path, k, src0->ne[1])) * path.panel_bytes(k)};
 }
 
-// Phase 1: src1 rows to GEMM columns, split by rows; then the barrier. Row (i11, slice) is column i11 % 8 of
-// chunk i11 / 8 of the slice (the slices' chunks back to back).
+// Phase 1: src1 rows to GEMM columns, split by rows; then the barrier. Row (i11, slice) is column i11 % cols of
+// chunk i11 / cols of the slice (the slices' chunks back to back; cols = path.cols()).
 void prepare_columns(const ComputeParams & p, const Path & path, const ggml_tensor * src1, size_t act_at, char * slot) {
     const int64_t k     = src1->ne[0];
     const size_t  cb    = path.chunk_bytes(k);
-    const int64_t per   = chunks_per_slice(src1);
+    const int64_t per   = chunks_per_slice(path, src1), cols = path.cols();
     auto *        buf   = reinterpret_cast<float *>(slot);
     const Range   items = thread_range(p, ggml_nrows(src1));
     for (int64_t r = items.begin; r < items.end; ++r) {
@@ -106,8 +109,8 @@ void prepare_columns(const ComputeParams & p, const Path & path, const ggml_tens
             }
         }
         const int64_t i11 = r % src1->ne[1], slice = r / src1->ne[1];
-        char *        chunk = static_cast<char *>(p.wdata) + static_cast<size_t>(slice * per + i11 / kGemmMaxCols) * cb;
-        path.activation(x, k, slot + act_at, chunk, static_cast<int>(i11 % kGemmMaxCols));
+        char *        chunk = static_cast<char *>(p.wdata) + static_cast<size_t>(slice * per + i11 / cols) * cb;
+        path.activation(x, k, slot + act_at, chunk, static_cast<int>(i11 % cols));
     }
     barrier(p);
 }
@@ -137,7 +140,7 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
     prepare_columns(p, path, src1, s.floats, slot);
 
     const size_t  cb       = path.chunk_bytes(k);
-    const int64_t per_sl   = chunks_per_slice(src1);
+    const int64_t per_sl   = chunks_per_slice(path, src1), cols = path.cols();
     const size_t  pb       = path.panel_bytes(k);
     char *        panels   = slot + s.floats + s.act;
     const int64_t per_pass = panels_per_pass(path, k, src0->ne[1]);
@@ -160,14 +163,14 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
         auto *       out    = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
         // float tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2)
         const int64_t step = path.integer() || path.weight == GGML_TYPE_BF16 ? 1 : 2;
-        for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
+        for (int64_t c0 = 0; c0 < n; c0 += cols) {
             for (int64_t j = 0; j < count; j += step) {
                 const int64_t        r0 = (first + j) * kGemmRows;
                 quants::GemmTileArgs a;
                 a.panel   = panels + j * pb;
                 a.k       = k;
-                a.chunk   = chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
-                a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
+                a.chunk   = chunks + static_cast<size_t>(c0 / cols) * cb;
+                a.n_cols  = static_cast<int>(std::min(cols, n - c0));
                 a.rows    = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0));
                 a.out     = out + r0 + c0 * out_col;
                 a.out_col = out_col;

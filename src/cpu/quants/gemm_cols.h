@@ -1,5 +1,6 @@
-// The GEMM tiles' column count (1..kGemmMaxCols, gemm.h) as a compile-time constant, so that each tile keeps its
-// accumulators in registers: with_cols(n, fn) calls fn(std::integral_constant<int, n>{}).
+// The GEMM tiles' column count (1..kGemmMaxCols, gemm.h; 1..kGemmFloatCols for the f32 / f16 tiles, gemm_float.h)
+// as a compile-time constant, so that each tile keeps its accumulators in registers: with_cols(n, fn) calls
+// fn(std::integral_constant<int, n>{}).
 #pragma once
 
 #include "cpu/quants/gemm.h"
@@ -7,6 +8,18 @@
 #include <type_traits>
 
 namespace switchyard::cpu::quants {
+
+// n in 1..kMax (larger: kMax)
+template <int kMax, int kN = 1, class Fn>
+void with_cols_upto(int n, Fn && fn) {
+    if constexpr (kN == kMax) {
+        fn(std::integral_constant<int, kN>{});
+    } else if (n <= kN) {
+        fn(std::integral_constant<int, kN>{});
+    } else {
+        with_cols_upto<kMax, kN + 1>(n, fn);
+    }
+}
 
 template <class Fn>
 void with_cols(int n, Fn && fn) {

@@ -24,7 +24,7 @@ size_t gemm_float_panel_bytes(ggml_type weight, int64_t k) {
 }
 
 size_t gemm_float_chunk_bytes(ggml_type weight, int64_t k) {
-    return static_cast<size_t>(k) * kGemmMaxCols * (weight == GGML_TYPE_BF16 ? 2 : 4);
+    return static_cast<size_t>(k) * gemm_float_cols(weight) * (weight == GGML_TYPE_BF16 ? 2 : 4);
 }
 
 void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * chunk, int col) {
@@ -50,7 +50,7 @@ void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * 
         }
         auto * out = static_cast<float *>(chunk);
         for (int64_t j = 0; j < n; ++j) {
-            out[(i0 + j) * kGemmMaxCols + col] = v[j];
+            out[(i0 + j) * kGemmFloatCols + col] = v[j];
         }
     }
 }

@@ -28,12 +28,12 @@ void tile(const GemmTileArgs & a) {
         out[c] = odd[c] = _mm512_setzero_ps();
     }
     int64_t i = 0;
-    for (; i + 2 <= a.k; i += 2, p += 2 * kGemmRows, x += 2 * kGemmMaxCols) {
+    for (; i + 2 <= a.k; i += 2, p += 2 * kGemmRows, x += 2 * kGemmFloatCols) {
         const __m512 w0 = _mm512_loadu_ps(p);
         const __m512 w1 = _mm512_loadu_ps(p + kGemmRows);
         for (int c = 0; c < kCols; ++c) {
             out[c] = _mm512_fmadd_ps(w0, _mm512_set1_ps(x[c]), out[c]);
-            odd[c] = _mm512_fmadd_ps(w1, _mm512_set1_ps(x[kGemmMaxCols + c]), odd[c]);
+            odd[c] = _mm512_fmadd_ps(w1, _mm512_set1_ps(x[kGemmFloatCols + c]), odd[c]);
         }
     }
     if (i < a.k) {
@@ -62,7 +62,7 @@ void tile_pair(const GemmTileArgs & a) {
     for (int c = 0; c < kCols; ++c) {
         lo[c] = hi[c] = _mm512_setzero_ps();
     }
-    for (int64_t i = 0; i < a.k; ++i, p0 += kGemmRows, p1 += kGemmRows, x += kGemmMaxCols) {
+    for (int64_t i = 0; i < a.k; ++i, p0 += kGemmRows, p1 += kGemmRows, x += kGemmFloatCols) {
         const __m512 w0 = _mm512_loadu_ps(p0);
         const __m512 w1 = _mm512_loadu_ps(p1);
         for (int c = 0; c < kCols; ++c) {
@@ -106,10 +106,10 @@ void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int 
 
 void gemm_float_tile_avx512(const GemmTileArgs & a) {
     if (a.panel2 != nullptr) {
-        with_cols(a.n_cols, [&](auto c) { tile_pair<decltype(c)::value>(a); });
+        with_cols_upto<kGemmFloatCols>(a.n_cols, [&](auto c) { tile_pair<decltype(c)::value>(a); });
         return;
     }
-    with_cols(a.n_cols, [&](auto c) { tile<decltype(c)::value>(a); });
+    with_cols_upto<kGemmFloatCols>(a.n_cols, [&](auto c) { tile<decltype(c)::value>(a); });
 }
 
 } // namespace switchyard::cpu::quants

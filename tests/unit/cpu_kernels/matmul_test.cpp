@@ -104,8 +104,8 @@ TEST(MatMulWork, FewColumnsPlanTheirConvertedActivations) {
 
 // With more columns, on the float path (CPUs without the GEMM tiles), a converted src0 takes per thread a block of
 // at most its rows (scratch_floats(k) = k floats rounded up to 64 bytes each), after src1 as floats rounded through
-// the activation format (shared). On the GEMM path (matmul_gemm.h): the columns in chunks of eight (f16 weights:
-// 8 floats per element), then per thread a float row and the packed panels (16 rows, floats).
+// the activation format (shared). On the GEMM path (matmul_gemm.h): the columns in chunks of twelve (f16 weights:
+// 12 floats per element, gemm_float.h), then per thread a float row and the packed panels (16 rows, floats).
 TEST(MatMulWork, ConvertedSrc0TakesItsRowsPerThread) {
     Ctx          ctx;
     std::mt19937 rng(2);
@@ -114,9 +114,9 @@ TEST(MatMulWork, ConvertedSrc0TakesItsRowsPerThread) {
     static_assert(switchyard::cpu::kernels::kMatVecMaxCols < 33);
     const Graph block = build_product(ctx, {GGML_TYPE_F16, 64, 16, 33, 1, 1}, rng);
     if (switchyard::cpu::kernels::mul_mat_gemm_applies(block.out)) {
-        // 5 chunks of 64 x 8 floats; per thread 64 floats of a row and one panel of 64 x 16 floats
-        EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 5 * 2048 + (256 + 4096) + kCacheLine);
-        EXPECT_EQ(ggml_graph_plan(block.gf, 4, nullptr).work_size, 5 * 2048 + 4 * (256 + 4096) + 4 * kCacheLine);
+        // 3 chunks of 64 x 12 floats; per thread 64 floats of a row and one panel of 64 x 16 floats
+        EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 3 * 3072 + (256 + 4096) + kCacheLine);
+        EXPECT_EQ(ggml_graph_plan(block.gf, 4, nullptr).work_size, 3 * 3072 + 4 * (256 + 4096) + 4 * kCacheLine);
         return;
     }
     EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 33 * 256 + 16 * 256 + kCacheLine);
