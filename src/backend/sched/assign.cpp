@@ -1,6 +1,7 @@
 // Backend assignment: which backend runs each node. Five named passes, in order:
-//   assign_from_buffers  pre-allocated tensors run where their buffer is usable; graph inputs go to the CPU;
-//                        ops on weights run where the weights are (or are offloaded when op_offload allows)
+//   assign_from_buffer   pre-allocated tensors run where their buffer is usable; graph inputs go to the CPU;
+//                        ops on weights run where the weights are (or are offloaded when op_offload allows);
+//                        run on each tensor as index_graph numbers it, while it is in the cache
 //   expand_*             non-CPU assignments spread down and up to unassigned neighbours, then all of them
 //   upgrade              move to a higher-priority backend sharing the buffer type; unassigned nodes go to the
 //                        backend that can read most of their sources directly
@@ -151,21 +152,23 @@ int backend_id_from_cur(ggml_backend_sched * sched, ggml_tensor * t) {
     return backend_for_weights(sched, t);
 }
 
-void assign_from_buffers(ggml_backend_sched * sched, ggml_cgraph * graph) {
-    BackendIds & ids = sched->backend_ids;
-    for (int i = 0; i < graph->n_leafs; ++i) {
-        const int32_t entry = sched->index.leafs[static_cast<size_t>(i)];
-        if (ids.at(entry) == -1) {
-            const int id  = backend_id_from_cur(sched, graph->leafs[i]); // may record an error, never adds an entry
-            ids.at(entry) = id;
-        }
+// backend_supports_op for graph node i (`node`), asked at most once per split (GraphIndex::supported).
+bool node_supported(ggml_backend_sched * sched, int backend_id, int i, const ggml_tensor * node) {
+    int8_t & known = sched->index.supported[static_cast<size_t>(i) * static_cast<size_t>(sched->n_backends) +
+                                            static_cast<size_t>(backend_id)];
+    if (known < 0) {
+        known = backend_supports_op(sched, backend_id, node) ? 1 : 0;
     }
-    for (int i = 0; i < graph->n_nodes; ++i) {
-        const int32_t entry = sched->index.nodes[static_cast<size_t>(i)];
-        if (ids.at(entry) == -1) {
-            const int id  = backend_id_from_cur(sched, graph->nodes[i]);
-            ids.at(entry) = id;
-        }
+    return known == 1;
+}
+
+// The first pass, run by index_graph on each leaf and then each node as soon as it is numbered (while the tensor
+// and its sources are still in the cache): tensors the user did not place get their backend from their buffers.
+void assign_from_buffer(ggml_backend_sched * sched, ggml_tensor * t, int32_t entry) {
+    BackendIds & ids = sched->backend_ids;
+    if (ids.at(entry) == -1) {
+        const int id  = backend_id_from_cur(sched, t); // may record an error, never adds an entry
+        ids.at(entry) = id;
     }
 }
 
@@ -183,7 +186,7 @@ void expand(ggml_backend_sched * sched, ggml_cgraph * graph, bool downwards, boo
         if (id != -1) {
             cur = (skip_cpu && id == cpu_id) ? -1 : id;
         } else if (cur != -1) {
-            if (backend_supports_op(sched, cur, graph->nodes[i])) {
+            if (node_supported(sched, cur, i, graph->nodes[i])) {
                 id = cur;
             } else {
                 cur = -1;
@@ -203,6 +206,35 @@ bool reads_all_sources(ggml_backend_sched * sched, const ggml_tensor * node, int
     return true;
 }
 
+// For an unassigned graph node i: the backend that supports it and can read the most of its sources where they
+// live (the first one on a tie); -1 if none supports it. The sources are counted only when several backends
+// support the node: with a single candidate (always, with one backend) the count cannot change the choice.
+int best_supporting_backend(ggml_backend_sched * sched, const ggml_tensor * node, int i) {
+    int candidates[kMaxBackends];
+    int n_candidates = 0;
+    for (int b = 0; b < sched->n_backends; ++b) {
+        if (node_supported(sched, b, i, node)) {
+            candidates[n_candidates++] = b;
+        }
+    }
+    if (n_candidates <= 1) {
+        return n_candidates == 1 ? candidates[0] : -1;
+    }
+    int best = -1, best_readable = -1;
+    for (int k = 0; k < n_candidates; ++k) {
+        const int b        = candidates[k];
+        int       readable = 0;
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            readable += node->src[j] && buft_readable(sched, node->src[j], sched->index.src(i, j), b) ? 1 : 0;
+        }
+        if (readable > best_readable) {
+            best          = b;
+            best_readable = readable;
+        }
+    }
+    return best;
+}
+
 void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
     for (int i = 0; i < graph->n_nodes; ++i) {
         if (sched->index.view_ops[static_cast<size_t>(i)]) {
@@ -212,7 +244,7 @@ void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
         int &         id   = sched->backend_ids.at(sched->index.nodes[static_cast<size_t>(i)]);
         if (id != -1) {
             for (int b = 0; b < id; ++b) {
-                if (sched->bufts[b] == sched->bufts[id] && backend_supports_op(sched, b, node) &&
+                if (sched->bufts[b] == sched->bufts[id] && node_supported(sched, b, i, node) &&
                     reads_all_sources(sched, node, i, b)) {
                     id = b;
                     break;
@@ -220,21 +252,7 @@ void upgrade(ggml_backend_sched * sched, ggml_cgraph * graph) {
             }
             continue;
         }
-        int best = -1, best_readable = -1;
-        for (int b = 0; b < sched->n_backends; ++b) {
-            if (!backend_supports_op(sched, b, node)) {
-                continue;
-            }
-            int readable = 0;
-            for (int j = 0; j < GGML_MAX_SRC; ++j) {
-                readable += node->src[j] && buft_readable(sched, node->src[j], sched->index.src(i, j), b) ? 1 : 0;
-            }
-            if (readable > best_readable) {
-                best          = b;
-                best_readable = readable;
-            }
-        }
-        id = best;
+        id = best_supporting_backend(sched, node, i);
     }
 }
 
@@ -250,7 +268,7 @@ void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
         }
         if (id == -1) {
             for (int b = 0; b < sched->n_backends; ++b) {
-                if (backend_supports_op(sched, b, node)) {
+                if (node_supported(sched, b, i, node)) {
                     id = b;
                     break;
                 }
@@ -303,7 +321,7 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
             sched->fallbacks.push_back(Fallback{node, preferred, chosen,
                                                 std::string("backend ") + ggml_backend_name(sched->backends[preferred]) +
                                                     " holds the weights but cannot run the op"});
-        } else if (chosen == sched->n_backends - 1 && sched->n_backends > 1 && !backend_supports_op(sched, 0, node)) {
+        } else if (chosen == sched->n_backends - 1 && sched->n_backends > 1 && !node_supported(sched, 0, i, node)) {
             sched->fallbacks.push_back(Fallback{node, 0, chosen,
                                                 std::string("not supported by ") + ggml_backend_name(sched->backends[0])});
         }
@@ -315,8 +333,7 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph) {
     sched->errors.clear();
     sched->fallbacks.clear();
-    index_graph(sched, graph);
-    assign_from_buffers(sched, graph);
+    index_graph(sched, graph, assign_from_buffer);
     expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/true);
     expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/true);
     expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/false);

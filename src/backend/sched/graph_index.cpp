@@ -36,7 +36,7 @@ int32_t resolve(BackendIds & ids, std::vector<int32_t> & view_srcs, const ggml_t
 
 } // namespace
 
-void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph) {
+void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit) {
     BackendIds &           ids       = sched->backend_ids;
     GraphIndex &           index     = sched->index;
     std::vector<int32_t> & view_srcs = index.view_srcs;
@@ -48,10 +48,14 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph) {
             alloc::prefetch_tensor(graph->leafs[i + alloc::kPrefetchDistance]);
         }
         index.leafs[i] = resolve(ids, view_srcs, graph->leafs[i]);
+        if (visit) {
+            visit(sched, graph->leafs[i], index.leafs[i]);
+        }
     }
     index.nodes.resize(n_nodes);
     index.view_ops.resize(n_nodes);
     index.srcs.assign(n_nodes * GGML_MAX_SRC, -1);
+    index.supported.assign(n_nodes * static_cast<size_t>(sched->n_backends), -1);
     for (size_t i = 0; i < n_nodes; ++i) {
         alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
         const ggml_tensor * node = graph->nodes[i];
@@ -61,6 +65,9 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph) {
             if (node->src[j] != nullptr) {
                 index.srcs[i * GGML_MAX_SRC + j] = resolve(ids, view_srcs, node->src[j]);
             }
+        }
+        if (visit) {
+            visit(sched, graph->nodes[i], index.nodes[i]);
         }
     }
 }

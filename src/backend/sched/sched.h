@@ -80,6 +80,9 @@ struct GraphIndex {
     std::vector<uint8_t> view_ops;  // graph->nodes[i] is a view op (is_view_op): computes nothing, follows its source
     std::vector<int32_t> view_srcs; // per entry: the entry of its tensor's view_src; -1: not a view (-2: not in
                                     // the graph, never read)
+    std::vector<int8_t>  supported; // backend_supports_op(b, graph->nodes[i]) at i * n_backends + b; -1: not
+                                    // asked yet (the answer depends only on the node and its sources, which
+                                    // assignment does not change, so each is asked once per split)
 
     int32_t src(int node, int j) const { return srcs[static_cast<size_t>(node) * GGML_MAX_SRC + static_cast<size_t>(j)]; }
     int32_t view_src(int32_t entry) const { return view_srcs[static_cast<size_t>(entry)]; }
@@ -186,7 +189,10 @@ bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const
 ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry);
 // Numbers graph into sched->index, first thing assign_backends does (so after any earlier rewiring of the graph's
 // sources has been undone). graph_index.cpp
-void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph);
+// `visit`, if given, is called for each leaf and then each node as soon as it and its sources are numbered, while
+// the tensor is still in the cache (leafs first, then nodes, each in graph order).
+using IndexVisitor = void (*)(ggml_backend_sched * sched, ggml_tensor * t, int32_t entry);
+void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit = nullptr);
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph);
 
 // splits.cpp

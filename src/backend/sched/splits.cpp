@@ -134,12 +134,12 @@ bool cut_splits(ggml_backend_sched * sched, ggml_cgraph * graph) {
             if (entry < 0) {
                 continue;
             }
-            ggml_tensor * src = node->src[j];
-            if (!replicate_graph_input(sched, src, entry)) {
+            // the node's memory is read only where needed: most sources live on the split's backend
+            if (sched->n_copies > 1 && !replicate_graph_input(sched, node->src[j], entry)) {
                 return false;
             }
             const int src_id = ids.at(entry);
-            if (src_id != split.backend_id && !buft_readable(sched, src, entry, split.backend_id)) {
+            if (src_id != split.backend_id && !buft_readable(sched, node->src[j], entry, split.backend_id)) {
                 if (!add_split_input(sched, split, node, j)) {
                     return false;
                 }
