@@ -180,39 +180,44 @@ TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
     }
 }
 
+// A 2-D f32 / f16 weight of `rows` x k times 37 f32 columns (past the matrix-vector path's columns), on the float
+// GEMM, at 1 and 2 threads: every output equals upstream's product to its tolerance.
+void expect_float_gemm_gives_upstreams_product(ggml_type type, int64_t k, int64_t rows, std::mt19937 & rng) {
+    Ctx           ctx;
+    ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
+    ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 37);
+    const std::vector<uint8_t> bytes = quantized_rows(type, ggml_nrows(a), k, rng);
+    std::memcpy(a->data, bytes.data(), bytes.size());
+    fill(b, rng);
+    ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+    ASSERT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), q::gemm_float_available(type));
+    for (int nt : {1, 2}) {
+        ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+        int failures = 0;
+        for (int64_t m = 0; m < out->ne[1]; ++m) {
+            std::vector<float> x(static_cast<size_t>(k));
+            for (int64_t i = 0; i < k; ++i) {
+                x[i] = static_cast<float>(get(b, i, m, 0, 0));
+            }
+            for (int64_t n = 0; n < out->ne[0]; ++n) {
+                const char * row  = static_cast<const char *>(a->data) + n * a->nb[1];
+                const double want = upstream_product(type, row, x.data(), k);
+                const double got  = get(out, n, m, 0, 0);
+                if (std::fabs(got - want) > tolerance(type, row, x.data(), k) && failures++ < 3) {
+                    ADD_FAILURE() << ggml_type_name(type) << ", k " << k << ", " << rows << " rows, " << nt
+                                  << " threads, at (" << n << ", " << m << "): got " << got << ", want " << want;
+                }
+            }
+        }
+    }
+}
+
 // The f32 / f16 tiles over a longer k (600: no multiple of 256 or 64), rows of a full panel pair and a lone
 // partial panel.
 TEST(GemmMulMat, FloatTilesOverALongerKGiveUpstreamsProduct) {
     std::mt19937 rng(43);
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
-        const int64_t k = 600;
-        Ctx           ctx;
-        ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, 45);
-        ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 37);
-        const std::vector<uint8_t> bytes = quantized_rows(type, ggml_nrows(a), k, rng);
-        std::memcpy(a->data, bytes.data(), bytes.size());
-        fill(b, rng);
-        ggml_tensor * out = ggml_mul_mat(ctx, a, b);
-        ASSERT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), q::gemm_float_available(type));
-        for (int nt : {1, 2}) {
-            ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
-            int failures = 0;
-            for (int64_t m = 0; m < out->ne[1]; ++m) {
-                std::vector<float> x(static_cast<size_t>(k));
-                for (int64_t i = 0; i < k; ++i) {
-                    x[i] = static_cast<float>(get(b, i, m, 0, 0));
-                }
-                for (int64_t n = 0; n < out->ne[0]; ++n) {
-                    const char * row  = static_cast<const char *>(a->data) + n * a->nb[1];
-                    const double want = upstream_product(type, row, x.data(), k);
-                    const double got  = get(out, n, m, 0, 0);
-                    if (std::fabs(got - want) > tolerance(type, row, x.data(), k) && failures++ < 3) {
-                        ADD_FAILURE() << ggml_type_name(type) << ", " << nt << " threads, at (" << n << ", " << m
-                                      << "): got " << got << ", want " << want;
-                    }
-                }
-            }
-        }
+        expect_float_gemm_gives_upstreams_product(type, 600, 45, rng);
     }
 }
 
@@ -222,34 +227,7 @@ TEST(GemmMulMat, FloatTilesOverPartialPanelGroupsGiveUpstreamsProduct) {
     std::mt19937 rng(44);
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
         for (int64_t rows : {40, 47, 48, 49, 100}) {
-            const int64_t k = 200;
-            Ctx           ctx;
-            ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
-            ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 37); // past the matrix-vector path's columns
-            const std::vector<uint8_t> bytes = quantized_rows(type, ggml_nrows(a), k, rng);
-            std::memcpy(a->data, bytes.data(), bytes.size());
-            fill(b, rng);
-            ggml_tensor * out = ggml_mul_mat(ctx, a, b);
-            ASSERT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), q::gemm_float_available(type));
-            for (int nt : {1, 2}) {
-                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
-                int failures = 0;
-                for (int64_t m = 0; m < out->ne[1]; ++m) {
-                    std::vector<float> x(static_cast<size_t>(k));
-                    for (int64_t i = 0; i < k; ++i) {
-                        x[i] = static_cast<float>(get(b, i, m, 0, 0));
-                    }
-                    for (int64_t n = 0; n < out->ne[0]; ++n) {
-                        const char * row  = static_cast<const char *>(a->data) + n * a->nb[1];
-                        const double want = upstream_product(type, row, x.data(), k);
-                        const double got  = get(out, n, m, 0, 0);
-                        if (std::fabs(got - want) > tolerance(type, row, x.data(), k) && failures++ < 3) {
-                            ADD_FAILURE() << ggml_type_name(type) << ", " << rows << " rows, " << nt << " threads, at ("
-                                          << n << ", " << m << "): got " << got << ", want " << want;
-                        }
-                    }
-                }
-            }
+            expect_float_gemm_gives_upstreams_product(type, 200, rows, rng);
         }
     }
 }
