@@ -11,7 +11,8 @@
 //            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
 //   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the peak of the instruction the kernel
 //            is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
-//            quantized weights, bf16 dot products (vdpbf16ps) for bf16, FP32 FMA for f32 / f16
+//            quantized weights, bf16 dot products (vdpbf16ps; AMX tdpbf16ps past 32 columns where the CPU has
+//            AMX) for bf16, FP32 FMA for f32 / f16
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
 //            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
@@ -29,6 +30,10 @@
 #include "ggml.h"
 
 #include <immintrin.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -228,16 +233,64 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) float bf16_loop(int64_t i
     return lanes[0] + lanes[15];
 }
 
-enum class Peak { kFma, kBf16, kVnni };
+// 4 independent accumulators of AMX tdpbf16ps (16 x 16 x 32 products, 16,384 ops each) on tiles that stay in
+// the tile registers. The process must hold the tile data permission (the library asks for it when it detects
+// the CPU; asked again here, which is harmless).
+#if defined(__linux__)
+__attribute__((target("amx-tile,amx-bf16"))) float amx_bf16_loop(int64_t iters) {
+    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    if (syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) != 0) {
+        return 0.0f;
+    }
+    struct alignas(64) {
+        uint8_t  palette = 1, start_row = 0, reserved[14] = {};
+        uint16_t colsb[16] = {};
+        uint8_t  rows[16]  = {};
+    } cfg;
+    for (int t = 0; t < 8; ++t) {
+        cfg.colsb[t] = 64;
+        cfg.rows[t]  = 16;
+    }
+    alignas(64) static thread_local uint16_t ones[16 * 32];
+    alignas(64) static thread_local float    out[16 * 16];
+    std::fill(std::begin(ones), std::end(ones), uint16_t{0x3f80});
+    _tile_loadconfig(&cfg);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, ones, 64);
+    _tile_loadd(5, ones, 64);
+    _tile_loadd(6, ones, 64);
+    _tile_loadd(7, ones, 64);
+    for (int64_t i = 0; i < iters; ++i) {
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+    }
+    _tile_stored(0, out, 64);
+    _tile_release();
+    return out[0];
+}
+#endif
+
+enum class Peak { kFma, kBf16, kVnni, kAmxBf16 };
 
 // Giga-operations per second of `which` on n_threads threads (a multiply-add counts 2), 0 when the CPU lacks it:
 // the median of at least min_runs runs over about `budget` seconds (0.2 s by default, for pairing with one case).
 double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3) {
     const int64_t iters = 5'000'000;
     if ((which == Peak::kVnni && !__builtin_cpu_supports("avx512vnni")) ||
-        (which == Peak::kBf16 && !__builtin_cpu_supports("avx512bf16"))) {
+        (which == Peak::kBf16 && !__builtin_cpu_supports("avx512bf16")) ||
+        (which == Peak::kAmxBf16 && !ggml_cpu_has_amx_int8())) {
         return 0.0;
     }
+#if !defined(__linux__)
+    if (which == Peak::kAmxBf16) {
+        return 0.0;
+    }
+#endif
     const bool avx512 = __builtin_cpu_supports("avx512f");
     std::atomic<int> sink{0};
     const double     s = time_median(
@@ -246,6 +299,11 @@ double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3
                 switch (which) {
                     case Peak::kVnni: sink.store(vnni_loop(iters)); break;
                     case Peak::kBf16: sink.store(static_cast<int>(bf16_loop(iters))); break;
+#if defined(__linux__)
+                    case Peak::kAmxBf16: sink.store(static_cast<int>(amx_bf16_loop(iters / 16))); break;
+#else
+                    case Peak::kAmxBf16: break;
+#endif
                     case Peak::kFma:
                         sink.store(static_cast<int>(avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters)));
                         break;
@@ -253,6 +311,9 @@ double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3
             });
         },
         budget, min_runs);
+    if (which == Peak::kAmxBf16) { // 4 x iters / 16 tile products per thread
+        return 16384.0 * 4 * static_cast<double>(iters / 16) * n_threads / s / 1e9;
+    }
     const double ops_per_instr = which == Peak::kVnni ? 128.0 : which == Peak::kBf16 ? 64.0 : avx512 ? 32.0 : 16.0;
     return ops_per_instr * 12 * static_cast<double>(iters) * n_threads / s / 1e9;
 }
@@ -478,14 +539,18 @@ void batch_case(ggml_backend_t be, const Options & o, int64_t n, ggml_type type,
     }
     const double gflops = 2.0 * static_cast<double>(k * m * n) / b.seconds(0.5) / 1e9;
     // against the peak of the kernel's instruction measured right after the case (the FMA peak when the CPU
-    // lacks the dot-product instruction)
-    Peak   which = ggml_is_quantized(type) ? Peak::kVnni : type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
-    double peak  = dot_peak(which, o.threads);
+    // lacks the dot-product instruction; bf16 batches past 32 columns run on AMX where the CPU has it)
+    Peak which = ggml_is_quantized(type) ? Peak::kVnni : type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
+    if (type == GGML_TYPE_BF16 && n > 32 && ggml_cpu_has_amx_int8()) {
+        which = Peak::kAmxBf16;
+    }
+    double peak = dot_peak(which, o.threads);
     if (peak <= 0.0) {
         which = Peak::kFma;
         peak  = dot_peak(which, o.threads);
     }
-    row(name.c_str(), gflops, "GFLOP/s", gflops / peak, which == Peak::kVnni ? "VNNI" : which == Peak::kBf16 ? "BF16" : "FMA");
+    const char * peak_name = which == Peak::kVnni ? "VNNI" : which == Peak::kBf16 ? "BF16" : which == Peak::kAmxBf16 ? "AMX" : "FMA";
+    row(name.c_str(), gflops, "GFLOP/s", gflops / peak, peak_name);
 }
 
 void batch_cases(ggml_backend_t be, const Options & o) {

@@ -4,7 +4,7 @@ target_compile_options(switchyard_warnings INTERFACE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>
     $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra>)
 
-# Files whose names end in _avx2 / _avx512 / _avx512vnni (with VBMI) / _avx512bf16 hold ISA-specific code. They are
+# Files whose names end in _avx2 / _avx512 / _avx512vnni (with VBMI) / _avx512bf16 / _amx (with everything below) hold ISA-specific code. They are
 # compiled with the matching flags and only ever called after a run-time CPU feature check (src/cpu/simd/isa.h),
 # so one build runs on any x86-64.
 function(switchyard_isa_flags)
@@ -14,6 +14,9 @@ function(switchyard_isa_flags)
     foreach (src IN LISTS ARGN)
         if (src MATCHES "_avx2\\.cpp$")
             set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+        elseif (src MATCHES "_amx\\.cpp$")
+            set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+                "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mavx512vbmi;-mavx512bf16;-mamx-tile;-mamx-bf16;-mamx-int8;-mfma;-mf16c")
         elseif (src MATCHES "_avx512bf16\\.cpp$")
             set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
                 "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512bf16;-mfma;-mf16c")

@@ -6,6 +6,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace switchyard {
 
@@ -16,6 +20,7 @@ namespace {
 // XCR0 bits the OS must save for a register file to be usable.
 constexpr unsigned kXcrAvx    = 0x6u;  // XMM, YMM
 constexpr unsigned kXcrAvx512 = 0xe6u; // XMM, YMM, opmask, ZMM_Hi256, Hi16_ZMM
+constexpr unsigned kXcrAmx    = 0x60000u; // XTILECFG, XTILEDATA
 
 unsigned read_xcr0() {
     unsigned lo = 0, hi = 0;
@@ -36,6 +41,7 @@ CpuFeatures detect_x86() {
     const unsigned xcr0      = bit(ecx, 27) ? read_xcr0() : 0u; // OSXSAVE
     const bool     avx_os    = (xcr0 & kXcrAvx) == kXcrAvx;
     const bool     avx512_os = (xcr0 & kXcrAvx512) == kXcrAvx512;
+    const bool     amx_os    = (xcr0 & kXcrAmx) == kXcrAmx;
     f.sse3                   = bit(ecx, 0);
     f.ssse3                  = bit(ecx, 9);
     f.fma                    = avx_os && bit(ecx, 12);
@@ -53,7 +59,9 @@ CpuFeatures detect_x86() {
     f.avx512vl    = f.avx512f && bit(ebx, 31);
     f.avx512_vbmi = f.avx512f && bit(ecx, 1);
     f.avx512_vnni = f.avx512f && bit(ecx, 11);
-    f.amx_int8    = bit(edx, 25);
+    f.amx_tile    = amx_os && bit(edx, 24);
+    f.amx_bf16    = f.amx_tile && bit(edx, 22);
+    f.amx_int8    = f.amx_tile && bit(edx, 25);
     __cpuid_count(7, 1, eax, ebx, ecx, edx);
     f.avx_vnni    = avx_os && bit(eax, 4);
     f.avx512_bf16 = f.avx512f && bit(eax, 5);
@@ -62,12 +70,26 @@ CpuFeatures detect_x86() {
 
 #endif
 
+// Linux hands a process the AMX tile data state only on request (once per process, for all its threads); other
+// systems are not asked, and AMX stays off there.
+bool os_grants_amx() {
+#if defined(__linux__) && defined(__x86_64__)
+    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+}
+
 CpuFeatures detect_capped() {
     CpuFeatures  f   = detect_cpu_features();
-    IsaCap       cap = IsaCap::kAvx512Bf16;
+    IsaCap       cap = IsaCap::kAmx;
     const char * env = std::getenv("SWITCHYARD_CPU_ISA");
     if (env && parse_isa_cap(env, &cap)) {
         f = cap_features(f, cap);
+    }
+    if (f.amx_tile && !os_grants_amx()) {
+        f.amx_tile = f.amx_bf16 = f.amx_int8 = false;
     }
     return f;
 }
@@ -75,8 +97,11 @@ CpuFeatures detect_capped() {
 } // namespace
 
 CpuFeatures cap_features(CpuFeatures f, IsaCap cap) {
+    if (cap < IsaCap::kAmx) {
+        f.amx_tile = f.amx_bf16 = f.amx_int8 = false;
+    }
     if (cap < IsaCap::kAvx512Bf16) {
-        f.avx512_bf16 = f.amx_int8 = false;
+        f.avx512_bf16 = false;
     }
     if (cap < IsaCap::kAvx512Vnni) {
         f.avx512_vnni = f.avx512_vbmi = false;
@@ -98,7 +123,8 @@ bool parse_isa_cap(const char * text, IsaCap * cap) {
                  {"avx2", IsaCap::kAvx2},
                  {"avx512", IsaCap::kAvx512},
                  {"avx512vnni", IsaCap::kAvx512Vnni},
-                 {"avx512bf16", IsaCap::kAvx512Bf16}};
+                 {"avx512bf16", IsaCap::kAvx512Bf16},
+                 {"amx", IsaCap::kAmx}};
     for (const auto & c : kCaps) {
         if (std::strcmp(text, c.name) == 0) {
             *cap = c.cap;

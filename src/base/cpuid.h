@@ -14,6 +14,9 @@ struct CpuFeatures {
     bool sse3 = false, ssse3 = false, avx = false, avx2 = false, fma = false, f16c = false, bmi2 = false;
     bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false, avx512_vbmi = false;
     bool avx512_vnni = false, avx512_bf16 = false, avx_vnni = false, amx_int8 = false;
+    // AMX: the tile registers (with their XCR0 state) and the bf16 tile product; cpu_features() keeps them only
+    // where the OS also grants the process the tile data state (Linux: arch_prctl ARCH_REQ_XCOMP_PERM)
+    bool amx_tile = false, amx_bf16 = false;
 };
 
 // The ISA caps SWITCHYARD_CPU_ISA accepts, lowest first. Each keeps the features of its level and below:
@@ -21,8 +24,9 @@ struct CpuFeatures {
 //   avx2        up to AVX2, FMA, F16C, BMI2, AVX-VNNI (Haswell and later)
 //   avx512      plus AVX-512 F/BW/VL/DQ (Skylake-X)
 //   avx512vnni  plus AVX-512 VNNI and VBMI (Ice Lake)
-//   avx512bf16  plus AVX-512 BF16 and AMX (Sapphire Rapids, Zen 4): everything, as no cap
-enum class IsaCap { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16 };
+//   avx512bf16  plus AVX-512 BF16 (Cooper Lake, Zen 4)
+//   amx         plus AMX tiles, AMX-BF16 and AMX-INT8 (Sapphire Rapids): everything, as no cap
+enum class IsaCap { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx };
 
 // `features` with everything above `cap` cleared. Pure; the tests use it to check the levels.
 CpuFeatures cap_features(CpuFeatures features, IsaCap cap);
@@ -30,7 +34,8 @@ CpuFeatures cap_features(CpuFeatures features, IsaCap cap);
 // Parses a SWITCHYARD_CPU_ISA value; false for anything else (the variable is then ignored).
 bool parse_isa_cap(const char * text, IsaCap * cap);
 
-// The features of this machine as detected, without the cap.
+// The features of this machine as detected, without the cap (AMX as the CPU and XCR0 report it, before the OS's
+// per-process permission, which only cpu_features() asks for).
 CpuFeatures detect_cpu_features();
 
 // The features the fast paths may use: detected once, on first use (thread-safe), then capped by

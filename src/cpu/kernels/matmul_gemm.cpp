@@ -24,7 +24,11 @@ struct Path {
     bool integer() const { return format.act_type != GGML_TYPE_COUNT; }
 
     // activation columns per chunk (gemm.h, gemm_float.h)
-    int64_t cols() const { return integer() ? kGemmMaxCols : quants::gemm_float_cols(weight); }
+    int64_t k; // src0's row length
+
+    int64_t cols() const { return integer() ? kGemmMaxCols : quants::gemm_float_cols(weight, k); }
+    // panels per tile call (GemmTileArgs::panel2)
+    int64_t panels_per_tile() const { return integer() ? 1 : quants::gemm_float_panels_per_tile(weight, k); }
 
     size_t panel_bytes(int64_t k) const {
         return integer() ? quants::gemm_panel_bytes(format, k) : quants::gemm_float_panel_bytes(weight, k);
@@ -48,7 +52,7 @@ struct Path {
     }
 };
 
-Path path_for(const ggml_tensor * src0) { return {src0->type, quants::gemm_format(src0->type)}; }
+Path path_for(const ggml_tensor * src0) { return {src0->type, quants::gemm_format(src0->type), src0->ne[0]}; }
 
 // The path exists on this CPU for src0's type and row length.
 bool path_applies(const ggml_tensor * src0) {
@@ -162,7 +166,7 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
         const char * chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
         auto *       out    = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
         // float tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2)
-        const int64_t step = path.integer() || path.weight == GGML_TYPE_BF16 ? 1 : 2;
+        const int64_t step = path.panels_per_tile();
         for (int64_t c0 = 0; c0 < n; c0 += cols) {
             for (int64_t j = 0; j < count; j += step) {
                 const int64_t        r0 = (first + j) * kGemmRows;

@@ -57,7 +57,7 @@ void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows
 void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col);
 
 // out[r + c * out_col] = dot(panel row r, column c of the chunk) for r < rows, c < n_cols (1..kGemmMaxCols; the
-// f32 / f16 tiles 1..kGemmFloatCols, gemm_float.h). The
+// f32 / f16 tiles 1..kGemmFloatCols, the AMX bf16 tile 1..kGemmAmxCols, gemm_float.h). The
 // tile function of one ISA level (nullptr where the level has none).
 struct GemmTileArgs {
     const void * panel;

@@ -5,6 +5,8 @@
 #include "cpu/quants/act_quant.h"
 #include "cpu/simd/isa.h"
 
+#include <cstring>
+
 namespace switchyard::cpu::quants {
 
 bool gemm_float_available(ggml_type weight) {
@@ -19,20 +21,51 @@ bool gemm_float_available(ggml_type weight) {
 #endif
 }
 
+bool gemm_float_amx(ggml_type weight, int64_t k) {
+#if defined(__x86_64__)
+    return weight == GGML_TYPE_BF16 && k % kGemmAmxBlock == 0 && simd::isa_supported(simd::Isa::kAmx);
+#else
+    (void) weight, (void) k;
+    return false;
+#endif
+}
+
+int gemm_float_cols(ggml_type weight, int64_t k) {
+    if (weight != GGML_TYPE_BF16) {
+        return kGemmFloatCols;
+    }
+    return gemm_float_amx(weight, k) ? kGemmAmxCols : kGemmMaxCols;
+}
+
+int gemm_float_panels_per_tile(ggml_type weight, int64_t k) {
+    return weight == GGML_TYPE_BF16 && !gemm_float_amx(weight, k) ? 1 : 2;
+}
+
 size_t gemm_float_panel_bytes(ggml_type weight, int64_t k) {
     return static_cast<size_t>(k) * kGemmRows * (weight == GGML_TYPE_BF16 ? 2 : 4);
 }
 
 size_t gemm_float_chunk_bytes(ggml_type weight, int64_t k) {
-    return static_cast<size_t>(k) * gemm_float_cols(weight) * (weight == GGML_TYPE_BF16 ? 2 : 4);
+    return static_cast<size_t>(k) * static_cast<size_t>(gemm_float_cols(weight, k)) * (weight == GGML_TYPE_BF16 ? 2 : 4);
 }
 
 void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * chunk, int col) {
     constexpr int64_t kStep = 256; // elements converted at once (the row converters are vectorised)
     uint16_t          half[kStep];
     float             rounded[kStep];
+    const bool        amx = gemm_float_amx(weight, k);
     for (int64_t i0 = 0; i0 < k; i0 += kStep) {
         const int64_t n = k - i0 < kStep ? k - i0 : kStep;
+        if (amx) {
+            // block b of the column at b * (32 columns x 32 bf16) + col * 32 (n is a whole number of blocks)
+            fp32_to_bf16_row(x + i0, half, n);
+            auto * out = static_cast<uint16_t *>(chunk);
+            for (int64_t j = 0; j < n; j += kGemmAmxBlock) {
+                const int64_t b = (i0 + j) / kGemmAmxBlock;
+                std::memcpy(out + (b * kGemmAmxCols + col) * kGemmAmxBlock, half + j, kGemmAmxBlock * sizeof(uint16_t));
+            }
+            continue;
+        }
         if (weight == GGML_TYPE_BF16) {
             // pairs: step s holds (x[2s], x[2s + 1]) of each column, one 32-bit word per column
             fp32_to_bf16_row(x + i0, half, n);
@@ -69,7 +102,11 @@ void gemm_float_pack(ggml_type weight, const void * w, size_t w_row, int rows, i
 
 void gemm_float_tile(ggml_type weight, const GemmTileArgs & a) {
 #if defined(__x86_64__)
-    weight == GGML_TYPE_BF16 ? gemm_float_tile_avx512bf16(a) : gemm_float_tile_avx512(a);
+    if (weight == GGML_TYPE_BF16) {
+        gemm_float_amx(weight, a.k) ? gemm_float_tile_amx(a) : gemm_float_tile_avx512bf16(a);
+    } else {
+        gemm_float_tile_avx512(a);
+    }
 #else
     (void) weight, (void) a;
 #endif

@@ -1,18 +1,20 @@
 // Float GEMM of the CPU backend: f32, f16 and bf16 weights times many activation columns, on the same plan as the
-// integer GEMM (gemm.h): weights packed sixteen rows at a time into panels, activations twelve (f32, f16) or
-// eight (bf16) columns at a time into chunks, a tile of 16 or 32 rows x up to 12 / 8 columns accumulating in zmm
-// registers (an outer product per step: one load per panel, one broadcast per column). With twelve columns and
-// two panels each panel load feeds 12 FMAs: measured on one core with the panels streamed from L2 (k = 4096),
-// 32 x 12 reaches 228 GFLOP/s where 32 x 8 reaches 179.
+// integer GEMM (gemm.h): weights packed sixteen rows at a time into panels, activations twelve (f32, f16), eight
+// (bf16) or, on AMX, 32 (bf16) columns at a time into chunks, a tile of 16 or 32 rows x a chunk's columns. With
+// FMA / vdpbf16ps the tile accumulates in zmm registers (an outer product per step: one load per panel, one
+// broadcast per column; with twelve columns and two panels each panel load feeds 12 FMAs: measured on one core
+// with the panels streamed from L2 (k = 4096), 32 x 12 reaches 228 GFLOP/s where 32 x 8 reaches 179); on AMX in
+// four 16 x 16 tile accumulators (gemm_float_amx.cpp).
 //
-//   weights  panel per step                        chunk per step                       tile (per step)
-//   f32      k steps of 16 floats (lane r: row r)  k steps of 12 floats                 12 FMA per panel
-//   f16      the same, converted to f32 at packing the activations rounded through f16   12 FMA per panel
-//   bf16     k / 2 steps of 16 bf16 pairs          k / 2 steps of 8 bf16 pairs          8 vdpbf16ps
+//   weights  panel per step                        chunk                                      tile (per step)
+//   f32      k steps of 16 floats (lane r: row r)  k steps of 12 floats                       12 FMA per panel
+//   f16      the same, converted to f32 at packing the activations rounded through f16, same   12 FMA per panel
+//   bf16     k / 2 steps of 16 bf16 pairs          k / 2 steps of 8 bf16 pairs                8 vdpbf16ps
+//   bf16 AMX the same (16 steps: one AMX B tile)   per 32 elements, 32 columns x 32 bf16      4 tdpbf16ps per 32
 //
 // The activations are rounded as upstream rounds them for the weight type (its vec_dot_type: f16 for f16 weights,
 // bf16 for bf16 ones, none for f32), so the products are the matrix-vector path's to float rounding. k must be
-// even for f16 and bf16 (pairs are packed together).
+// even for f16 and bf16 (pairs are packed together); AMX takes bf16 weights whose k is a multiple of 32.
 #pragma once
 
 #include "cpu/quants/gemm.h"
@@ -20,12 +22,22 @@
 namespace switchyard::cpu::quants {
 
 constexpr int kGemmFloatCols = 12; // activation columns per chunk of the f32 / f16 tiles
-
-// Activation columns per chunk (and at most per tile call) for `weight`: kGemmFloatCols, or kGemmMaxCols for bf16.
-constexpr int gemm_float_cols(ggml_type weight) { return weight == GGML_TYPE_BF16 ? kGemmMaxCols : kGemmFloatCols; }
+constexpr int kGemmAmxCols   = 32; // activation columns per chunk of the AMX bf16 tile
+constexpr int kGemmAmxBlock  = 32; // elements per k block of the AMX bf16 tile
 
 // true when this CPU has a float tile for `weight` (F32 / F16 at AVX-512, BF16 at AVX-512 BF16).
 bool gemm_float_available(ggml_type weight);
+
+// true when `weight` rows of k elements run on the AMX tile (BF16, k a multiple of kGemmAmxBlock, the CPU at the
+// AMX level).
+bool gemm_float_amx(ggml_type weight, int64_t k);
+
+// Activation columns per chunk (and at most per tile call): kGemmFloatCols for f32 / f16, kGemmMaxCols for bf16,
+// kGemmAmxCols for bf16 on AMX.
+int gemm_float_cols(ggml_type weight, int64_t k);
+
+// Panels one tile call takes (GemmTileArgs::panel2): 2, or 1 for the vdpbf16ps tile.
+int gemm_float_panels_per_tile(ggml_type weight, int64_t k);
 
 size_t gemm_float_panel_bytes(ggml_type weight, int64_t k);
 size_t gemm_float_chunk_bytes(ggml_type weight, int64_t k);
@@ -33,7 +45,7 @@ size_t gemm_float_chunk_bytes(ggml_type weight, int64_t k);
 // As gemm_pack (rows 1..16, missing rows zero); the rows' elements adjacent, w_row a multiple of the element size.
 void gemm_float_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 
-// Column `col` (0..gemm_float_cols(weight) - 1) of a chunk from k floats, rounded as the weight type's activations are.
+// Column `col` (0..gemm_float_cols(weight, k) - 1) of a chunk from k floats, rounded as the weight type's activations are.
 void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * chunk, int col);
 
 // As the integer tile (GemmTileArgs; panel and chunk in the float layouts above).
@@ -45,6 +57,7 @@ void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int 
 void gemm_float_tile_avx512(const GemmTileArgs & a);
 void gemm_float_pack_avx512bf16(const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_float_tile_avx512bf16(const GemmTileArgs & a);
+void gemm_float_tile_amx(const GemmTileArgs & a); // gemm_float_amx.cpp: the AMX level
 #endif
 
 } // namespace switchyard::cpu::quants

@@ -11,6 +11,7 @@ const char * isa_name(Isa isa) {
         case Isa::kAvx512:     return "avx512";
         case Isa::kAvx512Vnni: return "avx512vnni";
         case Isa::kAvx512Bf16: return "avx512bf16";
+        case Isa::kAmx:        return "amx";
         default:               return "?";
     }
 }
@@ -23,6 +24,7 @@ bool isa_supported(Isa isa) {
         case Isa::kAvx512:     return isa_supported(Isa::kAvx2) && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq;
         case Isa::kAvx512Vnni: return isa_supported(Isa::kAvx512) && f.avx512_vnni && f.avx512_vbmi;
         case Isa::kAvx512Bf16: return isa_supported(Isa::kAvx512Vnni) && f.avx512_bf16;
+        case Isa::kAmx:        return isa_supported(Isa::kAvx512Bf16) && f.amx_tile && f.amx_bf16 && f.amx_int8;
         default:               return false;
     }
 }

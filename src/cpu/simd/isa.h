@@ -1,8 +1,8 @@
 // The CPU kernels' one ISA selector. Kernels come in levels (scalar everywhere; AVX2, AVX-512, AVX-512 VNNI and
-// AVX-512 BF16 on x86-64, each level including the ones below it); the tables of kernels hold one entry per level
+// AVX-512 BF16 and AMX on x86-64, each level including the ones below it); the tables of kernels hold one entry per level
 // and the selector picks, per table, the highest level this CPU supports (after SWITCHYARD_CPU_ISA, see
 // base/cpuid.h) that has an entry. Code for a level lives in translation units compiled with that level's flags
-// (file names ending in _avx2, _avx512, _avx512vnni, _avx512bf16) and is only ever called through a table.
+// (file names ending in _avx2, _avx512, _avx512vnni, _avx512bf16, _amx) and is only ever called through a table.
 //
 // An aarch64 level (NEON, dotprod) slots in as further enumerators with their own support test.
 #pragma once
@@ -18,12 +18,13 @@ enum class Isa : int {
     kAvx512,     // AVX-512 F, BW, VL, DQ
     kAvx512Vnni, // + VNNI (vpdpbusd, vpdpwssd) and VBMI (byte permutes)
     kAvx512Bf16, // + BF16 (vdpbf16ps)
+    kAmx,        // + AMX tiles, AMX-BF16, AMX-INT8 (tdpbf16ps, tdpbusd), granted by the OS
     kCount
 };
 
 constexpr size_t kIsaCount = static_cast<size_t>(Isa::kCount);
 
-// "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16" (the SWITCHYARD_CPU_ISA spellings)
+// "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "amx" (the SWITCHYARD_CPU_ISA spellings)
 const char * isa_name(Isa isa);
 
 // true when this CPU (after the cap) can run code of level isa. kScalar always.

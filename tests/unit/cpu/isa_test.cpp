@@ -23,6 +23,7 @@ CpuFeatures everything() {
     f.sse3 = f.ssse3 = f.avx = f.avx2 = f.fma = f.f16c = f.bmi2 = true;
     f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = f.avx512_vbmi = true;
     f.avx512_vnni = f.avx512_bf16 = f.avx_vnni = f.amx_int8 = true;
+    f.amx_tile = f.amx_bf16 = true;
     return f;
 }
 
@@ -42,12 +43,16 @@ TEST(CpuFeatures, CapsClearWhatIsAboveTheirLevel) {
     EXPECT_TRUE(vnni.avx512_vnni && vnni.avx512_vbmi);
     EXPECT_FALSE(vnni.avx512_bf16 || vnni.amx_int8);
 
-    const CpuFeatures all = switchyard::cap_features(everything(), IsaCap::kAvx512Bf16);
-    EXPECT_TRUE(all.avx512_bf16 && all.amx_int8);
+    const CpuFeatures bf16 = switchyard::cap_features(everything(), IsaCap::kAvx512Bf16);
+    EXPECT_TRUE(bf16.avx512_bf16 && bf16.avx512_vnni);
+    EXPECT_FALSE(bf16.amx_tile || bf16.amx_bf16 || bf16.amx_int8);
+
+    const CpuFeatures all = switchyard::cap_features(everything(), IsaCap::kAmx);
+    EXPECT_TRUE(all.avx512_bf16 && all.amx_tile && all.amx_bf16 && all.amx_int8);
 }
 
 TEST(CpuFeatures, CapNamesAreTheSelectorsLevelNames) {
-    IsaCap cap = IsaCap::kAvx512Bf16;
+    IsaCap cap = IsaCap::kAmx;
     for (int i = 0; i < static_cast<int>(Isa::kCount); ++i) {
         const char * name = switchyard::cpu::simd::isa_name(static_cast<Isa>(i));
         ASSERT_TRUE(switchyard::parse_isa_cap(name, &cap)) << name;
@@ -64,11 +69,14 @@ TEST(CpuFeatures, CappedNeverExceedsDetected) {
     EXPECT_LE(used.avx512f, detected.avx512f);
     EXPECT_LE(used.avx512_vnni, detected.avx512_vnni);
     EXPECT_LE(used.avx512_bf16, detected.avx512_bf16);
+    EXPECT_LE(used.amx_tile, detected.amx_tile);
+    EXPECT_LE(used.amx_bf16, detected.amx_bf16);
     // the probes report what the kernels may use
     EXPECT_EQ(ggml_cpu_has_avx2(), used.avx2 ? 1 : 0);
     EXPECT_EQ(ggml_cpu_has_avx512(), used.avx512f ? 1 : 0);
     EXPECT_EQ(ggml_cpu_has_avx512_vnni(), used.avx512_vnni ? 1 : 0);
     EXPECT_EQ(ggml_cpu_has_avx512_bf16(), used.avx512_bf16 ? 1 : 0);
+    EXPECT_EQ(ggml_cpu_has_amx_int8(), used.amx_int8 ? 1 : 0);
 }
 
 TEST(IsaSelector, LevelsNestAndRespectTheCap) {
@@ -80,7 +88,7 @@ TEST(IsaSelector, LevelsNestAndRespectTheCap) {
     }
     EXPECT_TRUE(isa_supported(switchyard::cpu::simd::best_isa()));
     const char * cap = std::getenv("SWITCHYARD_CPU_ISA");
-    IsaCap       c   = IsaCap::kAvx512Bf16;
+    IsaCap       c   = IsaCap::kAmx;
     if (cap != nullptr && switchyard::parse_isa_cap(cap, &c)) {
         EXPECT_LE(static_cast<int>(switchyard::cpu::simd::best_isa()), static_cast<int>(c)) << cap;
     }

@@ -12,6 +12,7 @@
 #include "cpu/quants/gemm.h"
 #include "cpu/quants/gemm_float.h"
 #include "cpu/quants/matvec.h"
+#include "cpu/simd/isa.h"
 
 #include <gtest/gtest.h>
 
@@ -180,12 +181,13 @@ TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
     }
 }
 
-// A 2-D f32 / f16 weight of `rows` x k times 37 f32 columns (past the matrix-vector path's columns), on the float
-// GEMM, at 1 and 2 threads: every output equals upstream's product to its tolerance.
-void expect_float_gemm_gives_upstreams_product(ggml_type type, int64_t k, int64_t rows, std::mt19937 & rng) {
+// A 2-D f32 / f16 / bf16 weight of `rows` x k times `cols` f32 columns (past the matrix-vector path's columns), on
+// the float GEMM, at 1 and 2 threads: every output equals upstream's product to its tolerance.
+void expect_float_gemm_gives_upstreams_product(ggml_type type, int64_t k, int64_t rows, std::mt19937 & rng,
+                                               int64_t cols = 37) {
     Ctx           ctx;
     ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
-    ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 37);
+    ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, cols);
     const std::vector<uint8_t> bytes = quantized_rows(type, ggml_nrows(a), k, rng);
     std::memcpy(a->data, bytes.data(), bytes.size());
     fill(b, rng);
@@ -204,7 +206,8 @@ void expect_float_gemm_gives_upstreams_product(ggml_type type, int64_t k, int64_
                 const double want = upstream_product(type, row, x.data(), k);
                 const double got  = get(out, n, m, 0, 0);
                 if (std::fabs(got - want) > tolerance(type, row, x.data(), k) && failures++ < 3) {
-                    ADD_FAILURE() << ggml_type_name(type) << ", k " << k << ", " << rows << " rows, " << nt
+                    ADD_FAILURE() << ggml_type_name(type) << ", k " << k << ", " << rows << " rows, " << cols
+                                  << " columns, " << nt
                                   << " threads, at (" << n << ", " << m << "): got " << got << ", want " << want;
                 }
             }
@@ -228,6 +231,25 @@ TEST(GemmMulMat, FloatTilesOverPartialPanelGroupsGiveUpstreamsProduct) {
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
         for (int64_t rows : {40, 47, 48, 49, 100}) {
             expect_float_gemm_gives_upstreams_product(type, 200, rows, rng);
+        }
+    }
+}
+
+// The bf16 GEMM: on the AMX tile where the CPU has AMX and k is a multiple of 32 (96), on the vdpbf16ps tile
+// otherwise (100, or the CPU capped below AMX): column counts around the AMX chunk of 32 and its two halves of 16
+// (33, 47, 49, 64, 70), rows of one full panel, of a pair with a partial second panel, of three panels and one row.
+TEST(GemmMulMat, Bf16TilesOverColumnAndRowEdgesGiveUpstreamsProduct) {
+    const bool amx = switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAmx);
+    EXPECT_EQ(q::gemm_float_amx(GGML_TYPE_BF16, 96), amx);
+    EXPECT_FALSE(q::gemm_float_amx(GGML_TYPE_BF16, 100));
+    EXPECT_FALSE(q::gemm_float_amx(GGML_TYPE_F16, 96));
+    EXPECT_EQ(q::gemm_float_cols(GGML_TYPE_BF16, 96), amx ? q::kGemmAmxCols : q::kGemmMaxCols);
+    std::mt19937 rng(45);
+    for (int64_t k : {96, 100}) {
+        for (int64_t rows : {16, 29, 49}) {
+            for (int64_t cols : {33, 47, 49, 64, 70}) {
+                expect_float_gemm_gives_upstreams_product(GGML_TYPE_BF16, k, rows, rng, cols);
+            }
         }
     }
 }
