@@ -63,6 +63,9 @@ void tile_pair(const GemmTileArgs & a) {
         lo[c] = hi[c] = _mm512_setzero_ps();
     }
     for (int64_t i = 0; i < a.k; ++i, p0 += kGemmRows, p1 += kGemmRows, x += kGemmFloatCols) {
+        _mm_prefetch(reinterpret_cast<const char *>(p0 + 8 * kGemmRows), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(p1 + 8 * kGemmRows), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(x + 8 * kGemmFloatCols), _MM_HINT_T0);
         const __m512 w0 = _mm512_loadu_ps(p0);
         const __m512 w1 = _mm512_loadu_ps(p1);
         for (int c = 0; c < kCols; ++c) {
