@@ -16,7 +16,9 @@
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
 //            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
-//   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written
+//   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written, ratio to the
+//            streaming ceiling of the same bytes read and written ("strm": a plain AVX-512 read-and-write loop
+//            over arrays of the op's sizes, measured right after the case; these shapes fit in a large L3)
 //   layers   one decode step of a LLaMA-7B-shaped layer stack (q4_0 weights): time per token against the time
 //            the weight bytes take at the measured DRAM bandwidth
 // Each figure is the median of repeated runs (at least 5, for about half a second).
@@ -601,6 +603,54 @@ void attention_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     }
 }
 
+// The streaming ceiling of a one-pass op that reads in_bytes and writes out_bytes: arrays of those sizes (so they
+// sit in the same level of the memory hierarchy as the op's own), n_threads threads each streaming its share with
+// AVX-512 loads and stores (output vector j the sum of its share of input vectors), 20 passes per timing; GB/s
+// of bytes read + written, median of 5 timings. No kernel of an op with that traffic can beat it by much.
+__attribute__((target("avx512f"))) void stream_pass(const float * in, size_t in_vecs, float * out, size_t out_vecs) {
+    size_t i = 0;
+    for (size_t j = 0; j < out_vecs; ++j) {
+        const size_t end = (j + 1) * in_vecs / out_vecs;
+        __m512       s   = _mm512_setzero_ps();
+        for (; i < end; ++i) {
+            s = _mm512_add_ps(s, _mm512_loadu_ps(in + i * 16));
+        }
+        _mm512_storeu_ps(out + j * 16, s);
+    }
+}
+
+double stream_gbs(size_t in_bytes, size_t out_bytes, int n_threads) {
+    if (!__builtin_cpu_supports("avx512f") || out_bytes < 64) {
+        return 0.0;
+    }
+    const size_t in_vecs = std::max<size_t>(in_bytes / 64, 1), out_vecs = out_bytes / 64;
+    auto *       in      = static_cast<float *>(std::aligned_alloc(64, in_vecs * 64));
+    auto *       out     = static_cast<float *>(std::aligned_alloc(64, out_vecs * 64));
+    constexpr int kPasses = 20;
+    auto          share   = [&](int t, size_t n) { return n * static_cast<size_t>(t) / static_cast<size_t>(n_threads); };
+    run_threads(n_threads, [&](int t) { // first touch by the thread that streams the part
+        std::fill(in + share(t, in_vecs) * 16, in + share(t + 1, in_vecs) * 16, 1.0f);
+        std::fill(out + share(t, out_vecs) * 16, out + share(t + 1, out_vecs) * 16, 0.0f);
+    });
+    std::vector<double> t;
+    for (int run = 0; run < 6; ++run) {
+        const auto t0 = Clock::now();
+        run_threads(n_threads, [&](int th) {
+            const size_t o0 = share(th, out_vecs), o1 = share(th + 1, out_vecs);
+            const size_t i0 = o0 * in_vecs / out_vecs, i1 = o1 * in_vecs / out_vecs;
+            for (int pass = 0; pass < kPasses; ++pass) {
+                stream_pass(in + i0 * 16, i1 - i0, out + o0 * 16, o1 - o0);
+            }
+        });
+        if (run > 0) { // the first run warms the caches
+            t.push_back(seconds_since(t0) / kPasses);
+        }
+    }
+    std::free(in);
+    std::free(out);
+    return static_cast<double>(in_vecs * 64 + out_vecs * 64) / median(t) / 1e9;
+}
+
 void memory_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     struct Case {
         const char *                                                        name;
@@ -668,7 +718,15 @@ void memory_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
             continue;
         }
         const double gbs = bytes / b.seconds(0.5) / 1e9;
-        row(c.name, gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
+        // against the streaming ceiling of the same traffic, measured right after (the DRAM read peak where the
+        // CPU has no AVX-512)
+        const auto   written = static_cast<size_t>(ggml_nbytes(out));
+        const double ceiling = stream_gbs(static_cast<size_t>(bytes) - std::min(written, static_cast<size_t>(bytes)), written, o.threads);
+        if (ceiling > 0.0) {
+            row(c.name, gbs, "GB/s", gbs / ceiling, "strm");
+        } else {
+            row(c.name, gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
+        }
     }
 }
 
