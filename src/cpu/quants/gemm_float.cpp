@@ -23,7 +23,8 @@ bool gemm_float_available(ggml_type weight) {
 
 bool gemm_float_amx(ggml_type weight, int64_t k) {
 #if defined(__x86_64__)
-    return weight == GGML_TYPE_BF16 && k % kGemmAmxBlock == 0 && simd::isa_supported(simd::Isa::kAmx);
+    return (weight == GGML_TYPE_BF16 || weight == GGML_TYPE_F16) && k % kGemmAmxBlock == 0 &&
+           simd::isa_supported(simd::Isa::kAmx);
 #else
     (void) weight, (void) k;
     return false;
@@ -31,14 +32,34 @@ bool gemm_float_amx(ggml_type weight, int64_t k) {
 }
 
 int gemm_float_cols(ggml_type weight, int64_t k) {
-    if (weight != GGML_TYPE_BF16) {
+    if (weight == GGML_TYPE_F32) {
         return kGemmFloatCols;
+    }
+    if (weight == GGML_TYPE_F16) {
+        return gemm_float_amx(weight, k) ? kGemmAmxF16Cols : kGemmFloatCols;
     }
     return gemm_float_amx(weight, k) ? kGemmAmxCols : kGemmMaxCols;
 }
 
 int gemm_float_panels_per_tile(ggml_type weight, int64_t k) {
     return weight == GGML_TYPE_BF16 && !gemm_float_amx(weight, k) ? 1 : 2;
+}
+
+void gemm_float_split_f16(float v, uint16_t * hi, uint16_t * lo) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const uint32_t abs = bits & 0x7fffffffu, top = bits & 0xffff0000u;
+    const bool     inf = abs == 0x7f800000u, nan = abs > 0x7f800000u;
+    *hi                = static_cast<uint16_t>((nan ? top | 0x00400000u : top) >> 16);
+    float top_f;
+    std::memcpy(&top_f, &top, sizeof top_f);
+    const float rest = inf || nan ? 0.0f : v - top_f;
+    uint32_t    rest_bits;
+    std::memcpy(&rest_bits, &rest, sizeof rest_bits);
+    *lo = static_cast<uint16_t>(rest_bits >> 16);
+    if ((*lo == 0 && abs != 0 && !nan) || inf) {
+        *lo = static_cast<uint16_t>(((bits >> 16) & 0x8000u) | 0x0080u);
+    }
 }
 
 size_t gemm_float_panel_bytes(ggml_type weight, int64_t k) {
@@ -56,6 +77,19 @@ void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * 
     const bool        amx = gemm_float_amx(weight, k);
     for (int64_t i0 = 0; i0 < k; i0 += kStep) {
         const int64_t n = k - i0 < kStep ? k - i0 : kStep;
+        if (amx && weight == GGML_TYPE_F16) {
+            // rounded through f16, then split into bf16 hi and lo (gemm_float_split_f16); block b of the column:
+            // hi at b * 2 * (16 columns x 32 bf16) + col * 32, lo 16 x 32 bf16 further
+            fp32_to_fp16_row(x + i0, half, n);
+            fp16_to_fp32_row(half, rounded, n);
+            auto * out = static_cast<uint16_t *>(chunk);
+            for (int64_t j = 0; j < n; ++j) {
+                const int64_t e = i0 + j, b = e / kGemmAmxBlock;
+                uint16_t *    at = out + (b * 2 * kGemmAmxF16Cols + col) * kGemmAmxBlock + e % kGemmAmxBlock;
+                gemm_float_split_f16(rounded[j], &at[0], &at[kGemmAmxF16Cols * kGemmAmxBlock]);
+            }
+            continue;
+        }
         if (amx) {
             // block b of the column at b * (32 columns x 32 bf16) + col * 32 (n is a whole number of blocks)
             fp32_to_bf16_row(x + i0, half, n);
@@ -92,6 +126,8 @@ void gemm_float_pack(ggml_type weight, const void * w, size_t w_row, int rows, i
 #if defined(__x86_64__)
     if (weight == GGML_TYPE_BF16) {
         gemm_float_pack_avx512bf16(w, w_row, rows, k, panel);
+    } else if (gemm_float_amx(weight, k)) {
+        gemm_float_pack_amx_f16(w, w_row, rows, k, panel);
     } else {
         gemm_float_pack_avx512(weight, w, w_row, rows, k, panel);
     }
@@ -104,6 +140,8 @@ void gemm_float_tile(ggml_type weight, const GemmTileArgs & a) {
 #if defined(__x86_64__)
     if (weight == GGML_TYPE_BF16) {
         gemm_float_amx(weight, a.k) ? gemm_float_tile_amx(a) : gemm_float_tile_avx512bf16(a);
+    } else if (gemm_float_amx(weight, a.k)) {
+        gemm_float_tile_amx_f16(a);
     } else {
         gemm_float_tile_avx512(a);
     }

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -235,21 +236,134 @@ TEST(GemmMulMat, FloatTilesOverPartialPanelGroupsGiveUpstreamsProduct) {
     }
 }
 
-// The bf16 GEMM: on the AMX tile where the CPU has AMX and k is a multiple of 32 (96), on the vdpbf16ps tile
-// otherwise (100, or the CPU capped below AMX): column counts around the AMX chunk of 32 and its two halves of 16
-// (33, 47, 49, 64, 70), rows of one full panel, of a pair with a partial second panel, of three panels and one row.
-TEST(GemmMulMat, Bf16TilesOverColumnAndRowEdgesGiveUpstreamsProduct) {
+// The bf16 and f16 GEMMs: on the AMX tiles where the CPU has AMX and k is a multiple of 32 (96), on the
+// vdpbf16ps / FMA tiles otherwise (100, or the CPU capped below AMX): column counts around the AMX chunks (bf16: 32
+// columns in two halves of 16; f16: 16) (33, 47, 49, 64, 70), rows of one full panel, of a pair with a partial
+// second panel, of three panels and one row.
+TEST(GemmMulMat, AmxTilesOverColumnAndRowEdgesGiveUpstreamsProduct) {
     const bool amx = switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAmx);
     EXPECT_EQ(q::gemm_float_amx(GGML_TYPE_BF16, 96), amx);
+    EXPECT_EQ(q::gemm_float_amx(GGML_TYPE_F16, 96), amx);
     EXPECT_FALSE(q::gemm_float_amx(GGML_TYPE_BF16, 100));
-    EXPECT_FALSE(q::gemm_float_amx(GGML_TYPE_F16, 96));
+    EXPECT_FALSE(q::gemm_float_amx(GGML_TYPE_F32, 96));
     EXPECT_EQ(q::gemm_float_cols(GGML_TYPE_BF16, 96), amx ? q::kGemmAmxCols : q::kGemmMaxCols);
+    EXPECT_EQ(q::gemm_float_cols(GGML_TYPE_F16, 96), amx ? q::kGemmAmxF16Cols : q::kGemmFloatCols);
     std::mt19937 rng(45);
-    for (int64_t k : {96, 100}) {
-        for (int64_t rows : {16, 29, 49}) {
-            for (int64_t cols : {33, 47, 49, 64, 70}) {
-                expect_float_gemm_gives_upstreams_product(GGML_TYPE_BF16, k, rows, rng, cols);
+    for (ggml_type type : {GGML_TYPE_BF16, GGML_TYPE_F16}) {
+        for (int64_t k : {96, 100}) {
+            for (int64_t rows : {16, 29, 49}) {
+                for (int64_t cols : {33, 47, 49, 64, 70}) {
+                    expect_float_gemm_gives_upstreams_product(type, k, rows, rng, cols);
+                }
             }
+        }
+    }
+}
+
+// f16 weights and activations that are infinite, NaN, subnormal in f16 or at its largest finite value: the AMX
+// split (hi + lo) keeps infinities and NaNs as upstream's f16 product has them and loses no subnormal.
+TEST(GemmMulMat, F16SpecialValuesGiveUpstreamsProduct) {
+    constexpr int64_t k = 64, rows = 20, cols = 40;
+    Ctx               ctx;
+    ggml_tensor *     a = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, k, rows);
+    ggml_tensor *     b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, cols);
+    auto *            w = static_cast<ggml_fp16_t *>(a->data);
+    auto *            x = static_cast<float *>(b->data);
+    std::mt19937      rng(46);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (int64_t i = 0; i < k * rows; ++i) {
+        w[i] = ggml_fp32_to_fp16(u(rng));
+    }
+    for (int64_t i = 0; i < k * cols; ++i) {
+        x[i] = u(rng);
+    }
+    // row 1: an infinity; row 2: a NaN; row 3: f16 subnormals (2^-24 .. 1023 * 2^-24) and 65504; column 1: an
+    // activation past f16's range (rounds to infinity, as upstream rounds it); column 2: f16 subnormal activations
+    w[1 * k + 5] = ggml_fp32_to_fp16(INFINITY);
+    w[2 * k + 7] = ggml_fp32_to_fp16(NAN);
+    for (int64_t i = 0; i < k; ++i) {
+        w[3 * k + i] = static_cast<ggml_fp16_t>(i % 2 == 0 ? 1 + i * 15 : 0x7bff); // subnormal bit patterns, 65504
+        x[2 * k + i] = std::ldexp(static_cast<float>(i + 1), -24);
+    }
+    x[1 * k + 9] = 1e6f;
+    ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+    ASSERT_EQ(compute(ctx, out, 2), GGML_STATUS_SUCCESS);
+    for (int64_t m = 0; m < cols; ++m) {
+        for (int64_t n = 0; n < rows; ++n) {
+            const char * row  = static_cast<const char *>(a->data) + n * a->nb[1];
+            const double want = upstream_product(GGML_TYPE_F16, row, x + m * k, k);
+            const double got  = get(out, n, m, 0, 0);
+            if (std::isnan(want)) {
+                EXPECT_TRUE(std::isnan(got)) << "at (" << n << ", " << m << ")";
+            } else if (std::isinf(want)) {
+                EXPECT_EQ(got, want) << "at (" << n << ", " << m << ")";
+            } else {
+                EXPECT_NEAR(got, want, tolerance(GGML_TYPE_F16, row, x + m * k, k)) << "at (" << n << ", " << m << ")";
+            }
+        }
+    }
+}
+
+// The f16 split (gemm_float.h) over every f16 value: hi + lo is the value exactly, hi keeps its top 16 bits; where
+// the rest is zero (or the value infinite) lo is 2^-126 with the value's sign; zero splits into zeros, NaN into a NaN.
+TEST(GemmFloatSplit, EveryF16ValueIsHiPlusLoExactly) {
+    for (uint32_t h = 0; h < 65536; ++h) {
+        const float v = ggml_fp16_to_fp32(static_cast<ggml_fp16_t>(h));
+        uint16_t    hi = 0, lo = 0;
+        q::gemm_float_split_f16(v, &hi, &lo);
+        const float hi_f = ggml_bf16_to_fp32(ggml_bf16_t{hi}), lo_f = ggml_bf16_to_fp32(ggml_bf16_t{lo});
+        const float tiny = std::copysign(std::ldexp(1.0f, -126), v);
+        if (std::isnan(v)) {
+            EXPECT_TRUE(std::isnan(hi_f)) << h;
+        } else if (std::isinf(v)) {
+            EXPECT_EQ(hi_f, v) << h;
+            EXPECT_EQ(lo_f, tiny) << h;
+        } else if (v == 0.0f) {
+            EXPECT_EQ(hi_f, 0.0f) << h;
+            EXPECT_EQ(lo_f, 0.0f) << h;
+        } else if (lo_f == tiny) {
+            EXPECT_EQ(hi_f, v) << h; // the value has at most 8 significant bits
+        } else {
+            EXPECT_EQ(static_cast<double>(hi_f) + lo_f, static_cast<double>(v)) << h;
+            EXPECT_NE(lo_f, 0.0f) << h;
+            EXPECT_LT(std::fabs(lo_f), std::ldexp(std::fabs(hi_f), -7)) << h; // lo holds the bits below hi's 8
+        }
+    }
+}
+
+// The AMX f16 panel: per block of 32 elements a hi B tile then a lo B tile, pair-row s holding (element 2s, element
+// 2s + 1) of each of the 16 rows, each part split by the rule above; rows past `rows` are zero.
+TEST(GemmFloatSplit, AmxF16PanelHoldsTheSplitPairs) {
+    if (!q::gemm_float_amx(GGML_TYPE_F16, 64)) {
+        GTEST_SKIP() << "this CPU has no AMX (or SWITCHYARD_CPU_ISA caps it)";
+    }
+    constexpr int64_t k = 64;
+    constexpr int     rows = 13;
+    std::mt19937      rng(47);
+    std::vector<ggml_fp16_t> w(static_cast<size_t>(rows * k));
+    for (auto & h : w) {
+        h = static_cast<ggml_fp16_t>(rng() & 0xffff);
+    }
+    w[3] = 0x7c00; // inf
+    w[4] = 0x0000;
+    w[5] = 0x3c00; // 1.0: 8 significant bits or fewer
+    std::vector<uint16_t> panel(static_cast<size_t>(k * 16 * 2), 0xdead);
+    q::gemm_float_pack(GGML_TYPE_F16, w.data(), k * sizeof(ggml_fp16_t), rows, k, panel.data());
+    for (int r = 0; r < 16; ++r) {
+        for (int64_t e = 0; e < k; ++e) {
+            uint16_t hi = 0, lo = 0;
+            if (r < rows) {
+                q::gemm_float_split_f16(ggml_fp16_to_fp32(w[static_cast<size_t>(r * k + e)]), &hi, &lo);
+            }
+            const int64_t b = e / 32, s = (e % 32) / 2;
+            const size_t  at = static_cast<size_t>(b * 1024 + s * 32 + r * 2 + e % 2);
+            const float   v  = r < rows ? ggml_fp16_to_fp32(w[static_cast<size_t>(r * k + e)]) : 0.0f;
+            if (std::isnan(v)) {
+                EXPECT_TRUE(std::isnan(ggml_bf16_to_fp32(ggml_bf16_t{panel[at]}))) << r << ", " << e;
+                continue;
+            }
+            EXPECT_EQ(panel[at], hi) << "hi of row " << r << ", element " << e;
+            EXPECT_EQ(panel[at + 512], lo) << "lo of row " << r << ", element " << e;
         }
     }
 }

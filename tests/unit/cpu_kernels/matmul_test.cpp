@@ -6,6 +6,7 @@
 
 #include "cpu/kernels/matmul_gemm.h"
 #include "cpu/kernels/matmul_vec.h"
+#include "cpu/simd/isa.h"
 
 #include <gtest/gtest.h>
 
@@ -105,7 +106,8 @@ TEST(MatMulWork, FewColumnsPlanTheirConvertedActivations) {
 // With more columns, on the float path (CPUs without the GEMM tiles), a converted src0 takes per thread a block of
 // at most its rows (scratch_floats(k) = k floats rounded up to 64 bytes each), after src1 as floats rounded through
 // the activation format (shared). On the GEMM path (matmul_gemm.h): the columns in chunks of twelve (f16 weights:
-// 12 floats per element, gemm_float.h), then per thread a float row and the packed panels (16 rows, floats).
+// 12 floats per element, gemm_float.h; on AMX sixteen, as bf16 hi and lo), then per thread a float row and the
+// packed panels (16 rows, floats or bf16 hi and lo).
 TEST(MatMulWork, ConvertedSrc0TakesItsRowsPerThread) {
     Ctx          ctx;
     std::mt19937 rng(2);
@@ -113,6 +115,14 @@ TEST(MatMulWork, ConvertedSrc0TakesItsRowsPerThread) {
     // min(4 * 16, 16 + 4 - 1) = 19 rows (see converted_rows_total); src1: 33 columns of 64 floats
     static_assert(switchyard::cpu::kernels::kMatVecMaxCols < 33);
     const Graph block = build_product(ctx, {GGML_TYPE_F16, 64, 16, 33, 1, 1}, rng);
+    if (switchyard::cpu::kernels::mul_mat_gemm_applies(block.out) &&
+        switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAmx)) {
+        // AMX: 3 chunks of 16 columns x 64 elements x (hi, lo) bf16; per thread 64 floats of a row and one panel
+        // of 64 x 16 x (hi, lo) bf16
+        EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 3 * 4096 + (256 + 4096) + kCacheLine);
+        EXPECT_EQ(ggml_graph_plan(block.gf, 4, nullptr).work_size, 3 * 4096 + 4 * (256 + 4096) + 4 * kCacheLine);
+        return;
+    }
     if (switchyard::cpu::kernels::mul_mat_gemm_applies(block.out)) {
         // 3 chunks of 64 x 12 floats; per thread 64 floats of a row and one panel of 64 x 16 floats
         EXPECT_EQ(ggml_graph_plan(block.gf, 1, nullptr).work_size, 3 * 3072 + (256 + 4096) + kCacheLine);
