@@ -4,6 +4,7 @@
 // upstream. Tensor data is plain host memory with the standard layout (is_host).
 #include "ggml-backend-impl.h"
 
+#include "base/host_memory.h"
 #include "base/log.h"
 
 #include <cstdint>
@@ -95,8 +96,7 @@ ggml_backend_buffer_t cpu_alloc_buffer(ggml_backend_buffer_type_t buft, size_t s
         log_error("[ggml_backend_cpu_buffer_type] cannot allocate %zu bytes: more than the system's memory\n", size);
         return nullptr;
     }
-    const size_t padded = (size + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
-    void *       data   = std::aligned_alloc(kAllocAlignment, padded);
+    void * data = host_alloc(size, kAllocAlignment); // large buffers on transparent huge pages (host_memory.h)
     if (data == nullptr) {
         log_error("[ggml_backend_cpu_buffer_type] cannot allocate %zu bytes of host memory\n", size);
         return nullptr;

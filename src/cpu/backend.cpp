@@ -10,6 +10,7 @@
 
 #include "ggml-cpu.h"
 
+#include "base/host_memory.h"
 #include "base/log.h"
 #include "core/graph.h"
 
@@ -37,7 +38,7 @@ public:
             return true;
         }
         std::free(data_);
-        data_ = static_cast<uint8_t *>(std::malloc(size));
+        data_ = static_cast<uint8_t *>(host_alloc(size, 64)); // large ones on transparent huge pages
         size_ = data_ != nullptr ? size : 0;
         return data_ != nullptr;
     }

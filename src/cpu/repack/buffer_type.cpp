@@ -4,6 +4,7 @@
 #include "cpu/backend.h"
 #include "cpu/repack/format.h"
 
+#include "base/host_memory.h"
 #include "base/log.h"
 
 #include "ggml-backend-impl.h"
@@ -157,8 +158,7 @@ ggml_backend_buffer_t type_alloc_buffer(ggml_backend_buffer_type_t buft, size_t 
         log_error("[CPU_REPACK] cannot allocate %zu bytes\n", size);
         return nullptr;
     }
-    const size_t padded = (std::max<size_t>(size, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    void *       data   = std::aligned_alloc(kAlignment, padded);
+    void * data = host_alloc(size, kAlignment); // large buffers on transparent huge pages (host_memory.h)
     if (data == nullptr) {
         log_error("[CPU_REPACK] cannot allocate %zu bytes of host memory\n", size);
         return nullptr;
