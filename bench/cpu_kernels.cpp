@@ -11,8 +11,8 @@
 //            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
 //   batch    MUL_MAT by 8 and by 512 activation columns: GFLOP/s, ratio to the peak of the instruction the kernel
 //            is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
-//            quantized weights, bf16 dot products (vdpbf16ps; AMX tdpbf16ps past 32 columns where the CPU has
-//            AMX) for bf16, FP32 FMA for f32 / f16
+//            quantized weights (AMX tdpbusd past 32 columns where the CPU has AMX, CPU_REPACK aside), bf16 dot
+//            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
 //            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
@@ -275,9 +275,47 @@ __attribute__((target("amx-tile,amx-bf16"))) float amx_bf16_loop(int64_t iters) 
     _tile_release();
     return out[0];
 }
+
+// The same with AMX-INT8 tdpbusd (16 x 16 x 64 byte products, 32,768 ops each).
+__attribute__((target("amx-tile,amx-int8"))) int amx_int8_loop(int64_t iters) {
+    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    if (syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) != 0) {
+        return 0;
+    }
+    struct alignas(64) {
+        uint8_t  palette = 1, start_row = 0, reserved[14] = {};
+        uint16_t colsb[16] = {};
+        uint8_t  rows[16]  = {};
+    } cfg;
+    for (int t = 0; t < 8; ++t) {
+        cfg.colsb[t] = 64;
+        cfg.rows[t]  = 16;
+    }
+    alignas(64) static thread_local uint8_t bytes[16 * 64];
+    alignas(64) static thread_local int32_t out[16 * 16];
+    std::fill(std::begin(bytes), std::end(bytes), uint8_t{1});
+    _tile_loadconfig(&cfg);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, bytes, 64);
+    _tile_loadd(5, bytes, 64);
+    _tile_loadd(6, bytes, 64);
+    _tile_loadd(7, bytes, 64);
+    for (int64_t i = 0; i < iters; ++i) {
+        _tile_dpbusd(0, 4, 6);
+        _tile_dpbusd(1, 4, 7);
+        _tile_dpbusd(2, 5, 6);
+        _tile_dpbusd(3, 5, 7);
+    }
+    _tile_stored(0, out, 64);
+    _tile_release();
+    return out[0];
+}
 #endif
 
-enum class Peak { kFma, kBf16, kVnni, kAmxBf16 };
+enum class Peak { kFma, kBf16, kVnni, kAmxBf16, kAmxInt8 };
 
 // Giga-operations per second of `which` on n_threads threads (a multiply-add counts 2), 0 when the CPU lacks it:
 // the median of at least min_runs runs over about `budget` seconds (0.2 s by default, for pairing with one case).
@@ -285,11 +323,11 @@ double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3
     const int64_t iters = 5'000'000;
     if ((which == Peak::kVnni && !__builtin_cpu_supports("avx512vnni")) ||
         (which == Peak::kBf16 && !__builtin_cpu_supports("avx512bf16")) ||
-        (which == Peak::kAmxBf16 && !ggml_cpu_has_amx_int8())) {
+        ((which == Peak::kAmxBf16 || which == Peak::kAmxInt8) && !ggml_cpu_has_amx_int8())) {
         return 0.0;
     }
 #if !defined(__linux__)
-    if (which == Peak::kAmxBf16) {
+    if (which == Peak::kAmxBf16 || which == Peak::kAmxInt8) {
         return 0.0;
     }
 #endif
@@ -303,8 +341,10 @@ double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3
                     case Peak::kBf16: sink.store(static_cast<int>(bf16_loop(iters))); break;
 #if defined(__linux__)
                     case Peak::kAmxBf16: sink.store(static_cast<int>(amx_bf16_loop(iters / 16))); break;
+                    case Peak::kAmxInt8: sink.store(amx_int8_loop(iters / 16)); break;
 #else
-                    case Peak::kAmxBf16: break;
+                    case Peak::kAmxBf16:
+                    case Peak::kAmxInt8: break;
 #endif
                     case Peak::kFma:
                         sink.store(static_cast<int>(avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters)));
@@ -313,8 +353,9 @@ double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3
             });
         },
         budget, min_runs);
-    if (which == Peak::kAmxBf16) { // 4 x iters / 16 tile products per thread
-        return 16384.0 * 4 * static_cast<double>(iters / 16) * n_threads / s / 1e9;
+    if (which == Peak::kAmxBf16 || which == Peak::kAmxInt8) { // 4 x iters / 16 tile products per thread
+        const double ops = which == Peak::kAmxBf16 ? 16384.0 : 32768.0;
+        return ops * 4 * static_cast<double>(iters / 16) * n_threads / s / 1e9;
     }
     const double ops_per_instr = which == Peak::kVnni ? 128.0 : which == Peak::kBf16 ? 64.0 : avx512 ? 32.0 : 16.0;
     return ops_per_instr * 12 * static_cast<double>(iters) * n_threads / s / 1e9;
@@ -543,15 +584,27 @@ void batch_case(ggml_backend_t be, const Options & o, int64_t n, ggml_type type,
     // against the peak of the kernel's instruction measured right after the case (the FMA peak when the CPU
     // lacks the dot-product instruction; bf16 batches past 32 columns run on AMX where the CPU has it)
     Peak which = ggml_is_quantized(type) ? Peak::kVnni : type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
-    if (type == GGML_TYPE_BF16 && n > 32 && ggml_cpu_has_amx_int8()) {
-        which = Peak::kAmxBf16;
+    if (n > 32 && ggml_cpu_has_amx_int8() && type != GGML_TYPE_F32) {
+        // past 32 columns bf16 runs on AMX-BF16 tiles and plain quantized weights on AMX-INT8 tiles (CPU_REPACK
+        // weights on the VNNI tile; f16, four bf16 products per product on AMX, stays against the FMA peak, the
+        // issue's yardstick for it)
+        const bool repacked = name.find("CPU_REPACK") != std::string::npos;
+        if (type == GGML_TYPE_BF16) {
+            which = Peak::kAmxBf16;
+        } else if (type != GGML_TYPE_F16 && !repacked) {
+            which = Peak::kAmxInt8;
+        }
     }
     double peak = dot_peak(which, o.threads);
     if (peak <= 0.0) {
         which = Peak::kFma;
         peak  = dot_peak(which, o.threads);
     }
-    const char * peak_name = which == Peak::kVnni ? "VNNI" : which == Peak::kBf16 ? "BF16" : which == Peak::kAmxBf16 ? "AMX" : "FMA";
+    const char * peak_name = which == Peak::kVnni       ? "VNNI"
+                             : which == Peak::kBf16     ? "BF16"
+                             : which == Peak::kAmxBf16  ? "AMXbf"
+                             : which == Peak::kAmxInt8  ? "AMXi8"
+                                                        : "FMA";
     row(name.c_str(), gflops, "GFLOP/s", gflops / peak, peak_name);
 }
 

@@ -26,15 +26,31 @@ struct Path {
     // activation columns per chunk (gemm.h, gemm_float.h)
     int64_t k; // src0's row length
 
-    int64_t cols() const { return integer() ? kGemmMaxCols : quants::gemm_float_cols(weight, k); }
+    // the integer GEMM on AMX (gemm.h: chunks of 16 columns, two panels per tile call)
+    bool amx() const { return integer() && quants::gemm_int_amx(); }
+
+    int64_t cols() const {
+        if (integer()) {
+            return amx() ? quants::kGemmAmxIntCols : kGemmMaxCols;
+        }
+        return quants::gemm_float_cols(weight, k);
+    }
     // panels per tile call (GemmTileArgs::panel2)
-    int64_t panels_per_tile() const { return integer() ? 1 : quants::gemm_float_panels_per_tile(weight, k); }
+    int64_t panels_per_tile() const {
+        if (integer()) {
+            return amx() ? 2 : 1;
+        }
+        return quants::gemm_float_panels_per_tile(weight, k);
+    }
 
     size_t panel_bytes(int64_t k) const {
         return integer() ? quants::gemm_panel_bytes(format, k) : quants::gemm_float_panel_bytes(weight, k);
     }
     size_t chunk_bytes(int64_t k) const {
-        return integer() ? quants::gemm_chunk_bytes(format, k) : quants::gemm_float_chunk_bytes(weight, k);
+        if (integer()) {
+            return amx() ? quants::gemm_amx_chunk_bytes(format, k) : quants::gemm_chunk_bytes(format, k);
+        }
+        return quants::gemm_float_chunk_bytes(weight, k);
     }
     // scratch of the activation conversion (the act_type bytes of a row)
     size_t act_bytes(int64_t k) const { return integer() ? ggml_row_size(format.act_type, k) : 0; }
@@ -44,11 +60,26 @@ struct Path {
                   : quants::gemm_float_pack(weight, w, w_row, rows, k, panel);
     }
     void activation(const float * x, int64_t k, void * scratch, void * chunk, int col) const {
-        integer() ? quants::gemm_activation(format, x, k, scratch, chunk, col)
-                  : quants::gemm_float_activation(weight, x, k, chunk, col);
+        if (!integer()) {
+            quants::gemm_float_activation(weight, x, k, chunk, col);
+        } else if (amx()) {
+            quants::gemm_activation_amx(format, x, k, scratch, chunk, col);
+        } else {
+            quants::gemm_activation(format, x, k, scratch, chunk, col);
+        }
     }
     void tile(const quants::GemmTileArgs & a) const {
-        integer() ? quants::gemm_tile_fast()(format, a) : quants::gemm_float_tile(weight, a);
+        if (!integer()) {
+            quants::gemm_float_tile(weight, a);
+            return;
+        }
+#if defined(__x86_64__)
+        if (amx()) {
+            quants::gemm_tile_amx_int(format, a);
+            return;
+        }
+#endif
+        quants::gemm_tile_fast()(format, a);
     }
 };
 

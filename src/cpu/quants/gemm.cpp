@@ -94,6 +94,7 @@ struct ColumnAux {
         float   min_sum;  // da * sum(q), formats with one
     };
 };
+static_assert(sizeof(ColumnAux) == 8, "gemm.h: a column's pair is 8 bytes");
 
 // Group g of a chunk: the interleaved levels, then the columns' pairs.
 struct ChunkGroup {
@@ -178,40 +179,82 @@ void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows
     clear_rows(f, rows, k, panel);
 }
 
+namespace {
+
+// One group of a converted activation row (act_type bytes in scratch): its q8 levels and the column's pair.
+struct GroupActivation {
+    const int8_t * q;
+    ColumnAux      aux;
+};
+
+GroupActivation group_activation(const GemmFormat & f, const void * scratch, int64_t g) {
+    const int64_t  i0      = g * f.group;
+    float          da      = 0.0f;
+    float          min_sum = 0.0f;
+    const int8_t * src     = nullptr;
+    if (f.act_type == GGML_TYPE_Q8_K) {
+        const auto & b = static_cast<const quant::BlockQ8_K *>(scratch)[i0 / kQK_K];
+        da  = b.d;
+        src = b.qs + i0 % kQK_K;
+    } else if (f.act_type == GGML_TYPE_Q8_1) {
+        const auto & b = static_cast<const quant::BlockQ8_1 *>(scratch)[i0 / kQK32];
+        da  = fp16_to_fp32(b.d);
+        src = b.qs;
+        min_sum = fp16_to_fp32(b.s); // upstream's rounded d * sum(q)
+    } else {
+        const auto & b = static_cast<const quant::BlockQ8_0 *>(scratch)[i0 / kQK32];
+        da  = fp16_to_fp32(b.d);
+        src = b.qs;
+    }
+    GroupActivation out{src, {}};
+    out.aux.da    = da;
+    const int sum = sum_levels(src, f.group);
+    if (!f.has_min) {
+        out.aux.bias_sum = -f.bias * sum;
+    } else {
+        out.aux.min_sum = f.act_type == GGML_TYPE_Q8_1 ? min_sum : da * static_cast<float>(sum);
+    }
+    return out;
+}
+
+size_t amx_chunk_group_bytes(const GemmFormat & f) {
+    return static_cast<size_t>(f.group) * kGemmAmxIntCols + kGemmAmxIntCols * sizeof(ColumnAux);
+}
+
+} // namespace
+
 void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
     act_converter(f.act_type)(x, scratch, k);
-    const int64_t ng = k / f.group;
-    for (int64_t g = 0; g < ng; ++g) {
-        const int64_t i0 = g * f.group;
-        float          da      = 0.0f;
-        float          min_sum = 0.0f;
-        const int8_t * src     = nullptr;
-        if (f.act_type == GGML_TYPE_Q8_K) {
-            const auto & b = static_cast<const quant::BlockQ8_K *>(scratch)[i0 / kQK_K];
-            da  = b.d;
-            src = b.qs + i0 % kQK_K;
-        } else if (f.act_type == GGML_TYPE_Q8_1) {
-            const auto & b = static_cast<const quant::BlockQ8_1 *>(scratch)[i0 / kQK32];
-            da  = fp16_to_fp32(b.d);
-            src = b.qs;
-            min_sum = fp16_to_fp32(b.s); // upstream's rounded d * sum(q)
-        } else {
-            const auto & b = static_cast<const quant::BlockQ8_0 *>(scratch)[i0 / kQK32];
-            da  = fp16_to_fp32(b.d);
-            src = b.qs;
-        }
-        const ChunkGroup cg  = chunk_group(f, chunk, g);
-        ColumnAux &      aux = cg.aux[col];
+    for (int64_t g = 0; g < k / f.group; ++g) {
+        const GroupActivation a  = group_activation(f, scratch, g);
+        const ChunkGroup      cg = chunk_group(f, chunk, g);
         for (int qd = 0; qd < f.group / 4; ++qd) {
-            std::memcpy(cg.levels + (qd * kGemmMaxCols + col) * 4, src + 4 * qd, 4);
+            std::memcpy(cg.levels + (qd * kGemmMaxCols + col) * 4, a.q + 4 * qd, 4);
         }
-        aux.da = da;
-        const int sum = sum_levels(src, f.group);
-        if (!f.has_min) {
-            aux.bias_sum = -f.bias * sum;
-        } else {
-            aux.min_sum = f.act_type == GGML_TYPE_Q8_1 ? min_sum : da * static_cast<float>(sum);
-        }
+        cg.aux[col] = a.aux;
+    }
+}
+
+bool gemm_int_amx() {
+#if defined(__x86_64__)
+    static const bool amx = simd::isa_supported(simd::Isa::kAmx);
+    return amx;
+#else
+    return false;
+#endif
+}
+
+size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
+    return static_cast<size_t>(k / f.group) * amx_chunk_group_bytes(f);
+}
+
+void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
+    act_converter(f.act_type)(x, scratch, k);
+    for (int64_t g = 0; g < k / f.group; ++g) {
+        const GroupActivation a = group_activation(f, scratch, g);
+        auto * p = static_cast<uint8_t *>(chunk) + static_cast<size_t>(g) * amx_chunk_group_bytes(f);
+        std::memcpy(p + static_cast<size_t>(col) * f.group, a.q, static_cast<size_t>(f.group));
+        std::memcpy(p + static_cast<size_t>(f.group) * kGemmAmxIntCols + col * sizeof(ColumnAux), &a.aux, sizeof(ColumnAux));
     }
 }
 

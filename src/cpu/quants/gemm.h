@@ -79,7 +79,20 @@ using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
 void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a);
 GemmTileFn gemm_tile_fast();
 
+// AMX (gemm_amx.cpp): the same panels as AMX B tiles (a group's G / 4 quads of 16 rows x 4 bytes) times
+// activation chunks of 16 columns laid out as A tiles: per group, 16 columns x G int8 levels, then the 16 columns'
+// (da, aux word) pairs as above. A tile call takes up to two panels (GemmTileArgs::panel2) and up to 16 columns;
+// per group one tdpbsud per panel, its 16 x 16 int32 sums scaled into float accumulators as the VNNI tile does.
+constexpr int kGemmAmxIntCols = 16;
+
+// true when this CPU runs the integer GEMM on AMX
+bool   gemm_int_amx();
+size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k);
+// As gemm_activation, into column col (0..15) of an AMX chunk.
+void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col);
+
 #if defined(__x86_64__)
+void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a); // gemm_amx.cpp: call only where gemm_int_amx()
 void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
 // gemm_pack_avx512vnni.cpp: false (nothing written) for the types it does not pack and k not a multiple of 256
 bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);

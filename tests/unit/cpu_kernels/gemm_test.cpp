@@ -182,8 +182,8 @@ TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
     }
 }
 
-// A 2-D f32 / f16 / bf16 weight of `rows` x k times `cols` f32 columns (past the matrix-vector path's columns), on
-// the float GEMM, at 1 and 2 threads: every output equals upstream's product to its tolerance.
+// A 2-D weight of `rows` x k (f32, f16, bf16 or a quantized type) times `cols` f32 columns (past the matrix-vector
+// path's columns), on the GEMM, at 1 and 2 threads: every output equals upstream's product to its tolerance.
 void expect_float_gemm_gives_upstreams_product(ggml_type type, int64_t k, int64_t rows, std::mt19937 & rng,
                                                int64_t cols = 37) {
     Ctx           ctx;
@@ -193,7 +193,8 @@ void expect_float_gemm_gives_upstreams_product(ggml_type type, int64_t k, int64_
     std::memcpy(a->data, bytes.data(), bytes.size());
     fill(b, rng);
     ggml_tensor * out = ggml_mul_mat(ctx, a, b);
-    ASSERT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), q::gemm_float_available(type));
+    const bool fast = ggml_is_quantized(type) ? q::gemm_tile_fast() != nullptr : q::gemm_float_available(type);
+    ASSERT_EQ(switchyard::cpu::kernels::mul_mat_gemm_applies(out), fast);
     for (int nt : {1, 2}) {
         ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
         int failures = 0;
@@ -255,6 +256,21 @@ TEST(GemmMulMat, AmxTilesOverColumnAndRowEdgesGiveUpstreamsProduct) {
                 for (int64_t cols : {33, 47, 49, 64, 70}) {
                     expect_float_gemm_gives_upstreams_product(type, k, rows, rng, cols);
                 }
+            }
+        }
+    }
+}
+
+// The integer GEMM (on AMX tiles where the CPU has AMX: chunks of 16 columns, two panels per call; on the VNNI
+// tile otherwise) over column counts around the chunks and row counts around the panel pairs, for formats without
+// a min term (q4_0, q8_0), with one (q4_1, q4_K) and with groups of 16 (q6_K, q2_K).
+TEST(GemmMulMat, IntegerTilesOverColumnAndRowEdgesGiveUpstreamsProduct) {
+    EXPECT_EQ(q::gemm_int_amx(), switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAmx));
+    std::mt19937 rng(48);
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K}) {
+        for (int64_t rows : {16, 29, 49}) {
+            for (int64_t cols : {33, 47, 49, 70}) {
+                expect_float_gemm_gives_upstreams_product(type, 256, rows, rng, cols);
             }
         }
     }
