@@ -235,49 +235,12 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) float bf16_loop(int64_t i
     return lanes[0] + lanes[15];
 }
 
-// 4 independent accumulators of AMX tdpbf16ps (16 x 16 x 32 products, 16,384 ops each) on tiles that stay in
-// the tile registers. The process must hold the tile data permission (the library asks for it when it detects
-// the CPU; asked again here, which is harmless).
 #if defined(__linux__)
-__attribute__((target("amx-tile,amx-bf16"))) float amx_bf16_loop(int64_t iters) {
-    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
-    if (syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) != 0) {
-        return 0.0f;
-    }
-    struct alignas(64) {
-        uint8_t  palette = 1, start_row = 0, reserved[14] = {};
-        uint16_t colsb[16] = {};
-        uint8_t  rows[16]  = {};
-    } cfg;
-    for (int t = 0; t < 8; ++t) {
-        cfg.colsb[t] = 64;
-        cfg.rows[t]  = 16;
-    }
-    alignas(64) static thread_local uint16_t ones[16 * 32];
-    alignas(64) static thread_local float    out[16 * 16];
-    std::fill(std::begin(ones), std::end(ones), uint16_t{0x3f80});
-    _tile_loadconfig(&cfg);
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-    _tile_loadd(4, ones, 64);
-    _tile_loadd(5, ones, 64);
-    _tile_loadd(6, ones, 64);
-    _tile_loadd(7, ones, 64);
-    for (int64_t i = 0; i < iters; ++i) {
-        _tile_dpbf16ps(0, 4, 6);
-        _tile_dpbf16ps(1, 4, 7);
-        _tile_dpbf16ps(2, 5, 6);
-        _tile_dpbf16ps(3, 5, 7);
-    }
-    _tile_stored(0, out, 64);
-    _tile_release();
-    return out[0];
-}
-
-// The same with AMX-INT8 tdpbusd (16 x 16 x 64 byte products, 32,768 ops each).
-__attribute__((target("amx-tile,amx-int8"))) int amx_int8_loop(int64_t iters) {
+// 4 independent accumulators of AMX tdpbf16ps (16 x 16 x 32 products, 16,384 ops each) or, kInt8, tdpbusd (16 x
+// 16 x 64 byte products, 32,768 ops each) on tiles that stay in the tile registers. The process must hold the tile
+// data permission (the library asks for it when it detects the CPU; asked again here, which is harmless).
+template <bool kInt8>
+__attribute__((target("amx-tile,amx-bf16,amx-int8"))) int amx_loop(int64_t iters) {
     constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
     if (syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) != 0) {
         return 0;
@@ -291,23 +254,30 @@ __attribute__((target("amx-tile,amx-int8"))) int amx_int8_loop(int64_t iters) {
         cfg.colsb[t] = 64;
         cfg.rows[t]  = 16;
     }
-    alignas(64) static thread_local uint8_t bytes[16 * 64];
-    alignas(64) static thread_local int32_t out[16 * 16];
-    std::fill(std::begin(bytes), std::end(bytes), uint8_t{1});
+    alignas(64) static thread_local uint16_t ones[16 * 32]; // bf16 1.0, or bytes of 0x80 and 0x3f
+    alignas(64) static thread_local int32_t  out[16 * 16];
+    std::fill(std::begin(ones), std::end(ones), uint16_t{0x3f80});
     _tile_loadconfig(&cfg);
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
-    _tile_loadd(4, bytes, 64);
-    _tile_loadd(5, bytes, 64);
-    _tile_loadd(6, bytes, 64);
-    _tile_loadd(7, bytes, 64);
+    _tile_loadd(4, ones, 64);
+    _tile_loadd(5, ones, 64);
+    _tile_loadd(6, ones, 64);
+    _tile_loadd(7, ones, 64);
     for (int64_t i = 0; i < iters; ++i) {
-        _tile_dpbusd(0, 4, 6);
-        _tile_dpbusd(1, 4, 7);
-        _tile_dpbusd(2, 5, 6);
-        _tile_dpbusd(3, 5, 7);
+        if constexpr (kInt8) {
+            _tile_dpbusd(0, 4, 6);
+            _tile_dpbusd(1, 4, 7);
+            _tile_dpbusd(2, 5, 6);
+            _tile_dpbusd(3, 5, 7);
+        } else {
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_dpbf16ps(1, 4, 7);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+        }
     }
     _tile_stored(0, out, 64);
     _tile_release();
@@ -340,8 +310,8 @@ double dot_peak(Peak which, int n_threads, double budget = 0.2, int min_runs = 3
                     case Peak::kVnni: sink.store(vnni_loop(iters)); break;
                     case Peak::kBf16: sink.store(static_cast<int>(bf16_loop(iters))); break;
 #if defined(__linux__)
-                    case Peak::kAmxBf16: sink.store(static_cast<int>(amx_bf16_loop(iters / 16))); break;
-                    case Peak::kAmxInt8: sink.store(amx_int8_loop(iters / 16)); break;
+                    case Peak::kAmxBf16: sink.store(amx_loop<false>(iters / 16)); break;
+                    case Peak::kAmxInt8: sink.store(amx_loop<true>(iters / 16)); break;
 #else
                     case Peak::kAmxBf16:
                     case Peak::kAmxInt8: break;

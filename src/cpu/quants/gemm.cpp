@@ -94,7 +94,7 @@ struct ColumnAux {
         float   min_sum;  // da * sum(q), formats with one
     };
 };
-static_assert(sizeof(ColumnAux) == 8, "gemm.h: a column's pair is 8 bytes");
+static_assert(sizeof(ColumnAux) == sizeof(GemmColumnAux), "gemm.h: the tiles read a column's pair as 8 bytes");
 
 // Group g of a chunk: the interleaved levels, then the columns' pairs.
 struct ChunkGroup {

@@ -79,6 +79,13 @@ using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
 void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a);
 GemmTileFn gemm_tile_fast();
 
+// A column's pair of one group as the vector tiles read it: da, then the int32 -bias * sum(q) or the float
+// da * sum(q) (by bits) (gemm.cpp's ColumnAux, the same 8 bytes).
+struct GemmColumnAux {
+    float   da;
+    int32_t word;
+};
+
 // AMX (gemm_amx.cpp): the same panels as AMX B tiles (a group's G / 4 quads of 16 rows x 4 bytes) times
 // activation chunks of 16 columns laid out as A tiles: per group, 16 columns x G int8 levels, then the 16 columns'
 // (da, aux word) pairs as above. A tile call takes up to two panels (GemmTileArgs::panel2) and up to 16 columns;

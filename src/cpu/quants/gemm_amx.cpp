@@ -5,6 +5,7 @@
 // and one or two multiply-adds scale them into the column's float accumulator, as the VNNI tile does.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/amx_tiles.h"
 #include "cpu/quants/gemm.h"
 
 #include <immintrin.h>
@@ -16,25 +17,9 @@ namespace switchyard::cpu::quants {
 
 namespace {
 
-struct Aux {
-    float   da;
-    int32_t word; // int32 -bias * sum(q), or the float da * sum(q) (gemm.cpp's ColumnAux)
-};
+using Aux = GemmColumnAux;
 
-// tmm0 / tmm1: the sums of panel 0 / 1; tmm2: the columns (A); tmm3 / tmm4: panel 0 / 1 (B).
-struct alignas(64) TileConfig {
-    uint8_t  palette      = 1;
-    uint8_t  start_row    = 0;
-    uint8_t  reserved[14] = {};
-    uint16_t colsb[16]    = {};
-    uint8_t  rows[16]     = {};
-};
-static_assert(sizeof(TileConfig) == 64);
-
-void set_tile(TileConfig & c, int t, int rows, int colsb) {
-    c.rows[t]  = static_cast<uint8_t>(rows);
-    c.colsb[t] = static_cast<uint16_t>(colsb);
-}
+// Tiles (amx_tiles.h): tmm0 / tmm1 the sums of panel 0 / 1; tmm2 the columns (A); tmm3 / tmm4 panel 0 / 1 (B).
 
 // acc[c] += scaled sums of column c (c < n) for one panel's group: sums[c] (16 int32, row r in lane r), s / m the
 // panel's 16 scales and min terms.
@@ -61,13 +46,13 @@ template <bool kMin, bool kTwoPanels>
 void tile(const GemmFormat & f, const GemmTileArgs & a) {
     const int    n     = a.n_cols;
     const int    group = f.group;
-    TileConfig   cfg;
-    set_tile(cfg, 0, n, 64);
-    set_tile(cfg, 2, n, group);
-    set_tile(cfg, 3, group / 4, 64);
+    AmxTileConfig cfg;
+    cfg.set(0, n, 64);
+    cfg.set(2, n, group);
+    cfg.set(3, group / 4, 64);
     if constexpr (kTwoPanels) {
-        set_tile(cfg, 1, n, 64);
-        set_tile(cfg, 4, group / 4, 64);
+        cfg.set(1, n, 64);
+        cfg.set(4, group / 4, 64);
     }
     _tile_loadconfig(&cfg);
 

@@ -15,10 +15,7 @@ namespace switchyard::cpu::quants {
 
 namespace {
 
-struct Aux {
-    float   da;
-    int32_t word; // int32 -bias * sum(q), or the float da * sum(q) (gemm.cpp's ColumnAux)
-};
+using Aux = GemmColumnAux;
 
 inline int32_t load_i32(const void * p) {
     int32_t v;

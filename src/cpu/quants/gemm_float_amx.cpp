@@ -14,6 +14,7 @@
 // summed in float, upstream's f16 dot product to float rounding.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/amx_tiles.h"
 #include "cpu/quants/gemm_float.h"
 
 #include <immintrin.h>
@@ -30,21 +31,8 @@ constexpr int kBlockPairs = kBlock / 2;       // B tile rows per block
 constexpr int kTileBytes  = 16 * 64;          // one full tile
 constexpr int kChunkBlock = kGemmAmxCols * 64; // bytes of a chunk's block: 32 columns x 64 bytes
 
-// The tile configuration (palette 1): tmm0..3 the accumulators (C of A0 x B0, A0 x B1, A1 x B0, A1 x B1),
-// tmm4 / tmm5 the columns 0..15 / 16..31, tmm6 / tmm7 the two panels. Unused tiles keep zero rows.
-struct alignas(64) TileConfig {
-    uint8_t  palette    = 1;
-    uint8_t  start_row  = 0;
-    uint8_t  reserved[14] = {};
-    uint16_t colsb[16]  = {};
-    uint8_t  rows[16]   = {};
-};
-static_assert(sizeof(TileConfig) == 64);
-
-void set_tile(TileConfig & c, int t, int rows) {
-    c.rows[t]  = static_cast<uint8_t>(rows);
-    c.colsb[t] = 64;
-}
+// The bf16 tile's tiles (amx_tiles.h): tmm0..3 the accumulators (C of A0 x B0, A0 x B1, A1 x B0, A1 x B1), tmm4 /
+// tmm5 the columns 0..15 / 16..31, tmm6 / tmm7 the two panels (the f16 tile's: see tile_f16).
 
 // out[r + c * out_col] for r < rows, c < n from a 16 x 16 accumulator (row c: column c's 16 outputs), which
 // stored(address, stride) writes (the tile intrinsics take the tile number as a literal).
@@ -64,19 +52,19 @@ void store(Stored stored, float * out, int64_t out_col, int rows, int n) {
 template <bool kTwoCols, bool kTwoPanels>
 void tile(const GemmTileArgs & a) {
     const int  n0 = a.n_cols < 16 ? a.n_cols : 16, n1 = a.n_cols - n0;
-    TileConfig cfg;
-    set_tile(cfg, 0, n0);
-    set_tile(cfg, 4, n0);
-    set_tile(cfg, 6, 16);
+    AmxTileConfig cfg;
+    cfg.set(0, n0);
+    cfg.set(4, n0);
+    cfg.set(6, 16);
     if constexpr (kTwoPanels) {
-        set_tile(cfg, 1, n0);
-        set_tile(cfg, 7, 16);
+        cfg.set(1, n0);
+        cfg.set(7, 16);
     }
     if constexpr (kTwoCols) {
-        set_tile(cfg, 2, n1);
-        set_tile(cfg, 5, n1);
+        cfg.set(2, n1);
+        cfg.set(5, n1);
         if constexpr (kTwoPanels) {
-            set_tile(cfg, 3, n1);
+            cfg.set(3, n1);
         }
     }
     _tile_loadconfig(&cfg);
@@ -174,16 +162,16 @@ void pack_f16(const void * w, size_t w_row, int rows, int64_t k, void * panel) {
 
 template <bool kTwoPanels>
 void tile_f16(const GemmTileArgs & a) {
-    TileConfig cfg;
-    set_tile(cfg, 0, a.n_cols); // C: panel 0
-    set_tile(cfg, 4, a.n_cols); // A hi
-    set_tile(cfg, 5, a.n_cols); // A lo
-    set_tile(cfg, 6, 16);       // B hi, panel 0
-    set_tile(cfg, 7, 16);       // B lo, panel 0
+    AmxTileConfig cfg;
+    cfg.set(0, a.n_cols); // C: panel 0
+    cfg.set(4, a.n_cols); // A hi
+    cfg.set(5, a.n_cols); // A lo
+    cfg.set(6, 16);       // B hi, panel 0
+    cfg.set(7, 16);       // B lo, panel 0
     if constexpr (kTwoPanels) {
-        set_tile(cfg, 1, a.n_cols); // C: panel 1
-        set_tile(cfg, 2, 16);       // B hi, panel 1
-        set_tile(cfg, 3, 16);       // B lo, panel 1
+        cfg.set(1, a.n_cols); // C: panel 1
+        cfg.set(2, 16);       // B hi, panel 1
+        cfg.set(3, 16);       // B lo, panel 1
     }
     _tile_loadconfig(&cfg);
     _tile_zero(0);
