@@ -389,8 +389,13 @@ bool ggml_can_repeat(const struct ggml_tensor * t0, const struct ggml_tensor * t
     if (ggml_is_empty(t0)) {
         return ggml_is_empty(t1);
     }
-    return t1->ne[0] % t0->ne[0] == 0 && t1->ne[1] % t0->ne[1] == 0 && t1->ne[2] % t0->ne[2] == 0 &&
-           t1->ne[3] % t0->ne[3] == 0;
+    // (equal and unit extents, the common cases, skip the divisions)
+    for (int i = 0; i < GGML_MAX_DIMS; ++i) {
+        if (t1->ne[i] != t0->ne[i] && t0->ne[i] != 1 && t1->ne[i] % t0->ne[i] != 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 } // extern "C"

@@ -76,7 +76,8 @@ void binary_compute(const ComputeParams & p, ggml_tensor * dst) {
     const RowSpans      spans = row_spans(p, ggml_nrows(dst), ne0);
     for (int64_t it = spans.items.begin; it < spans.items.end; ++it) {
         const RowCoords c  = row_coords(dst, spans.row(it));
-        const char *    s1 = row_ptr(src1, c.i1 % src1->ne[1], c.i2 % src1->ne[2], c.i3 % src1->ne[3]);
+        const char *    s1 = row_ptr(src1, wrap_index(c.i1, src1->ne[1]), wrap_index(c.i2, src1->ne[2]),
+                                         wrap_index(c.i3, src1->ne[3]));
         binary_span(fn, src0, row_ptr(src0, c), src1, s1, dst, row_ptr(dst, c), spans.begin(it), spans.end(it, ne0));
     }
 }

@@ -40,10 +40,19 @@ struct RowCoords {
     int64_t i1, i2, i3;
 };
 
+// i % n for 0 <= i and n >= 1, without a division where i < n (64-bit divisions cost nanoseconds each, and the
+// small ops of a decode step pay them per row).
+inline int64_t wrap_index(int64_t i, int64_t n) {
+    return i < n ? i : i % n;
+}
+
 inline RowCoords row_coords(const ggml_tensor * t, int64_t r) {
+    if (r < t->ne[1]) {
+        return {r, 0, 0};
+    }
     const int64_t i1 = r % t->ne[1];
     const int64_t q  = r / t->ne[1];
-    return {i1, q % t->ne[2], q / t->ne[2]};
+    return {i1, wrap_index(q, t->ne[2]), q / t->ne[2]};
 }
 
 // Address of row (i1, i2, i3) of t (its element i0 = 0).
@@ -123,8 +132,8 @@ struct RowSpans {
     int64_t n_spans; // spans per row
     Range   items;   // this thread's items; item = row * n_spans + span index
 
-    int64_t row(int64_t item) const { return item / n_spans; }
-    int64_t begin(int64_t item) const { return (item % n_spans) * span; }
+    int64_t row(int64_t item) const { return n_spans == 1 ? item : item / n_spans; }
+    int64_t begin(int64_t item) const { return n_spans == 1 ? 0 : (item % n_spans) * span; }
     int64_t end(int64_t item, int64_t ne0) const { return std::min(begin(item) + span, ne0); }
 };
 

@@ -72,7 +72,8 @@ void repeat_compute(const ComputeParams & p, ggml_tensor * dst) {
     const Range         rows = thread_range(p, ggml_nrows(dst));
     for (int64_t r = rows.begin; r < rows.end; ++r) {
         const RowCoords c = row_coords(dst, r);
-        const char *    s = row_ptr(src, c.i1 % src->ne[1], c.i2 % src->ne[2], c.i3 % src->ne[3]);
+        const char *    s =
+            row_ptr(src, wrap_index(c.i1, src->ne[1]), wrap_index(c.i2, src->ne[2]), wrap_index(c.i3, src->ne[3]));
         char *          d = row_ptr(dst, c);
         for (int64_t k = 0; k < dst->ne[0]; k += src->ne[0]) {
             copy_units(d + k * static_cast<int64_t>(dst->nb[0]), dst->nb[0], s, src->nb[0], src->ne[0], size);
