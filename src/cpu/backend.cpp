@@ -6,6 +6,8 @@
 // Thread safety: one backend computes one graph at a time; its setters must not race with a computation.
 #include "cpu/backend.h"
 
+#include "cpu/executor.h"
+#include "cpu/plan.h"
 #include "cpu/threadpool.h"
 
 #include "ggml-cpu.h"
@@ -135,15 +137,19 @@ enum ggml_status graph_plan_compute(ggml_backend_t backend, ggml_backend_graph_p
 }
 
 enum ggml_status graph_compute(ggml_backend_t backend, ggml_cgraph * cgraph) {
-    CpuBackend * ctx   = backend_ctx(backend);
-    ggml_cplan   cplan = ggml_graph_plan(cgraph, ctx->n_threads, ctx->user_pool);
-    if (!ctx->work.reserve(cplan.work_size)) {
-        log_error("[ggml_backend_graph_compute] cannot allocate %zu bytes of work memory\n", cplan.work_size);
-        return GGML_STATUS_ALLOC_FAILED;
-    }
-    cplan.work_data = ctx->work.data();
-    ctx->complete(cplan);
-    return ggml_graph_compute(cgraph, &cplan);
+    CpuBackend * ctx = backend_ctx(backend);
+    // plan and compute in one pass over the nodes (executor.h), the work memory taken once the plan is known
+    auto prepare = [](void * user, ggml_cplan & cplan) {
+        auto * c = static_cast<CpuBackend *>(user);
+        if (!c->work.reserve(cplan.work_size)) {
+            log_error("[ggml_backend_graph_compute] cannot allocate %zu bytes of work memory\n", cplan.work_size);
+            return false;
+        }
+        cplan.work_data = c->work.data();
+        c->complete(cplan);
+        return true;
+    };
+    return compute_graph(cgraph, effective_n_threads(ctx->n_threads, ctx->user_pool), prepare, ctx);
 }
 
 constexpr ggml_backend_i kInterface = {

@@ -15,6 +15,7 @@
 // before anything runs; their failure is GGML_STATUS_ALLOC_FAILED (list) or a computation on fewer threads (pool).
 // ggml_graph_compute_with_ctx takes work memory from the context only when the plan asks for some.
 #include "cpu/data_error.h"
+#include "cpu/executor.h"
 #include "cpu/plan.h"
 #include "cpu/repack/buffer_type.h"
 #include "cpu/thread_sync.h"
@@ -97,8 +98,9 @@ bool reserve_steps(std::vector<Step> & steps, int n_nodes) {
 }
 
 // Checks every scheduled node and lists the ones with a kernel (steps: reserved for every node); false (logged) if
-// any cannot be computed.
-bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<Step> & steps) {
+// any cannot be computed. *most_work (when given) becomes the largest scratch a step needs.
+bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<Step> & steps,
+                 size_t * most_work = nullptr) {
     char what[512];
     for (int i = 0; i < cgraph->n_nodes; ++i) {
         ggml_tensor * node = cgraph->nodes[i];
@@ -127,6 +129,9 @@ bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<
             log_error("[ggml_graph_compute] %s needs %zu bytes of work memory, the plan has %zu (plan the graph "
                       "with ggml_graph_plan and the same thread count)\n", what, needed, wsize);
             return false;
+        }
+        if (most_work != nullptr) {
+            *most_work = std::max(*most_work, needed);
         }
         steps.push_back(Step{node, info.compute, n_tasks, i});
     }
@@ -232,7 +237,77 @@ bool check_cplan(const ggml_cgraph * cgraph, const ggml_cplan * cplan) {
     return true;
 }
 
+// The kernels' scratch: the plan's work memory from its first cache line on (the plan's padding pays for the
+// skipped bytes).
+struct Scratch {
+    void * data;
+    size_t size;
+};
+
+Scratch scratch_of(const ggml_cplan & cplan) {
+    auto * const    base = cplan.work_data;
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(base);
+    const size_t    skip = base != nullptr ? (kCacheLine - addr % kCacheLine) % kCacheLine : 0;
+    if (cplan.work_size <= skip) {
+        return {nullptr, 0};
+    }
+    return {base + skip, cplan.work_size - skip};
+}
+
+// Computes checked steps on the plan's threads.
+ggml_status run_steps(ggml_cgraph * cgraph, const ggml_cplan & cplan, std::vector<Step> & steps) {
+    if (steps.empty()) {
+        return GGML_STATUS_SUCCESS;
+    }
+    const Scratch                    scratch   = scratch_of(cplan);
+    int                              n_threads = cplan.n_threads;
+    std::unique_ptr<ggml_threadpool> temporary;
+    ggml_threadpool *                pool = pick_pool(cplan, n_threads, temporary);
+    if (n_threads != cplan.n_threads) {
+        // fewer threads than planned (small pool, or no pool could be made): recount tasks and scratch
+        steps.clear();
+        if (!build_steps(cgraph, n_threads, scratch.size, steps)) {
+            return GGML_STATUS_FAILED;
+        }
+    }
+    GraphRun run(steps, cplan, n_threads, scratch.data, scratch.size);
+    if (pool != nullptr && n_threads > 1) {
+        pool->run(n_threads, &GraphRun::thread_entry, &run);
+    } else {
+        GraphRun::thread_entry(&run, 0);
+    }
+    run.log_data_error();
+    return run.status();
+}
+
 } // namespace
+
+ggml_status compute_graph(ggml_cgraph * cgraph, int n_threads, PreparePlan prepare, void * user) {
+    if (cgraph == nullptr) {
+        log_error("[ggml_backend_graph_compute] cgraph is NULL\n");
+        return GGML_STATUS_FAILED;
+    }
+    std::vector<Step> steps;
+    if (!reserve_steps(steps, cgraph->n_nodes)) {
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    size_t most_work = 0;
+    if (!build_steps(cgraph, n_threads, SIZE_MAX, steps, &most_work)) {
+        return GGML_STATUS_FAILED;
+    }
+    // the plan ggml_graph_plan makes (plan.cpp): as many threads as the busiest node uses, a line per thread
+    int max_tasks = 1;
+    for (const Step & step : steps) {
+        max_tasks = std::max(max_tasks, step.n_tasks);
+    }
+    ggml_cplan cplan{};
+    cplan.n_threads = std::min(max_tasks, n_threads);
+    cplan.work_size = most_work > 0 ? most_work + kCacheLine * static_cast<size_t>(cplan.n_threads) : 0;
+    if (!prepare(user, cplan)) {
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    return run_steps(cgraph, cplan, steps);
+}
 
 } // namespace switchyard::cpu
 
@@ -245,41 +320,14 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     if (!check_cplan(cgraph, cplan)) {
         return GGML_STATUS_FAILED;
     }
-    // scratch handed to kernels starts at a cache line; the plan's padding pays for the skipped bytes
-    auto * const   base  = cplan->work_data;
-    const uintptr_t addr = reinterpret_cast<uintptr_t>(base);
-    const size_t   skip  = base != nullptr ? (kCacheLine - addr % kCacheLine) % kCacheLine : 0;
-    void * const   wdata = cplan->work_size > skip ? base + skip : nullptr;
-    const size_t   wsize = cplan->work_size > skip ? cplan->work_size - skip : 0;
-
-    int                              n_threads = cplan->n_threads;
-    std::unique_ptr<ggml_threadpool> temporary;
-    std::vector<Step>                steps;
+    std::vector<Step> steps;
     if (!reserve_steps(steps, cgraph->n_nodes)) {
         return GGML_STATUS_ALLOC_FAILED;
     }
-    if (!build_steps(cgraph, n_threads, wsize, steps)) {
+    if (!build_steps(cgraph, cplan->n_threads, scratch_of(*cplan).size, steps)) {
         return GGML_STATUS_FAILED;
     }
-    if (steps.empty()) {
-        return GGML_STATUS_SUCCESS;
-    }
-    ggml_threadpool * pool = pick_pool(*cplan, n_threads, temporary);
-    if (n_threads != cplan->n_threads) {
-        // fewer threads than planned (small pool, or no pool could be made): recount tasks and scratch
-        steps.clear();
-        if (!build_steps(cgraph, n_threads, wsize, steps)) {
-            return GGML_STATUS_FAILED;
-        }
-    }
-    GraphRun run(steps, *cplan, n_threads, wdata, wsize);
-    if (pool != nullptr && n_threads > 1) {
-        pool->run(n_threads, &GraphRun::thread_entry, &run);
-    } else {
-        GraphRun::thread_entry(&run, 0);
-    }
-    run.log_data_error();
-    return run.status();
+    return run_steps(cgraph, *cplan, steps);
 }
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context * ctx, struct ggml_cgraph * cgraph, int n_threads) {
