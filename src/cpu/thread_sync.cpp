@@ -19,28 +19,33 @@ void ThreadSync::arrive_and_wait(int n_threads) {
     if (n_threads <= 1) {
         return;
     }
-    const uint32_t generation = generation_.load(std::memory_order_acquire);
-    if (arrived_.fetch_add(1, std::memory_order_acq_rel) == n_threads - 1) {
-        // last to arrive: reset for the next episode, then release everyone
-        arrived_.store(0, std::memory_order_relaxed);
-        generation_.fetch_add(1, std::memory_order_release);
-        generation_.notify_all();
+    const uint64_t before     = word_.fetch_add(1, std::memory_order_acq_rel);
+    const uint64_t generation = before >> 32;
+    if ((before & 0xffffffffu) == static_cast<uint64_t>(n_threads - 1)) {
+        // last to arrive: nobody else touches the word until it moves on, so a store starts the next episode
+        word_.store((generation + 1) << 32, std::memory_order_release);
+        word_.notify_all();
         return;
     }
+    auto moved = [&] { return (word_.load(std::memory_order_acquire) >> 32) != generation; };
     for (int i = 0; i < kSpinRounds; ++i) {
-        if (generation_.load(std::memory_order_acquire) != generation) {
+        if (moved()) {
             return;
         }
         cpu_relax();
     }
     for (int i = 0; i < kYieldRounds; ++i) {
-        if (generation_.load(std::memory_order_acquire) != generation) {
+        if (moved()) {
             return;
         }
         std::this_thread::yield();
     }
-    // wait() returns once the value differs from `generation` (spurious wake-ups are handled inside)
-    generation_.wait(generation, std::memory_order_acquire);
+    // wait() returns once the word differs from the value it is given; arrivals of this episode change the word
+    // too, so wait again until the generation itself has moved
+    for (uint64_t seen = word_.load(std::memory_order_acquire); (seen >> 32) == generation;
+         seen           = word_.load(std::memory_order_acquire)) {
+        word_.wait(seen, std::memory_order_acquire);
+    }
 }
 
 void barrier(const ComputeParams & params) {

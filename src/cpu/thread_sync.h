@@ -1,10 +1,13 @@
 // ThreadSync: the barrier the threads computing one graph meet at, both between nodes and inside a kernel
-// (barrier(params) in kernel.h). It is a generation barrier: each arrival increments a counter, the last of the
-// expected threads resets it and advances the generation, the others wait for the generation to move.
+// (barrier(params) in kernel.h). It is a generation barrier on one 64-bit word: the low half counts arrivals, the
+// high half is the generation. Each arrival adds one; the last of the expected threads stores the next generation
+// with a zero count, the others wait for the generation to move. One word on one cache line: an episode moves
+// that line between the cores about three times (a counter and a generation on two lines take four or five; a
+// tiny node's cost is mostly these moves).
 //
 // Memory ordering: everything a thread wrote before arriving is visible to every thread after it leaves (the
-// counter is a release sequence ending at the last arriver, whose release of the new generation the waiters
-// acquire). Waiters spin briefly with a CPU-relax hint, then yield, then sleep on the generation word
+// arrivals are a release sequence ending at the last arriver, whose release store of the new generation the
+// waiters acquire). Waiters spin briefly with a CPU-relax hint, then yield, then sleep on the generation word
 // (std::atomic::wait), so an oversubscribed machine does not burn its cores.
 //
 // Thread safety: any number of threads may use one ThreadSync, but the threads of one episode must all pass
@@ -27,8 +30,7 @@ public:
     void arrive_and_wait(int n_threads);
 
 private:
-    alignas(64) std::atomic<int> arrived_{0};
-    alignas(64) std::atomic<uint32_t> generation_{0};
+    alignas(64) std::atomic<uint64_t> word_{0}; // generation << 32 | arrivals
 };
 
 // A short pause for spin loops (PAUSE on x86), telling the core another thread is being waited for.

@@ -1,6 +1,7 @@
 // The thread pool and its barrier: parameters (default/init/match), creation and invalid sizes, every thread
 // index running exactly once per task, pause/resume (a paused pool still computes and is resumed by it), the
-// C API, and the barrier's memory ordering under stress (phases written before a barrier are seen after it).
+// C API, and the barrier's memory ordering under stress (phases written before a barrier are seen after it), also
+// when its waiters have gone to sleep.
 #include "cpu/thread_sync.h"
 #include "cpu/threadpool.h"
 
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -185,6 +187,44 @@ TEST(ThreadSync, BarrierOrdersMemoryAcrossManyPhases) {
         BarrierStress stress(n);
         pool->run(n, &BarrierStress::task, &stress);
         EXPECT_EQ(stress.errors.load(), 0) << n;
+    }
+}
+
+// The last thread arrives late every phase, so the others spin out, yield out and sleep in the word's wait(),
+// where the arrivals of the others (which change the word but not its generation) wake them early.
+struct LateArrival {
+    static constexpr int kPhases = 6;
+    ThreadSync           sync;
+    std::vector<int>     slots;
+    std::atomic<int>     errors{0};
+    int                  n;
+    explicit LateArrival(int threads) : slots(static_cast<size_t>(threads), -1), n(threads) {}
+
+    static void task(void * self_ptr, int ith) {
+        auto * self = static_cast<LateArrival *>(self_ptr);
+        for (int phase = 0; phase < kPhases; ++phase) {
+            if (ith == self->n - 1) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            self->slots[static_cast<size_t>(ith)] = phase;
+            self->sync.arrive_and_wait(self->n);
+            for (int t = 0; t < self->n; ++t) {
+                if (self->slots[static_cast<size_t>(t)] != phase) {
+                    self->errors++;
+                }
+            }
+            self->sync.arrive_and_wait(self->n);
+        }
+    }
+};
+
+TEST(ThreadSync, SleepingWaitersWakeOnlyWhenAllHaveArrived) {
+    for (int n : {2, 5}) {
+        auto pool = ggml_threadpool::create(ggml_threadpool_params_default(n), "test");
+        ASSERT_NE(pool, nullptr);
+        LateArrival late(n);
+        pool->run(n, &LateArrival::task, &late);
+        EXPECT_EQ(late.errors.load(), 0) << n;
     }
 }
 
