@@ -156,18 +156,25 @@ TEST(Threadpool, NoPollingAndPlacementSettingsStillRun) {
     EXPECT_EQ(tally.calls[2].load(), 20);
 }
 
-// Each of n threads writes phase numbers into its slot; after every barrier each thread checks all slots.
+// Each of n threads writes phase numbers into its slot; after every barrier each thread checks all slots. With
+// `late`, the last thread sleeps before each phase, so the others spin out, yield out and sleep in the barrier
+// word's wait(), where the arrivals of the others (which change the word, not its generation) wake them early.
 struct BarrierStress {
-    static constexpr int kPhases = 1000;
-    ThreadSync           sync;
-    std::vector<int>     slots; // plain ints: only the barrier orders them
-    std::atomic<int>     errors{0};
-    int                  n;
-    explicit BarrierStress(int threads) : slots(static_cast<size_t>(threads), -1), n(threads) {}
+    ThreadSync       sync;
+    std::vector<int> slots; // plain ints: only the barrier orders them
+    std::atomic<int> errors{0};
+    int              n;
+    int              phases;
+    bool             late;
+    BarrierStress(int threads, int n_phases, bool late_last)
+        : slots(static_cast<size_t>(threads), -1), n(threads), phases(n_phases), late(late_last) {}
 
     static void task(void * self_ptr, int ith) {
         auto * self = static_cast<BarrierStress *>(self_ptr);
-        for (int phase = 0; phase < kPhases; ++phase) {
+        for (int phase = 0; phase < self->phases; ++phase) {
+            if (self->late && ith == self->n - 1) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
             self->slots[static_cast<size_t>(ith)] = phase;
             self->sync.arrive_and_wait(self->n);
             for (int t = 0; t < self->n; ++t) {
@@ -178,52 +185,30 @@ struct BarrierStress {
             self->sync.arrive_and_wait(self->n); // nobody writes the next phase before all have read this one
         }
     }
+
+    // runs the phases on a pool of n threads; false when the pool cannot be made
+    bool run() {
+        auto pool = ggml_threadpool::create(ggml_threadpool_params_default(n), "test");
+        if (pool == nullptr) {
+            return false;
+        }
+        pool->run(n, &BarrierStress::task, this);
+        return true;
+    }
 };
 
 TEST(ThreadSync, BarrierOrdersMemoryAcrossManyPhases) {
     for (int n : {2, 3, 4}) {
-        auto pool = ggml_threadpool::create(ggml_threadpool_params_default(n), "test");
-        ASSERT_NE(pool, nullptr);
-        BarrierStress stress(n);
-        pool->run(n, &BarrierStress::task, &stress);
+        BarrierStress stress(n, 1000, false);
+        ASSERT_TRUE(stress.run());
         EXPECT_EQ(stress.errors.load(), 0) << n;
     }
 }
 
-// The last thread arrives late every phase, so the others spin out, yield out and sleep in the word's wait(),
-// where the arrivals of the others (which change the word but not its generation) wake them early.
-struct LateArrival {
-    static constexpr int kPhases = 6;
-    ThreadSync           sync;
-    std::vector<int>     slots;
-    std::atomic<int>     errors{0};
-    int                  n;
-    explicit LateArrival(int threads) : slots(static_cast<size_t>(threads), -1), n(threads) {}
-
-    static void task(void * self_ptr, int ith) {
-        auto * self = static_cast<LateArrival *>(self_ptr);
-        for (int phase = 0; phase < kPhases; ++phase) {
-            if (ith == self->n - 1) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            }
-            self->slots[static_cast<size_t>(ith)] = phase;
-            self->sync.arrive_and_wait(self->n);
-            for (int t = 0; t < self->n; ++t) {
-                if (self->slots[static_cast<size_t>(t)] != phase) {
-                    self->errors++;
-                }
-            }
-            self->sync.arrive_and_wait(self->n);
-        }
-    }
-};
-
 TEST(ThreadSync, SleepingWaitersWakeOnlyWhenAllHaveArrived) {
     for (int n : {2, 5}) {
-        auto pool = ggml_threadpool::create(ggml_threadpool_params_default(n), "test");
-        ASSERT_NE(pool, nullptr);
-        LateArrival late(n);
-        pool->run(n, &LateArrival::task, &late);
+        BarrierStress late(n, 6, true);
+        ASSERT_TRUE(late.run());
         EXPECT_EQ(late.errors.load(), 0) << n;
     }
 }
@@ -242,7 +227,7 @@ TEST(ThreadSync, OneThreadNeverWaits) {
 TEST(ThreadSync, WorksWithPlainThreadsThatSleep) {
     // more threads than the test machine has cores, so waiters reach the sleeping phase
     constexpr int            n = 6;
-    BarrierStress            stress(n);
+    BarrierStress            stress(n, 1000, false);
     std::vector<std::thread> threads;
     for (int ith = 0; ith < n; ++ith) {
         threads.emplace_back([&stress, ith] { BarrierStress::task(&stress, ith); });
