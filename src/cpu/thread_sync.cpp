@@ -19,15 +19,15 @@ void ThreadSync::arrive_and_wait(int n_threads) {
     if (n_threads <= 1) {
         return;
     }
-    const uint64_t before     = word_.fetch_add(1, std::memory_order_acq_rel);
-    const uint64_t generation = before >> 32;
-    if ((before & 0xffffffffu) == static_cast<uint64_t>(n_threads - 1)) {
+    const uint32_t before     = word_.fetch_add(1, std::memory_order_acq_rel);
+    const uint32_t generation = before >> 16;
+    if ((before & 0xffffu) == static_cast<uint32_t>(n_threads - 1)) {
         // last to arrive: nobody else touches the word until it moves on, so a store starts the next episode
-        word_.store((generation + 1) << 32, std::memory_order_release);
+        word_.store(static_cast<uint32_t>((generation + 1) << 16), std::memory_order_release);
         word_.notify_all();
         return;
     }
-    auto moved = [&] { return (word_.load(std::memory_order_acquire) >> 32) != generation; };
+    auto moved = [&] { return (word_.load(std::memory_order_acquire) >> 16) != generation; };
     for (int i = 0; i < kSpinRounds; ++i) {
         if (moved()) {
             return;
@@ -42,7 +42,7 @@ void ThreadSync::arrive_and_wait(int n_threads) {
     }
     // wait() returns once the word differs from the value it is given; arrivals of this episode change the word
     // too, so wait again until the generation itself has moved
-    for (uint64_t seen = word_.load(std::memory_order_acquire); (seen >> 32) == generation;
+    for (uint32_t seen = word_.load(std::memory_order_acquire); (seen >> 16) == generation;
          seen           = word_.load(std::memory_order_acquire)) {
         word_.wait(seen, std::memory_order_acquire);
     }

@@ -1,6 +1,7 @@
 // ThreadSync: the barrier the threads computing one graph meet at, both between nodes and inside a kernel
-// (barrier(params) in kernel.h). It is a generation barrier on one 64-bit word: the low half counts arrivals, the
-// high half is the generation. Each arrival adds one; the last of the expected threads stores the next generation
+// (barrier(params) in kernel.h). It is a generation barrier on one 32-bit word: the low 16 bits count arrivals
+// (at most GGML_MAX_N_THREADS), the high 16 bits are the generation (it wraps; a thread is never a whole lap behind,
+// as every episode waits for every thread). Each arrival adds one; the last of the expected threads stores the next generation
 // with a zero count, the others wait for the generation to move. One word on one cache line: an episode moves
 // that line between the cores about three times (a counter and a generation on two lines take four or five; a
 // tiny node's cost is mostly these moves).
@@ -30,7 +31,9 @@ public:
     void arrive_and_wait(int n_threads);
 
 private:
-    alignas(64) std::atomic<uint64_t> word_{0}; // generation << 32 | arrivals
+    // generation << 16 | arrivals; 32 bits, so that waiting and waking use the futex on the word itself (the C++
+    // library sends wider atomics through a shared proxy word, one more atomic update per episode)
+    alignas(64) std::atomic<uint32_t> word_{0};
 };
 
 // A short pause for spin loops (PAUSE on x86), telling the core another thread is being waited for.
