@@ -1,4 +1,5 @@
-// The CPU graph executor: ggml_graph_compute and ggml_graph_compute_with_ctx.
+// The CPU graph executor: ggml_graph_compute, ggml_graph_compute_with_ctx and the CPU backend's one-pass
+// compute_graph (executor.h).
 //
 // Before anything runs, every node to be computed is checked (op and types supported, data present and in host
 // memory, scratch large enough); one bad node fails the whole graph with a log naming it, so a graph is either
@@ -301,8 +302,8 @@ ggml_status compute_graph(ggml_cgraph * cgraph, int n_threads, PreparePlan prepa
         max_tasks = std::max(max_tasks, step.n_tasks);
     }
     ggml_cplan cplan{};
+    cplan.work_size = padded_work_size(most_work, n_threads);
     cplan.n_threads = std::min(max_tasks, n_threads);
-    cplan.work_size = most_work > 0 ? most_work + kCacheLine * static_cast<size_t>(cplan.n_threads) : 0;
     if (!prepare(user, cplan)) {
         return GGML_STATUS_ALLOC_FAILED;
     }

@@ -25,6 +25,12 @@ int node_n_tasks(const KernelInfo & info, const ggml_tensor * node, int n_thread
 // Scratch bytes the node's kernel needs with n_tasks threads (0 if none).
 size_t node_work_size(const KernelInfo & info, const ggml_tensor * node, int n_tasks);
 
+// The plan's work_size for kernels that need at most `most_work` bytes on n_threads threads: that plus a cache line
+// per thread (kCacheLine above), or 0 when no kernel needs scratch.
+inline size_t padded_work_size(size_t most_work, int n_threads) {
+    return most_work > 0 ? most_work + kCacheLine * static_cast<size_t>(n_threads) : 0;
+}
+
 // Clamps a requested thread count: <= 0 means the pool's size, else GGML_DEFAULT_N_THREADS; at most
 // GGML_MAX_N_THREADS.
 int effective_n_threads(int n_threads, const ggml_threadpool * threadpool);
