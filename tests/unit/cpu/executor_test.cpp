@@ -1,7 +1,10 @@
 // ggml_graph_plan / ggml_graph_compute / ggml_graph_compute_with_ctx with the test kernels of cpu_test_util.h:
 // work sizes, thread counts, kernel barriers and scratch, the COMPUTE flag, the abort callback stopping between
-// nodes, unsupported nodes and missing data failing before anything runs, and the error returns.
+// nodes, unsupported nodes and missing data failing before anything runs, and the error returns; the CPU
+// backend's one-pass plan and compute (cpu/executor.h) against ggml_graph_plan.
 #include "cpu_test_util.h"
+
+#include "cpu/executor.h"
 
 #include "ggml-cpu.h"
 
@@ -373,6 +376,63 @@ TEST(GraphComputeWithCtx, ContextTooSmallForScratchIsAllocFailed) {
     EXPECT_EQ(ggml_graph_compute_with_ctx(ctx.get(), chain.graph, 2), GGML_STATUS_ALLOC_FAILED);
     EXPECT_TRUE(log.contains("[ggml_graph_compute_with_ctx]")) << log.text();
     EXPECT_EQ(values(chain.nodes[0]), std::vector<float>(kN, 1234.0f));
+}
+
+// compute_graph's prepare: records the plan it is given and hands it `work` sized to it (or fails, with `fail`).
+struct Prepared {
+    ggml_cplan           plan{};
+    std::vector<uint8_t> work;
+    bool                 called = false;
+    bool                 fail   = false;
+
+    static bool prepare(void * self_ptr, ggml_cplan & plan) {
+        auto * self   = static_cast<Prepared *>(self_ptr);
+        self->called = true;
+        self->plan   = plan;
+        if (self->fail) {
+            return false;
+        }
+        self->work.assign(plan.work_size, 0);
+        plan.work_data = self->work.empty() ? nullptr : self->work.data();
+        return true;
+    }
+};
+
+TEST(OnePassPlan, IsThePlanGgmlGraphPlanMakes) {
+    TestKernels kernels;
+    // MUL on one thread with scratch: a graph whose busiest node uses fewer threads than asked for, with work
+    KernelSwap  mul_with_work(GGML_OP_MUL, {serial_mul, one_task, phased_add_work, same_shape_f32});
+    for (int n : {1, 2, 4}) {
+        HostContext   ctx;
+        Chain         chain(ctx.get());
+        ggml_tensor * a    = new_f32(ctx.get(), 4, 4, "a");
+        ggml_cgraph * mul  = ggml_new_graph(ctx.get());
+        ggml_build_forward_expand(mul, ggml_mul(ctx.get(), a, a));
+        fill(a, ramp(16, 0.5f));
+        for (ggml_cgraph * g : {chain.graph, mul}) {
+            const ggml_cplan expected = ggml_graph_plan(g, n, nullptr);
+            Prepared         got;
+            ASSERT_EQ(switchyard::cpu::compute_graph(g, n, &Prepared::prepare, &got), GGML_STATUS_SUCCESS) << n;
+            ASSERT_TRUE(got.called);
+            EXPECT_EQ(got.plan.n_threads, expected.n_threads) << n;
+            EXPECT_EQ(got.plan.work_size, expected.work_size) << n;
+        }
+        EXPECT_EQ(values(chain.nodes.back()), chain.expected()[4]) << n;
+        EXPECT_TRUE(kernel_stats().scratch_ok.load()) << n;
+    }
+}
+
+TEST(OnePassPlan, PrepareFailingIsAllocFailedAndComputesNothing) {
+    TestKernels kernels;
+    HostContext ctx;
+    Chain       chain(ctx.get());
+    Prepared    refused;
+    refused.fail = true;
+    EXPECT_EQ(switchyard::cpu::compute_graph(chain.graph, 2, &Prepared::prepare, &refused), GGML_STATUS_ALLOC_FAILED);
+    EXPECT_TRUE(refused.called);
+    for (ggml_tensor * node : chain.nodes) {
+        EXPECT_EQ(values(node), std::vector<float>(kN, 1234.0f));
+    }
 }
 
 } // namespace
