@@ -98,10 +98,16 @@ bool reserve_steps(std::vector<Step> & steps, int n_nodes) {
     return true;
 }
 
+// What the listed steps need at most: threads, and scratch bytes.
+struct StepNeeds {
+    int    max_tasks = 1;
+    size_t most_work = 0;
+};
+
 // Checks every scheduled node and lists the ones with a kernel (steps: reserved for every node); false (logged) if
-// any cannot be computed. *most_work (when given) becomes the largest scratch a step needs.
+// any cannot be computed. *needs (when given) gathers what the steps need.
 bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<Step> & steps,
-                 size_t * most_work = nullptr) {
+                 StepNeeds * needs = nullptr) {
     char what[512];
     for (int i = 0; i < cgraph->n_nodes; ++i) {
         ggml_tensor * node = cgraph->nodes[i];
@@ -131,8 +137,9 @@ bool build_steps(ggml_cgraph * cgraph, int n_threads, size_t wsize, std::vector<
                       "with ggml_graph_plan and the same thread count)\n", what, needed, wsize);
             return false;
         }
-        if (most_work != nullptr) {
-            *most_work = std::max(*most_work, needed);
+        if (needs != nullptr) {
+            needs->max_tasks = std::max(needs->max_tasks, n_tasks);
+            needs->most_work = std::max(needs->most_work, needed);
         }
         steps.push_back(Step{node, info.compute, n_tasks, i});
     }
@@ -292,18 +299,13 @@ ggml_status compute_graph(ggml_cgraph * cgraph, int n_threads, PreparePlan prepa
     if (!reserve_steps(steps, cgraph->n_nodes)) {
         return GGML_STATUS_ALLOC_FAILED;
     }
-    size_t most_work = 0;
-    if (!build_steps(cgraph, n_threads, SIZE_MAX, steps, &most_work)) {
+    StepNeeds needs;
+    if (!build_steps(cgraph, n_threads, SIZE_MAX, steps, &needs)) {
         return GGML_STATUS_FAILED;
     }
-    // the plan ggml_graph_plan makes (plan.cpp): as many threads as the busiest node uses, a line per thread
-    int max_tasks = 1;
-    for (const Step & step : steps) {
-        max_tasks = std::max(max_tasks, step.n_tasks);
-    }
-    ggml_cplan cplan{};
-    cplan.work_size = padded_work_size(most_work, n_threads);
-    cplan.n_threads = std::min(max_tasks, n_threads);
+    ggml_cplan cplan{}; // the plan ggml_graph_plan makes (plan.h finish_plan)
+    cplan.n_threads = n_threads;
+    finish_plan(cplan, needs.max_tasks, needs.most_work);
     if (!prepare(user, cplan)) {
         return GGML_STATUS_ALLOC_FAILED;
     }

@@ -61,9 +61,6 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threa
         max_tasks         = std::max(max_tasks, n_tasks);
         work_size         = std::max(work_size, node_work_size(info, node, n_tasks));
     }
-    // a graph of single-threaded nodes runs on the caller's thread alone, without waking any worker (the padding
-    // is still counted for the threads asked for, as the executor's one-pass plan counts it)
-    plan.work_size = padded_work_size(work_size, plan.n_threads);
-    plan.n_threads = std::min(max_tasks, plan.n_threads);
+    finish_plan(plan, max_tasks, work_size);
     return plan;
 }

@@ -5,6 +5,7 @@
 
 #include "cpu/kernel.h"
 
+#include "ggml-cpu.h"
 #include "ggml.h"
 
 #include <cstddef>
@@ -25,10 +26,14 @@ int node_n_tasks(const KernelInfo & info, const ggml_tensor * node, int n_thread
 // Scratch bytes the node's kernel needs with n_tasks threads (0 if none).
 size_t node_work_size(const KernelInfo & info, const ggml_tensor * node, int n_tasks);
 
-// The plan's work_size for kernels that need at most `most_work` bytes on n_threads threads: that plus a cache line
-// per thread (kCacheLine above), or 0 when no kernel needs scratch.
-inline size_t padded_work_size(size_t most_work, int n_threads) {
-    return most_work > 0 ? most_work + kCacheLine * static_cast<size_t>(n_threads) : 0;
+// Fills in plan.n_threads and plan.work_size from what the graph's computed nodes need, planned for plan.n_threads
+// threads (the count asked for): at most max_tasks threads (a graph of single-threaded nodes runs on the caller's
+// thread alone, without waking any worker), and the largest scratch, most_work, plus a cache line per thread asked
+// for (kCacheLine above), or 0 when no kernel needs scratch. ggml_graph_plan and the executor's one-pass plan
+// both end here, so they agree.
+inline void finish_plan(ggml_cplan & plan, int max_tasks, size_t most_work) {
+    plan.work_size = most_work > 0 ? most_work + kCacheLine * static_cast<size_t>(plan.n_threads) : 0;
+    plan.n_threads = max_tasks < plan.n_threads ? max_tasks : plan.n_threads;
 }
 
 // Clamps a requested thread count: <= 0 means the pool's size, else GGML_DEFAULT_N_THREADS; at most
