@@ -115,6 +115,12 @@ extern "C" {
     GGML_API ggml_backend_buffer_t ggml_backend_multi_buffer_alloc_buffer(ggml_backend_buffer_t * buffers, size_t n_buffers);
     GGML_API bool                  ggml_backend_buffer_is_multi_buffer(ggml_backend_buffer_t buffer);
     GGML_API void                  ggml_backend_multi_buffer_set_usage(ggml_backend_buffer_t buffer, enum ggml_backend_buffer_usage usage);
+    // the usage of a meta buffer and of each device's part (ggml_backend_buffer_set_usage calls it)
+    GGML_API void                  ggml_backend_meta_buffer_set_usage (ggml_backend_buffer_t buffer, enum ggml_backend_buffer_usage usage);
+
+    // Ops whose result a buffer type's get_alloc_size may size above ggml_nbytes (scratch kept with the output,
+    // e.g. FLASH_ATTN_EXT, MUL_MAT, MUL_MAT_ID, CUMSUM, ARGSORT, TOP_K); quantized results and empty ops may too.
+    GGML_API bool ggml_op_alloc_size_may_expand(enum ggml_op op);
 
     //
     // Meta device, private part (see the public part in ggml-backend.h)
@@ -134,6 +140,15 @@ extern "C" {
     //
     // Backend (stream)
     //
+
+    // Passed to graph_optimize (ggml 0.25.1): a backend that computes parts of the graph out of order (e.g. on
+    // concurrent streams) calls add_alloc_dep(user_data, tensor, until) so that tensor's memory is not reused
+    // before node `until` (a node of the same graph) has been computed. Calling it again for a tensor keeps the
+    // longest of its lifetimes.
+    struct ggml_backend_graph_optimize_params {
+        void (*add_alloc_dep)(void * user_data, struct ggml_tensor * tensor, struct ggml_tensor * until);
+        void * user_data;
+    };
 
     struct ggml_backend_i {
         // required: the backend's name (usually the device name); owned by the backend
@@ -180,8 +195,11 @@ extern "C" {
         void (*event_wait)  (ggml_backend_t backend, ggml_backend_event_t event);
 
         // optional: reorder the nodes of a graph (one scheduler split) before it is computed, e.g. to group
-        // independent work; must keep every node after its sources. Default: order unchanged.
-        void (*graph_optimize)(ggml_backend_t backend, struct ggml_cgraph * cgraph);
+        // independent work; must keep every node after its sources. Default: order unchanged. params (may be
+        // NULL when the caller keeps no allocation plan) lets a backend that runs nodes out of order keep a
+        // tensor allocated until a later node of the same graph.
+        void (*graph_optimize)(ggml_backend_t backend, struct ggml_cgraph * cgraph,
+                               struct ggml_backend_graph_optimize_params * params);
     };
 
     struct ggml_backend {

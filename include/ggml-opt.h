@@ -106,7 +106,6 @@ extern "C" {
             float beta2; // decay of the second moment, in [0, 1]
             float eps;   // added to the root of the second moment, >= 0
             float wd;    // decoupled weight decay in [0, 1], 0 disables it
-            float gclip; // element-wise gradient clipping, 0 disables it (see the note at ggml_opt_eval)
         } adamw;
         struct {
             float alpha; // learning rate, > 0
@@ -141,10 +140,6 @@ extern "C" {
 
         ggml_opt_get_optimizer_params get_opt_pars;    // hyperparameters before each optimizer step
         void *                        get_opt_pars_ud; // their userdata
-
-        // > 0: every grad_checkpoint_interval-th f32 forward node is kept alive until the end of the backward
-        // pass (marked as an output); 0 disables it
-        int32_t grad_checkpoint_interval;
 
         enum ggml_opt_optimizer_type optimizer; // AdamW keeps two moments per parameter, SGD none
     };
@@ -214,8 +209,6 @@ extern "C" {
     GGML_API void ggml_opt_alloc(ggml_opt_context_t opt_ctx, bool backward);
 
     // Runs the allocated graph and adds its loss, predictions and correct count to result (if not NULL).
-    // Note: AdamW's gclip is not applied (the OPT_STEP_ADAMW op takes upstream's 7 values); a warning is
-    // logged once when it is set.
     GGML_API void ggml_opt_eval(ggml_opt_context_t opt_ctx, ggml_opt_result_t result);
 
     // ---- high level: a training loop built on the functions above ----

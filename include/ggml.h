@@ -235,9 +235,17 @@ extern "C" {
         GGML_TYPE_COUNT   = 43,
     };
 
+    // Precision a program allows an op (ggml_prec_set_acc / ggml_prec_set_src), stored in its op_params:
+    // the accumulator type, or the lowest type a source may be converted to internally. Declared values are
+    // upper bounds an implementation may stay above, never fall below.
     enum ggml_prec {
-        GGML_PREC_DEFAULT =  0, // stored in op_params; 0 by default
-        GGML_PREC_F32     = 10,
+        GGML_PREC_UNDEFINED = 0,
+        GGML_PREC_DEFAULT   = 0, // deprecated name of GGML_PREC_UNDEFINED
+        GGML_PREC_F32       = 10,
+        GGML_PREC_BF16      = 15,
+        GGML_PREC_F16       = 20,
+        GGML_PREC_Q8        = 30,
+        GGML_PREC_Q4        = 40,
     };
 
     // op hint of a matrix multiplication (op_params[1] of MUL_MAT), set by ggml_mul_mat_set_hint
@@ -428,6 +436,7 @@ extern "C" {
         GGML_GLU_OP_SWIGLU_OAI,
         GGML_GLU_OP_GEGLU_ERF,
         GGML_GLU_OP_GEGLU_QUICK,
+        GGML_GLU_OP_SWIGLU_CLAMP,
 
         GGML_GLU_OP_COUNT,
     };
@@ -799,6 +808,10 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_geglu_quick_split(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_swiglu_oai(
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float alpha, float limit);
+    // silu(min(x, limit)) * clamp(g, -limit, limit), x from a and g from b (b NULL: the fused form);
+    // limit in op_params[3]
+    GGML_API struct ggml_tensor * ggml_swiglu_clamp(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float limit);
 
     // normalisation along rows (eps in op_params[0])
     GGML_API struct ggml_tensor * ggml_norm            (struct ggml_context * ctx, struct ggml_tensor * a, float eps);
@@ -817,7 +830,15 @@ extern "C" {
     // a: [K, N, ne02, ne03], b: [K, M, ne12, ne13] with ne12 % ne02 == 0 and ne13 % ne03 == 0
     // result: F32 [N, M, ne12, ne13], result[n, m] = dot(a row n, b row m)
     GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
-    GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+    GGML_DEPRECATED(GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec),
+        "use ggml_prec_set_acc() instead");
+    // The accumulator a MUL_MAT, MUL_MAT_ID (op_params[0]) or FLASH_ATTN_EXT (op_params[3]) must at least use.
+    // false (nothing set) for any other op.
+    GGML_API bool ggml_prec_set_acc(struct ggml_tensor * a, enum ggml_prec prec);
+    // The lowest type src[idx] may be converted to internally (e.g. GGML_PREC_Q8: activations to q8 blocks).
+    // Only src[1] of MUL_MAT / MUL_MAT_ID (op_params[3]); false (nothing set) otherwise. idx outside
+    // [0, GGML_MAX_SRC) is a programming error (the abort callback).
+    GGML_API bool ggml_prec_set_src(struct ggml_tensor * a, enum ggml_prec prec, int idx);
     // marks a MUL_MAT with a hint about its operands (op_params[1]); results are the same with or without it
     GGML_API void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint);
 
@@ -1008,8 +1029,9 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_opt_step_sgd(
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * grad, struct ggml_tensor * params);
 
-    // clamp to [min, max]
-    GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
+    // clamp to [min, max] (op_params [0] min, [1] max); _inplace returns a view of a
+    GGML_API struct ggml_tensor * ggml_clamp        (struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
+    GGML_API struct ggml_tensor * ggml_clamp_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
 
     // unfold b (data) into columns so that mul_mat with the kernel a computes a convolution
     GGML_API struct ggml_tensor * ggml_im2col(
@@ -1188,8 +1210,12 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_flash_attn_ext(
             struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
             struct ggml_tensor * mask, float scale, float max_bias, float logit_softcap);
-    GGML_API void           ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+    GGML_DEPRECATED(GGML_API void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec),
+        "use ggml_prec_set_acc() instead");
     GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(const struct ggml_tensor * a);
+    // A hint (op_params[4]): at most n_kv_max entries of every mask row are finite, so an implementation may
+    // treat the finite entries as a sparse K/V set; 0 (the default) disables it. Results are the same either way.
+    GGML_API void           ggml_flash_attn_ext_set_n_kv_max(struct ggml_tensor * a, int32_t n_kv_max);
     GGML_API void           ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
 
     // The gradients of the legacy attention out = softmax(mask(k^T q / sqrt(D))) applied to v (not of
@@ -1208,10 +1234,12 @@ extern "C" {
     // Mamba's selective scan. s [d_state, head_dim, n_head, n_states], x [head_dim, n_head, n_t, n_s], dt [n_head,
     // n_t, n_s], A [1, n_head] (Mamba-2) or [d_state, n_head] (Mamba-1), B and C [d_state, n_group, n_t, n_s],
     // ids I32 [n_s] (the state each sequence starts from) -> F32 1-d: y [head_dim, n_head, n_t, n_s], then the
-    // final states [d_state, head_dim, n_head, n_s]
+    // states [d_state, head_dim, n_head, n_s] after each of the last K tokens of every sequence, the final state
+    // last (K >= 1, op_params[0]; Mamba-1's A needs K == 1)
     GGML_API struct ggml_tensor * ggml_ssm_scan(
             struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x, struct ggml_tensor * dt,
-            struct ggml_tensor * A, struct ggml_tensor * B, struct ggml_tensor * C, struct ggml_tensor * ids);
+            struct ggml_tensor * A, struct ggml_tensor * B, struct ggml_tensor * C, struct ggml_tensor * ids,
+            int64_t K);
 
     GGML_API struct ggml_tensor * ggml_unary        (struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
     GGML_API struct ggml_tensor * ggml_unary_inplace(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);
@@ -1277,6 +1305,11 @@ extern "C" {
     //   res[i, t] = sum_h x[i, h, t]*weights[h, t]
     GGML_API struct ggml_tensor * ggml_dsv4_hc_pre(
             struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * weights);
+    // hc_pre with a gate per element: gate F32 [n_embd, hc, n_tokens] -> F32 [n_embd, n_tokens]:
+    //   res[i, t] = scale*sum_h x[i, h, t]*sigmoid(gate[i, h, t]). op_params (both forms): [0] scale (f32, 1 for
+    //   hc_pre), [1] gated (i32)
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_pre_gated(
+            struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * gate, float scale);
     // hc_post: x F32 [n_embd, n_tokens], residual F32 [n_embd, hc, n_tokens], post F32 [hc, n_tokens],
     //   comb F32 [hc, hc, n_tokens] -> F32 [n_embd, hc, n_tokens]:
     //   res[i, d, t] = x[i, t]*post[d, t] + sum_s residual[i, s, t]*comb[d, s, t]

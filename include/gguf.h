@@ -139,6 +139,8 @@ extern "C" {
     // from the start of the data section
     GGML_API size_t         gguf_get_tensor_offset(const struct gguf_context * ctx, int64_t tensor_id);
     GGML_API const char *   gguf_get_tensor_name  (const struct gguf_context * ctx, int64_t tensor_id);
+    // the tensor's extents: GGML_MAX_DIMS elements, 1 past its n_dims; owned by ctx (NULL for a bad tensor_id)
+    GGML_API const int64_t * gguf_get_tensor_ne   (const struct gguf_context * ctx, int64_t tensor_id);
     GGML_API enum ggml_type gguf_get_tensor_type  (const struct gguf_context * ctx, int64_t tensor_id);
     GGML_API size_t         gguf_get_tensor_size  (const struct gguf_context * ctx, int64_t tensor_id);
 

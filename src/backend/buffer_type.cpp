@@ -67,6 +67,18 @@ size_t ggml_backend_buft_get_alloc_size(ggml_backend_buffer_type_t buft, const g
     return size;
 }
 
+bool ggml_op_alloc_size_may_expand(enum ggml_op op) {
+    switch (op) {
+        case GGML_OP_FLASH_ATTN_EXT:
+        case GGML_OP_MUL_MAT:
+        case GGML_OP_MUL_MAT_ID:
+        case GGML_OP_CUMSUM:
+        case GGML_OP_ARGSORT:
+        case GGML_OP_TOP_K:    return true;
+        default:               return false;
+    }
+}
+
 bool ggml_backend_buft_is_host(ggml_backend_buffer_type_t buft) {
     if (buft == nullptr || buft->iface.is_host == nullptr) {
         return false;

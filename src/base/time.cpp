@@ -34,7 +34,9 @@ FILE * ggml_fopen(const char * fname, const char * mode) {
     return std::fopen(fname, mode);
 }
 
-const char * ggml_version(void) { return "0.1.0"; }
+// The ggml version whose API we implement (programs compare it with what they were written for), not
+// Switchyard's own release number; ggml_commit names the implementation.
+const char * ggml_version(void) { return "0.25.1"; }
 const char * ggml_commit(void) { return "switchyard"; }
 
 bool ggml_guid_matches(ggml_guid_t guid_a, ggml_guid_t guid_b) {

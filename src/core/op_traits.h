@@ -139,7 +139,7 @@ inline constexpr std::array<const char *, GGML_UNARY_OP_COUNT> kUnaryOpNames = {
 };
 
 inline constexpr std::array<const char *, GGML_GLU_OP_COUNT> kGluOpNames = {
-    "REGLU", "GEGLU", "SWIGLU", "SWIGLU_OAI", "GEGLU_ERF", "GEGLU_QUICK",
+    "REGLU", "GEGLU", "SWIGLU", "SWIGLU_OAI", "GEGLU_ERF", "GEGLU_QUICK", "SWIGLU_CLAMP",
 };
 // clang-format on
 

@@ -208,6 +208,11 @@ const char * gguf_get_tensor_name(const struct gguf_context * ctx, int64_t tenso
     return info != nullptr ? info->t.name : nullptr;
 }
 
+const int64_t * gguf_get_tensor_ne(const struct gguf_context * ctx, int64_t tensor_id) {
+    const TensorInfo * info = tensor_at(ctx, tensor_id, "gguf_get_tensor_ne");
+    return info != nullptr ? info->t.ne : nullptr;
+}
+
 enum ggml_type gguf_get_tensor_type(const struct gguf_context * ctx, int64_t tensor_id) {
     const TensorInfo * info = tensor_at(ctx, tensor_id, "gguf_get_tensor_type");
     return info != nullptr ? info->t.type : GGML_TYPE_COUNT;

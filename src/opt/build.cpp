@@ -109,20 +109,6 @@ void add_loss(ggml_opt_context * opt) {
     ggml_build_forward_expand(opt->gf, opt->ncorrect);
 }
 
-// Every interval-th f32 forward node stays allocated through the backward pass.
-void mark_checkpoints(ggml_opt_context * opt) {
-    const int interval = opt->grad_checkpoint_interval;
-    if (interval <= 0) {
-        return;
-    }
-    for (int i = interval - 1; i < opt->gf->n_nodes; i += interval) {
-        ggml_tensor * node = opt->gf->nodes[i];
-        if (node->type == GGML_TYPE_F32 && !(node->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT))) {
-            ggml_set_output(node);
-        }
-    }
-}
-
 // The persistent accumulator of a forward node (made in ctx_static on the first build).
 ggml_tensor * make_accumulator(ggml_opt_context * opt, const ggml_tensor * node) {
     ggml_tensor * acc = ggml_new_tensor(opt->ctx_static.get(), GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
@@ -139,7 +125,6 @@ bool build_backward(ggml_opt_context * opt, const std::vector<ggml_tensor *> & p
         log_error("[%s] the model has no trainable parameters (ggml_set_param): gradients need at least one\n", kName);
         return false;
     }
-    mark_checkpoints(opt);
     opt->gb_grad = ggml_graph_dup(opt->ctx_compute, opt->gf, /*force_grads =*/true);
     if (!opt->gb_grad) {
         return false;

@@ -30,9 +30,8 @@ bool valid_params(const ggml_opt_params & p) {
         log_error("[%s] unknown optimizer %d\n", kName, static_cast<int>(p.optimizer));
         return false;
     }
-    if (p.opt_period < 1 || p.grad_checkpoint_interval < 0) {
-        log_error("[%s] opt_period %d must be >= 1 and grad_checkpoint_interval %d >= 0\n", kName, p.opt_period,
-                  p.grad_checkpoint_interval);
+    if (p.opt_period < 1) {
+        log_error("[%s] opt_period %d must be >= 1\n", kName, p.opt_period);
         return false;
     }
     if (p.build_type == GGML_OPT_BUILD_TYPE_OPT && !p.get_opt_pars) {
@@ -59,7 +58,7 @@ extern "C" {
 struct ggml_opt_optimizer_params ggml_opt_get_default_optimizer_params(void * userdata) {
     (void) userdata;
     ggml_opt_optimizer_params p{};
-    p.adamw = {0.001f, 0.9f, 0.999f, 1e-8f, 0.0f, 0.0f};
+    p.adamw = {0.001f, 0.9f, 0.999f, 1e-8f, 0.0f};
     p.sgd   = {1e-3f, 0.0f};
     return p;
 }
@@ -83,7 +82,6 @@ struct ggml_opt_params ggml_opt_default_params(ggml_backend_sched_t backend_sche
     p.opt_period               = 1;
     p.get_opt_pars             = ggml_opt_get_default_optimizer_params;
     p.get_opt_pars_ud          = nullptr;
-    p.grad_checkpoint_interval = 0;
     p.optimizer                = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
     return p;
 }
@@ -105,7 +103,6 @@ ggml_opt_context_t ggml_opt_init(struct ggml_opt_params params) {
     opt->build_type               = params.build_type;
     opt->optimizer                = params.optimizer;
     opt->opt_period               = params.opt_period;
-    opt->grad_checkpoint_interval = params.grad_checkpoint_interval;
     opt->get_opt_pars             = params.get_opt_pars;
     opt->get_opt_pars_ud          = params.get_opt_pars_ud;
     opt->inputs                   = params.inputs;

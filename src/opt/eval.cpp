@@ -49,7 +49,7 @@ void forget_graphs(ggml_opt_context * opt) {
 bool valid_adamw(const ggml_opt_optimizer_params & p) {
     const auto & a = p.adamw;
     return a.alpha > 0.0f && a.beta1 >= 0.0f && a.beta1 <= 1.0f && a.beta2 >= 0.0f && a.beta2 <= 1.0f &&
-           a.eps >= 0.0f && a.wd >= 0.0f && a.wd <= 1.0f && a.gclip >= 0.0f;
+           a.eps >= 0.0f && a.wd >= 0.0f && a.wd <= 1.0f;
 }
 
 bool valid_sgd(const ggml_opt_optimizer_params & p) {
@@ -71,16 +71,11 @@ bool set_step_params(ggml_opt_context * opt) {
     }
     if (!valid_adamw(p)) {
         log_error("[ggml_opt_eval] invalid AdamW parameters: alpha %g (> 0), beta1 %g, beta2 %g (in [0, 1]), eps %g "
-                  "(>= 0), wd %g (in [0, 1]), gclip %g (>= 0)\n",
+                  "(>= 0), wd %g (in [0, 1])\n",
                   static_cast<double>(p.adamw.alpha), static_cast<double>(p.adamw.beta1),
                   static_cast<double>(p.adamw.beta2), static_cast<double>(p.adamw.eps),
-                  static_cast<double>(p.adamw.wd), static_cast<double>(p.adamw.gclip));
+                  static_cast<double>(p.adamw.wd));
         return false;
-    }
-    if (p.adamw.gclip > 0.0f && !opt->warned_gclip) {
-        log_warn("[ggml_opt_eval] AdamW gradient clipping (gclip %g) is not supported and is ignored\n",
-                 static_cast<double>(p.adamw.gclip));
-        opt->warned_gclip = true;
     }
     const auto  t         = static_cast<float>(opt->iter);
     const float values[7] = {p.adamw.alpha,

@@ -55,7 +55,6 @@ struct ggml_opt_context {
     int64_t iter                     = 1; // optimizer steps done + 1
     int32_t opt_period               = 1;
     int32_t opt_i                    = 0; // backward passes done in the current period
-    int32_t grad_checkpoint_interval = 0;
     bool    loss_per_datapoint       = false;
 
     ggml_opt_get_optimizer_params get_opt_pars    = nullptr;
@@ -89,7 +88,6 @@ struct ggml_opt_context {
     ggml_cgraph *          allocated_graph_copy = nullptr;
     switchyard::ContextPtr ctx_copy;
     bool                   eval_ready  = false;
-    bool                   warned_gclip = false;
 };
 
 namespace switchyard::opt {

@@ -150,6 +150,9 @@ void add_glu(std::vector<OpCase> & cases) {
     cases.push_back({"GLU(swiglu_oai,alpha=1.702,limit=0.7)", GGML_OP_GLU, [](B & b) {
                          return ggml_swiglu_oai(b.ctx(), b.input(GGML_TYPE_F32, 16, 5, 2), b.input(GGML_TYPE_F32, 16, 5, 2), 1.702f, 0.7f);
                      }, 1e-6});
+    cases.push_back({"GLU(swiglu_clamp,limit=0.6)", GGML_OP_GLU, [](B & b) {
+                         return ggml_swiglu_clamp(b.ctx(), b.input(GGML_TYPE_F32, 16, 5, 2), b.input(GGML_TYPE_F32, 16, 5, 2), 0.6f);
+                     }, 1e-6});
 }
 
 void add_reduce_norm(std::vector<OpCase> & cases) {

@@ -61,6 +61,10 @@ void add_hyper_connections(std::vector<OpCase> & cases) {
                              return ggml_dsv4_hc_pre(b.ctx(), b.input(GGML_TYPE_F32, s.n_embd, s.hc, s.n_tokens),
                                                      b.input(GGML_TYPE_F32, s.hc, s.n_tokens));
                          }});
+        cases.push_back({"DSV4_HC_PRE(gated,scale=0.75," + shape, GGML_OP_DSV4_HC_PRE, [s](B & b) {
+                             return ggml_dsv4_hc_pre_gated(b.ctx(), b.input(GGML_TYPE_F32, s.n_embd, s.hc, s.n_tokens),
+                                                           b.input(GGML_TYPE_F32, s.n_embd, s.hc, s.n_tokens), 0.75f);
+                         }});
         cases.push_back({"DSV4_HC_POST(" + shape, GGML_OP_DSV4_HC_POST, [s](B & b) {
                              return ggml_dsv4_hc_post(b.ctx(), b.input(GGML_TYPE_F32, s.n_embd, s.n_tokens),
                                                       b.input(GGML_TYPE_F32, s.n_embd, s.hc, s.n_tokens),

@@ -32,13 +32,15 @@ void add_ssm(std::vector<OpCase> & cases) {
                                                   b.input(GGML_TYPE_F32, c.d_conv, c.d_inner));
                          }});
     }
-    // d_state, head_dim, n_head, n_group, n_t, n_s, n_states, mamba1
-    struct Scan { int64_t d_state, head_dim, n_head, n_group, n_t, n_s, n_states; bool mamba1; };
-    for (const Scan s : {Scan{16, 4, 6, 2, 3, 2, 3, false}, Scan{16, 2, 5, 1, 4, 1, 2, false}, Scan{8, 1, 10, 1, 4, 2, 2, true},
-                         Scan{4, 1, 7, 1, 1, 3, 4, true}}) {
+    // d_state, head_dim, n_head, n_group, n_t, n_s, n_states, mamba1, K (kept states, at most n_t so that every
+    // slot is written)
+    struct Scan { int64_t d_state, head_dim, n_head, n_group, n_t, n_s, n_states; bool mamba1; int64_t K; };
+    for (const Scan s : {Scan{16, 4, 6, 2, 3, 2, 3, false, 3}, Scan{16, 2, 5, 1, 4, 1, 2, false, 2},
+                         Scan{16, 2, 5, 1, 4, 2, 2, false, 1}, Scan{8, 1, 10, 1, 4, 2, 2, true, 1},
+                         Scan{4, 1, 7, 1, 1, 3, 4, true, 1}}) {
         const std::string name = std::string("SSM_SCAN(") + (s.mamba1 ? "mamba1" : "mamba2") + ",d_state=" + std::to_string(s.d_state) +
                                  ",x=" + dims({s.head_dim, s.n_head, s.n_t, s.n_s}) + ",groups=" + std::to_string(s.n_group) +
-                                 ",states=" + std::to_string(s.n_states) + ")";
+                                 ",states=" + std::to_string(s.n_states) + ",K=" + std::to_string(s.K) + ")";
         cases.push_back({name, GGML_OP_SSM_SCAN, [s](B & b) {
                              ggml_tensor * st = b.input(GGML_TYPE_F32, s.d_state, s.head_dim, s.n_head, s.n_states);
                              ggml_tensor * x  = b.input(GGML_TYPE_F32, s.head_dim, s.n_head, s.n_t, s.n_s);
@@ -49,7 +51,7 @@ void add_ssm(std::vector<OpCase> & cases) {
                              ggml_tensor * Bm = b.input(GGML_TYPE_F32, s.d_state, s.n_group, s.n_t, s.n_s);
                              ggml_tensor * Cm = b.input(GGML_TYPE_F32, s.d_state, s.n_group, s.n_t, s.n_s);
                              ggml_tensor * ids = b.input(GGML_TYPE_I32, s.n_s, 1, 1, 1, InputKind::Indices, s.n_states);
-                             return ggml_ssm_scan(b.ctx(), st, x, dt, A, Bm, Cm, ids);
+                             return ggml_ssm_scan(b.ctx(), st, x, dt, A, Bm, Cm, ids, s.K);
                          }});
     }
 }

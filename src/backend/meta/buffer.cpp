@@ -69,6 +69,7 @@ ggml_status place(MetaBuffer & buf, Record & rec, ggml_tensor * t) {
                 if (buf.parts[i] == nullptr) {
                     return GGML_STATUS_ALLOC_FAILED;
                 }
+                ggml_backend_buffer_set_usage(buf.parts[i], buf.handle->usage); // a part made after set_usage
             }
             rec.offset[i] = rec.voffset;
         } else {
@@ -229,4 +230,20 @@ bool is_static(const ggml_tensor * t) {
 
 extern "C" bool ggml_backend_buffer_is_meta(ggml_backend_buffer_t buf) {
     return switchyard::meta::meta_buffer(buf) != nullptr;
+}
+
+// The usage of every part that exists (parts made later take the meta buffer's usage when they are made).
+extern "C" void ggml_backend_meta_buffer_set_usage(ggml_backend_buffer_t buffer, enum ggml_backend_buffer_usage usage) {
+    switchyard::meta::MetaBuffer * buf = switchyard::meta::meta_buffer(buffer);
+    if (buf == nullptr) {
+        switchyard::log_error("[ggml_backend_meta_buffer_set_usage] buffer %s is not a meta buffer\n",
+                              buffer != nullptr ? ggml_backend_buffer_name(buffer) : "(null)");
+        return;
+    }
+    buffer->usage = usage;
+    for (ggml_backend_buffer_t part : buf->parts) {
+        if (part != nullptr) {
+            ggml_backend_buffer_set_usage(part, usage);
+        }
+    }
 }

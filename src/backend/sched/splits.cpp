@@ -1,7 +1,8 @@
 // Splitting: consecutive nodes on one backend form a split; sources a split's backend cannot read get a copy
 // on that backend (one per pipeline slot), and node->src is rewritten to use it. Then the allocation graph is
 // built: for each split, a keep-alive view of each input (so the original lives until it is copied), the input
-// copies, then the split's nodes; the original leafs last.
+// copies, then the split's nodes, each followed by the allocation dependencies a backend's graph_optimize added for
+// it (empty views whose sources stay allocated until there); the original leafs last.
 #include "backend/sched/sched.h"
 
 #include "base/log.h"
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 namespace switchyard::sched {
 
@@ -163,25 +165,78 @@ void append_leaf(ggml_backend_sched * sched, ggml_tensor * t, int backend_id) {
     g->leafs[g->n_leafs++] = t;
 }
 
+// The allocation dependencies the backends' graph_optimize asked for: for each node `until`, the tensors that
+// must stay allocated until it has been computed (in the order asked, without repeats).
+using AllocDeps = std::unordered_map<ggml_tensor *, std::vector<ggml_tensor *>>;
+
+void add_alloc_dep(void * user_data, ggml_tensor * tensor, ggml_tensor * until) {
+    if (tensor == nullptr || until == nullptr) {
+        return;
+    }
+    std::vector<ggml_tensor *> & keep = (*static_cast<AllocDeps *>(user_data))[until];
+    if (std::find(keep.begin(), keep.end(), tensor) == keep.end()) {
+        keep.push_back(tensor);
+    }
+}
+
+// Each split's graph view, after its backend's graph_optimize (which may reorder the nodes and add allocation
+// dependencies).
+void optimize_splits(ggml_backend_sched * sched, ggml_cgraph * graph, AllocDeps & deps) {
+    ggml_backend_graph_optimize_params params{add_alloc_dep, &deps};
+    for (Split & s : sched->splits) {
+        s.graph                = graph_view(graph, s.i_start, s.i_end);
+        ggml_backend_t backend = sched->backends[s.backend_id];
+        if (backend->iface.graph_optimize != nullptr) {
+            backend->iface.graph_optimize(backend, &s.graph, &params); // may reorder: sched->index no longer fits
+        }
+    }
+}
+
+// After `node`: one empty view per GGML_MAX_SRC tensors kept for it, whose sources keep them allocated until here.
+bool append_alloc_deps(ggml_backend_sched * sched, const AllocDeps & deps, ggml_tensor * node, int backend_id) {
+    const auto it = deps.find(node);
+    if (it == deps.end()) {
+        return true;
+    }
+    const std::vector<ggml_tensor *> & keep = it->second;
+    for (size_t k = 0; k < keep.size(); k += GGML_MAX_SRC) {
+        ggml_tensor * dep = ggml_view_tensor(sched->ctx.get(), keep[k]);
+        if (!dep) {
+            return false;
+        }
+        for (size_t s = 0; s < GGML_MAX_SRC && k + s < keep.size(); ++s) {
+            dep->src[s] = keep[k + s];
+        }
+        append_node(sched, dep, backend_id);
+    }
+    return true;
+}
+
+size_t n_dep_nodes(const AllocDeps & deps) {
+    size_t n = 0;
+    for (const auto & [until, keep] : deps) {
+        n += (keep.size() + GGML_MAX_SRC - 1) / GGML_MAX_SRC;
+    }
+    return n;
+}
+
 bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    AllocDeps deps;
+    optimize_splits(sched, graph, deps);
     size_t n_inputs = sched->graph_inputs.size() * static_cast<size_t>(sched->n_copies);
     for (const Split & s : sched->splits) {
         n_inputs += s.inputs.size() * (2 + static_cast<size_t>(sched->n_copies));
     }
-    const size_t size = static_cast<size_t>(std::max(graph->n_nodes, graph->n_leafs)) + n_inputs + 16;
-    sched->graph      = ggml_new_graph_custom(sched->ctx.get(), size, false);
+    const size_t size =
+        static_cast<size_t>(std::max(graph->n_nodes, graph->n_leafs)) + n_inputs + n_dep_nodes(deps) + 16;
+    sched->graph = ggml_new_graph_custom(sched->ctx.get(), size, false);
     if (!sched->graph) {
         return false;
     }
     sched->node_backend_ids.assign(size, -1);
     sched->leaf_backend_ids.assign(size, -1);
     for (Split & s : sched->splits) {
-        s.graph = graph_view(graph, s.i_start, s.i_end);
-        ggml_backend_t backend   = sched->backends[s.backend_id];
-        const bool     reordered = backend->iface.graph_optimize != nullptr;
-        if (reordered) {
-            backend->iface.graph_optimize(backend, &s.graph); // may reorder the nodes: sched->index no longer fits
-        }
+        const bool reordered = sched->backends[s.backend_id]->iface.graph_optimize != nullptr;
         for (ggml_tensor * input : s.inputs) {
             ggml_tensor * keep_alive = ggml_view_tensor(sched->ctx.get(), input);
             if (!keep_alive) {
@@ -200,6 +255,9 @@ bool build_alloc_graph(ggml_backend_sched * sched, ggml_cgraph * graph) {
         for (int i = s.i_start; i < s.i_end; ++i) {
             const int32_t entry = reordered ? sched->backend_ids.entry(graph->nodes[i]) : sched->index.nodes[static_cast<size_t>(i)];
             append_node(sched, graph->nodes[i], sched->backend_ids.at(entry));
+            if (!deps.empty() && !append_alloc_deps(sched, deps, graph->nodes[i], s.backend_id)) {
+                return false;
+            }
         }
     }
     for (ggml_tensor * input : sched->graph_inputs) {

@@ -5,7 +5,9 @@
 // n_head % ne32 == 0 and ne3 % ne33 == 0; max_bias > 0 needs a mask.
 // Result: F32 [Dv, n_head, n_batch, ne3] (heads and batch swapped, i.e. already permuted for the output
 // projection). src = {q, k, v, mask, sinks}.
-// op_params: (f32) [0] scale, [1] max_bias, [2] logit_softcap; (i32) [3] ggml_prec (ggml_flash_attn_ext_set_prec).
+// op_params: (f32) [0] scale, [1] max_bias, [2] logit_softcap; (i32) [3] ggml_prec (ggml_prec_set_acc),
+// [4] n_kv_max (ggml_flash_attn_ext_set_n_kv_max: a bound on the finite mask entries per row, a hint for sparse
+// implementations; ours compute every key either way, so results do not depend on it).
 //
 // FLASH_ATTN_BACK: the gradients of the legacy attention softmax(mask(k^T q * 1/sqrt(D))) applied to v.
 // q [D, N, n_head, ne3], k [D, M, n_head_kv, ne3], v [M, D, n_head_kv, ne3] (transposed), d [D, N, n_head, ne3] the
@@ -110,6 +112,16 @@ struct ggml_tensor * ggml_flash_attn_back(struct ggml_context * ctx, struct ggml
 void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
     if (attention_node(a, "ggml_flash_attn_ext_set_prec")) {
         set_op_param_i32(a, 3, static_cast<int32_t>(prec));
+    }
+}
+
+void ggml_flash_attn_ext_set_n_kv_max(struct ggml_tensor * a, int32_t n_kv_max) {
+    const char * name = "ggml_flash_attn_ext_set_n_kv_max";
+    if (attention_node(a, name)) {
+        if (n_kv_max < 0) {
+            fatal("[%s] n_kv_max %d must not be negative", name, n_kv_max);
+        }
+        set_op_param_i32(a, 4, n_kv_max);
     }
 }
 

@@ -10,7 +10,9 @@
 // DSV4_HC_COMB:      mixes F32 [(2 + hc)*hc, n_tokens], scale F32 [>= 3], base F32 [(2 + hc)*hc] -> F32 [hc, hc,
 //                    n_tokens]; hc must be 4. op_params: [0] eps (f32), [1] n_iter (>= 1). src = {mixes, scale,
 //                    base}.
-// DSV4_HC_PRE:       x F32 [n_embd, hc, n_tokens], weights F32 [hc, n_tokens] -> F32 [n_embd, n_tokens].
+// DSV4_HC_PRE:       x F32 [n_embd, hc, n_tokens], weights F32 [hc, n_tokens] -> F32 [n_embd, n_tokens]; gated
+//                    (op_params[1] = 1): a gate F32 [n_embd, hc, n_tokens] in place of the weights, each weight
+//                    sigmoid(gate[i, h, t]). op_params[0] = scale (f32; 1 ungated) multiplies the sum.
 // DSV4_HC_POST:      x F32 [n_embd, n_tokens], residual F32 [n_embd, hc, n_tokens], post F32 [hc, n_tokens], comb F32
 //                    [hc, hc, n_tokens] -> F32 [n_embd, hc, n_tokens]. src = {x, residual, post, comb}.
 // The formulas are in ggml.h and in the CPU kernels (cpu/kernels/deepseek_ext.cpp).
@@ -38,6 +40,33 @@ bool is_single(const ggml_tensor * t, int from_dim) {
         }
     }
     return true;
+}
+
+// weights [hc, n_tokens] (plain) or a gate [n_embd, hc, n_tokens] (gated); op_params [0] scale, [1] gated
+ggml_tensor * hc_pre_impl(ggml_context * ctx, ggml_tensor * x, ggml_tensor * weights, float scale, bool gated,
+                          const char * name) {
+    if (!inputs_ok(name, {x, weights})) {
+        return nullptr;
+    }
+    shape_check(x->type == GGML_TYPE_F32 && weights->type == GGML_TYPE_F32, name, "x %s and %s %s must be f32",
+                shape(x), gated ? "gate" : "weights", shape(weights));
+    const int64_t n_embd = x->ne[0], hc = x->ne[1], n_tokens = x->ne[2];
+    shape_check(hc > 0 && x->ne[3] == 1, name, "x %s must be [n_embd, hc, n_tokens] with hc > 0", shape(x));
+    if (gated) {
+        shape_check(weights->ne[0] == n_embd && weights->ne[1] == hc && weights->ne[2] == n_tokens &&
+                        is_single(weights, 3),
+                    name, "gate %s must be [n_embd, hc, n_tokens] for x %s", shape(weights), shape(x));
+    } else {
+        shape_check(weights->ne[0] == hc && weights->ne[1] == n_tokens && is_single(weights, 2), name,
+                    "weights %s must be [hc, n_tokens] for x %s", shape(weights), shape(x));
+    }
+    ggml_tensor * t = set_op(new_result(ctx, GGML_TYPE_F32, {n_embd, n_tokens, 1, 1}, name), GGML_OP_DSV4_HC_PRE,
+                             {x, weights});
+    t = with_f32(t, {scale});
+    if (t != nullptr) {
+        t->op_params[1] = gated ? 1 : 0;
+    }
+    return t;
 }
 
 } // namespace
@@ -92,18 +121,12 @@ struct ggml_tensor * ggml_dsv4_hc_comb(struct ggml_context * ctx, struct ggml_te
 }
 
 struct ggml_tensor * ggml_dsv4_hc_pre(struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * weights) {
-    const char * name = "ggml_dsv4_hc_pre";
-    if (!inputs_ok(name, {x, weights})) {
-        return nullptr;
-    }
-    shape_check(x->type == GGML_TYPE_F32 && weights->type == GGML_TYPE_F32, name, "x %s and weights %s must be f32",
-                shape(x), shape(weights));
-    const int64_t n_embd = x->ne[0], hc = x->ne[1], n_tokens = x->ne[2];
-    shape_check(hc > 0 && x->ne[3] == 1, name, "x %s must be [n_embd, hc, n_tokens] with hc > 0", shape(x));
-    shape_check(weights->ne[0] == hc && weights->ne[1] == n_tokens && is_single(weights, 2), name,
-                "weights %s must be [hc, n_tokens] for x %s", shape(weights), shape(x));
-    ggml_tensor * t = new_result(ctx, GGML_TYPE_F32, {n_embd, n_tokens, 1, 1}, name);
-    return set_op(t, GGML_OP_DSV4_HC_PRE, {x, weights});
+    return hc_pre_impl(ctx, x, weights, 1.0f, false, "ggml_dsv4_hc_pre");
+}
+
+struct ggml_tensor * ggml_dsv4_hc_pre_gated(struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * gate,
+                                            float scale) {
+    return hc_pre_impl(ctx, x, gate, scale, true, "ggml_dsv4_hc_pre_gated");
 }
 
 struct ggml_tensor * ggml_dsv4_hc_post(struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * residual,

@@ -1,5 +1,5 @@
 // GLU: gated linear units. op_params: [0] (int32) ggml_glu_op, [1] (int32) swapped; SWIGLU_OAI adds [2] alpha
-// and [3] limit (f32).
+// and [3] limit (f32), SWIGLU_CLAMP [3] limit.
 //
 // Fused form (b == NULL): each row of a holds [x | gate] (gate first when swapped); the result has half of a's
 // row length (a->ne[0] / 2) and a's other extents. Split form: a is x, b the gate, same shape and type; the
@@ -127,6 +127,17 @@ struct ggml_tensor * ggml_swiglu_oai(struct ggml_context * ctx, struct ggml_tens
                         : fused(ctx, a, GGML_GLU_OP_SWIGLU_OAI, false, "ggml_swiglu_oai");
     if (t) {
         set_op_param_f32(t, 2, alpha);
+        set_op_param_f32(t, 3, limit);
+    }
+    return t;
+}
+
+// b == NULL selects the fused form, as ggml_swiglu_oai.
+struct ggml_tensor * ggml_swiglu_clamp(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                       float limit) {
+    ggml_tensor * t = b ? split(ctx, a, b, GGML_GLU_OP_SWIGLU_CLAMP, "ggml_swiglu_clamp")
+                        : fused(ctx, a, GGML_GLU_OP_SWIGLU_CLAMP, false, "ggml_swiglu_clamp");
+    if (t) {
         set_op_param_f32(t, 3, limit);
     }
     return t;

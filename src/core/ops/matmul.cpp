@@ -2,7 +2,8 @@
 //
 // MUL_MAT:    a [K, N, ne02, ne03], b [K, M, ne12, ne13], ne12 % ne02 == 0, ne13 % ne03 == 0, a not transposed
 //             -> [N, M, ne12, ne13]. op_params[0] = ggml_prec (0 = default) via ggml_mul_mat_set_prec,
-//             op_params[1] = ggml_op_hint (0 = none) via ggml_mul_mat_set_hint (a hint only: same results).
+//             op_params[1] = ggml_op_hint (0 = none) via ggml_mul_mat_set_hint (a hint only: same results),
+//             op_params[3] = the lowest ggml_prec src[1] may be converted to (ggml_prec_set_src; recorded only).
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens], n_used % n_b == 0
 //             -> [N, n_used, n_tokens].
 // OUT_PROD:   a [M, K, ne02, ne03], b [P, K, ne12, ne13], ne12 % ne02 == 0, ne13 % ne03 == 0 -> [M, P, ne12, ne13].
@@ -40,6 +41,36 @@ void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
         fatal("[ggml_mul_mat_set_prec] tensor '%s' has op %s, not MUL_MAT", a->name, ggml_op_name(a->op));
     }
     set_op_param_i32(a, 0, static_cast<int32_t>(prec));
+}
+
+// ggml 0.25.1's precision setters (include/ggml.h): they only record what the program allows; our kernels
+// accumulate in f32 whatever is set, which every allowed precision admits.
+bool ggml_prec_set_acc(struct ggml_tensor * a, enum ggml_prec prec) {
+    if (!a) {
+        log_error("[ggml_prec_set_acc] tensor is NULL (an earlier constructor failed)\n");
+        return false;
+    }
+    switch (a->op) {
+        case GGML_OP_MUL_MAT:
+        case GGML_OP_MUL_MAT_ID:      set_op_param_i32(a, 0, static_cast<int32_t>(prec)); return true;
+        case GGML_OP_FLASH_ATTN_EXT: set_op_param_i32(a, 3, static_cast<int32_t>(prec)); return true;
+        default:                     return false;
+    }
+}
+
+bool ggml_prec_set_src(struct ggml_tensor * a, enum ggml_prec prec, int idx) {
+    if (idx < 0 || idx >= GGML_MAX_SRC) {
+        fatal("[ggml_prec_set_src] source index %d outside [0, %d)", idx, GGML_MAX_SRC);
+    }
+    if (!a) {
+        log_error("[ggml_prec_set_src] tensor is NULL (an earlier constructor failed)\n");
+        return false;
+    }
+    if ((a->op != GGML_OP_MUL_MAT && a->op != GGML_OP_MUL_MAT_ID) || idx != 1) {
+        return false;
+    }
+    set_op_param_i32(a, 2 + idx, static_cast<int32_t>(prec));
+    return true;
 }
 
 void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint) {

@@ -43,6 +43,13 @@ ggml_tensor * scale_impl(ggml_context * ctx, ggml_tensor * a, float s, float b, 
     return with_f32(set_op(like(ctx, a, inplace, name), GGML_OP_SCALE, {a}), {s, b});
 }
 
+ggml_tensor * clamp_impl(ggml_context * ctx, ggml_tensor * a, float min, float max, bool inplace, const char * name) {
+    if (!inputs_ok(name, {a})) {
+        return nullptr;
+    }
+    return with_f32(set_op(like(ctx, a, inplace, name), GGML_OP_CLAMP, {a}), {min, max});
+}
+
 } // namespace
 
 } // namespace switchyard::ops
@@ -100,11 +107,11 @@ struct ggml_tensor * ggml_scale_bias_inplace(struct ggml_context * ctx, struct g
 }
 
 struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max) {
-    const char * name = "ggml_clamp";
-    if (!inputs_ok(name, {a})) {
-        return nullptr;
-    }
-    return with_f32(set_op(like(ctx, a, true, name), GGML_OP_CLAMP, {a}), {min, max});
+    return clamp_impl(ctx, a, min, max, false, "ggml_clamp");
+}
+
+struct ggml_tensor * ggml_clamp_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max) {
+    return clamp_impl(ctx, a, min, max, true, "ggml_clamp_inplace");
 }
 
 struct ggml_tensor * ggml_leaky_relu(struct ggml_context * ctx, struct ggml_tensor * a, float negative_slope,

@@ -5,9 +5,10 @@
 //                    dst[i, t, s] = sum_k sx[t + k, i, s] * c[k, i] (the causal 1-d convolution of Mamba).
 // SSM_SCAN:          s [d_state, head_dim, n_head, n_states], x [head_dim, n_head, n_t, n_s], dt [n_head, n_t, n_s],
 //                    A [d_state or 1, n_head], B and C [d_state, n_group, n_t, n_s], ids I32 [n_s] (which state each
-//                    sequence starts from) -> F32 1-d: y [head_dim, n_head, n_t, n_s] then the n_s final states
-//                    [d_state, head_dim, n_head, n_s]. A [1, n_head] is Mamba-2 (one decay per head), A [d_state,
-//                    n_head] Mamba-1. src = {s, x, dt, A, B, C, ids}.
+//                    sequence starts from), op_params[0] = K (>= 1) -> F32 1-d: y [head_dim, n_head, n_t, n_s] then
+//                    K slots of states [d_state, head_dim, n_head, n_s]: slot 0 the final states, slot i (0 < i <
+//                    min(K, n_t)) the states i tokens earlier, later slots left unwritten. A [1, n_head] is Mamba-2
+//                    (one decay per head), A [d_state, n_head] Mamba-1 (K = 1 only). src = {s, x, dt, A, B, C, ids}.
 // RWKV_WKV6:         k, v, r, td [S, H, T], tf [S, H], state [S*S*H, n_seqs] -> F32 [S*H, T + S*n_seqs]: T rows of
 //                    outputs, then the states. The T tokens are n_seqs sequences of T / n_seqs tokens each.
 // GATED_LINEAR_ATTN: k, v, q, g [S, H, T], state as RWKV_WKV6, op_params[0] = scale (f32) -> as RWKV_WKV6.
@@ -66,11 +67,13 @@ struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct ggml_tensor
 
 struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x,
                                    struct ggml_tensor * dt, struct ggml_tensor * A, struct ggml_tensor * B,
-                                   struct ggml_tensor * C, struct ggml_tensor * ids) {
+                                   struct ggml_tensor * C, struct ggml_tensor * ids, int64_t K) {
     const char * name = "ggml_ssm_scan";
     if (!inputs_ok(name, {s, x, dt, A, B, C, ids})) {
         return nullptr;
     }
+    shape_check(K >= 1 && K <= INT32_MAX, name, "K = %lld states to keep must be in [1, INT32_MAX]",
+                static_cast<long long>(K));
     shape_check(ggml_is_contiguous(s) && ggml_is_contiguous(dt) && ggml_is_contiguous(A), name,
                 "s %s, dt %s and A %s must be contiguous", shape(s), shape(dt), shape(A));
     for (const ggml_tensor * t : {x, B, C}) {
@@ -91,8 +94,11 @@ struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor
     shape_check(ids->ne[0] == n_s, name, "ids %s must name one state per sequence of x %s", shape(ids), shape(x));
     shape_check(ggml_is_matrix(A) && A->ne[1] == n_head && (A->ne[0] == 1 || A->ne[0] == d_state), name,
                 "A %s must be [1, n_head] (Mamba-2) or [d_state, n_head] (Mamba-1) for s %s", shape(A), shape(s));
-    const int64_t n = ggml_nelements(x) + d_state * head_dim * n_head * n_s;
-    return set_op(new_result(ctx, GGML_TYPE_F32, {n, 1, 1, 1}, name), GGML_OP_SSM_SCAN, {s, x, dt, A, B, C, ids});
+    shape_check(A->ne[0] == 1 || K == 1, name, "K = %lld kept states needs Mamba-2's A [1, n_head], not A %s",
+                static_cast<long long>(K), shape(A));
+    const int64_t n = ggml_nelements(x) + K * d_state * head_dim * n_head * n_s;
+    ggml_tensor * t = set_op(new_result(ctx, GGML_TYPE_F32, {n, 1, 1, 1}, name), GGML_OP_SSM_SCAN, {s, x, dt, A, B, C, ids});
+    return with_i32(t, {static_cast<int32_t>(K)});
 }
 
 struct ggml_tensor * ggml_rwkv_wkv6(struct ggml_context * ctx, struct ggml_tensor * k, struct ggml_tensor * v,

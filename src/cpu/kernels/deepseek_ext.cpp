@@ -10,7 +10,8 @@
 //            c[., s] = softmax over d of l[., s], plus eps; then the columns (fixed d) are divided by eps + their
 //            sum over s, and n_iter - 1 times the rows (fixed s) by eps + their sum over d and the columns again.
 //            dst[d, s, t] = c[d, s]. Threads split the tokens.
-// DSV4_HC_PRE:  dst[i, t] = sum_h x[i, h, t] w[h, t] (h in order). Threads split the (i, t) items.
+// DSV4_HC_PRE:  dst[i, t] = scale * sum_h x[i, h, t] w[h, t] (h in order); gated, w[h, t] is replaced by
+//            1 / (1 + exp(-gate[i, h, t])). Threads split the (i, t) items.
 // DSV4_HC_POST: dst[i, d, t] = x[i, t] post[d, t] + sum_s residual[i, s, t] comb[d, s, t] (s in order). Threads
 //            split the (i, d, t) items.
 #include "cpu/kernels/common.h"
@@ -180,12 +181,17 @@ void hc_pre_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * x = dst->src[0];
     const ggml_tensor * w = dst->src[1];
     const int64_t       n_embd = x->ne[0], hc = x->ne[1];
+    const float         scale  = op_f32(dst, 0);
+    const bool          gated  = op_i32(dst, 1) != 0;
     const Range         items  = thread_range(p, n_embd * x->ne[2]);
     for (int64_t item = items.begin; item < items.end; ++item) {
         const int64_t i = item % n_embd, t = item / n_embd;
         float         sum = 0.0f;
-        for (int64_t h = 0; h < hc; ++h) sum += f32_at(x, i, h, t, 0) * f32_at(w, h, t, 0, 0);
-        put_f32(dst, i, t, 0, 0, sum);
+        for (int64_t h = 0; h < hc; ++h) {
+            const float wv = gated ? 1.0f / (1.0f + std::exp(-f32_at(w, i, h, t, 0))) : f32_at(w, h, t, 0, 0);
+            sum += f32_at(x, i, h, t, 0) * wv;
+        }
+        put_f32(dst, i, t, 0, 0, scale * sum);
     }
 }
 

@@ -7,8 +7,9 @@
 // SSM_CONV:  dst[i, t, s] = sum_k sx[t + k, i, s] c[k, i]. Threads split the channels i.
 // SSM_SCAN:  per sequence s (starting from state ids[s]), token t, head h, with dts = softplus(dt[h, t, s]) and
 //            group g = h / (n_head / n_group): state[j, d, h] = state[j, d, h] exp(dts A[j or 0, h]) +
-//            B[j, g, t, s] x[d, h, t, s] dts; y[d, h, t, s] = sum_j state[j, d, h] C[j, g, t, s]. Threads split
-//            the heads.
+//            B[j, g, t, s] x[d, h, t, s] dts; y[d, h, t, s] = sum_j state[j, d, h] C[j, g, t, s]. The final state
+//            goes to slot 0; with K > 1 the state after token t also to slot n_t - 1 - t when below K (as
+//            GATED_DELTA_NET). Threads split the heads.
 // RWKV_WKV6: per token t of sequence n, head h, with S[i, j] the state (i along k, j along v; stored at
 //            h*S*S + i*S + j): out[j] = sum_i r[i] (tf[i] k[i] v[j] + S[i, j]); S[i, j] = S[i, j] td[i] + k[i] v[j].
 // GLA:       S[i, j] = S[i, j] g[i] + k[i] v[j]; out[j] = sum_i S[i, j] q[i] scale.
@@ -131,6 +132,7 @@ void ssm_scan_compute(const ComputeParams & p, ggml_tensor * dst) {
     const int64_t       state_size = sh.d_state * head_elems;
     float *             y_base     = static_cast<float *>(dst->data);
     float *             s_base     = y_base + head_elems * sh.n_t * sh.n_s;
+    const int64_t       n_keep     = dst->op_params[0]; // K: state slots
     const Range         heads      = thread_range(p, sh.n_head);
     for (int64_t seq = 0; seq < sh.n_s; ++seq) {
         int32_t id;
@@ -151,6 +153,13 @@ void ssm_scan_compute(const ComputeParams & p, ggml_tensor * dst) {
             for (int64_t h = heads.begin; h < heads.end; ++h) {
                 scan_head(sh, prev, cur, xt, fptr(A), per_state, Bt, Ct, softplus(dtt[h]), h, y);
             }
+            const int64_t slot = sh.n_t - 1 - t;
+            if (slot > 0 && slot < n_keep) {
+                const int64_t head_state = sh.d_state * sh.head_dim;
+                float *       snapshot   = s_base + (slot * sh.n_s + seq) * state_size;
+                std::memcpy(snapshot + heads.begin * head_state, cur + heads.begin * head_state,
+                            static_cast<size_t>((heads.end - heads.begin) * head_state) * sizeof(float));
+            }
             prev = cur; // later tokens continue from this sequence's own state
         }
     }
@@ -167,14 +176,15 @@ bool ssm_scan_supports(const ggml_tensor * dst) {
     const ggml_tensor * A  = dst->src[3];
     const ggml_tensor * dt = dst->src[2];
     const ScanShape     sh = scan_shape(dst);
+    const int64_t       K  = dst->op_params[0];
     const auto packed = [](const ggml_tensor * t) { return t->nb[0] == sizeof(float) && t->nb[1] == t->ne[0] * sizeof(float); };
     return ggml_is_contiguous(s) && ggml_is_contiguous(dt) && ggml_is_contiguous(A) && packed(x) &&
            packed(B) && packed(C) && ggml_are_same_shape(B, C) && x->ne[0] == sh.head_dim && s->ne[2] == sh.n_head &&
            B->ne[0] == sh.d_state && B->ne[2] == sh.n_t && B->ne[3] == sh.n_s && sh.n_group > 0 &&
            sh.n_head % sh.n_group == 0 && dst->src[6]->ne[0] == sh.n_s && A->ne[1] == sh.n_head &&
            (A->ne[0] == 1 || A->ne[0] == sh.d_state) && dt->ne[0] == sh.n_head && dt->ne[1] == sh.n_t &&
-           dt->ne[2] == sh.n_s &&
-           ggml_nelements(dst) == ggml_nelements(x) + sh.d_state * sh.head_dim * sh.n_head * sh.n_s;
+           dt->ne[2] == sh.n_s && K >= 1 && (A->ne[0] == 1 || K == 1) &&
+           ggml_nelements(dst) == ggml_nelements(x) + K * sh.d_state * sh.head_dim * sh.n_head * sh.n_s;
 }
 
 // ---- RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7 ----

@@ -189,6 +189,16 @@ struct GluSwigluOai {
     }
 };
 
+// x and g clamped (x to at most limit, g to [-limit, limit]) before silu(x) * g
+struct GluSwigluClamp {
+    template <class V> static V apply(V x, V g, const MapParams & p) {
+        const V limit = V::splat(p.p[1]);
+        const V xc    = vmin(x, limit);
+        const V gc    = vmax(vmin(g, limit), -limit);
+        return xc / (vone<V>() + vexp(-xc)) * gc;
+    }
+};
+
 template <class V, class Op>
 void map_row(const float * x, float * y, int64_t n, const MapParams & prm) {
     int64_t i = 0;
@@ -290,7 +300,7 @@ RowKernels make_row_kernels(const char * isa) {
     set(MapOp::kScale, map_row<V, OpScale>);
     k.binary = {binary_row<V, OpAdd>, binary_row<V, OpSub>, binary_row<V, OpMul>, binary_row<V, OpDiv>};
     k.glu    = {glu_row<V, GluReglu>, glu_row<V, GluGeglu>, glu_row<V, GluSwiglu>, glu_row<V, GluSwigluOai>,
-                glu_row<V, GluGegluErf>, glu_row<V, GluGegluQuick>};
+                glu_row<V, GluGegluErf>, glu_row<V, GluGegluQuick>, glu_row<V, GluSwigluClamp>};
     k.sum         = sum_row<V>;
     k.sum_sq      = sum_sq_row<V>;
     k.sum_sq_dev  = sum_sq_dev_row<V>;

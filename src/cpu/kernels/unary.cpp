@@ -6,7 +6,8 @@
 // through kChunk-element float buffers.
 //
 // op_params: UNARY [0] ggml_unary_op (XIELU: [1..4] alpha_n, alpha_p, beta, eps as f32); LEAKY_RELU [0] slope;
-// CLAMP [0] min, [1] max; SCALE [0] s, [1] b (dst = s*x + b); GLU [0] ggml_glu_op, [1] swapped, SWIGLU_OAI
+// CLAMP [0] min, [1] max; SCALE [0] s, [1] b (dst = s*x + b); GLU [0] ggml_glu_op, [1] swapped, SWIGLU_OAI /
+// SWIGLU_CLAMP
 // [2] alpha, [3] limit.
 // GLU: with src[1] == NULL each row of src0 holds [x | gate] (gate first when swapped) and dst rows have half the
 // length; with src[1] the gate is src1 (same shape as src0). dst = act(x) * gate.

@@ -1,5 +1,6 @@
 #version 450
-// GLU: the gated linear units (REGLU, GEGLU, SWIGLU, SWIGLU_OAI, GEGLU_ERF, GEGLU_QUICK) on f32, from one tensor
+// GLU: the gated linear units (REGLU, GEGLU, SWIGLU, SWIGLU_OAI, GEGLU_ERF, GEGLU_QUICK,
+// SWIGLU_CLAMP) on f32, from one tensor
 // holding both halves of each row (swapped or not) or from two tensors.
 #include "common.glsl"
 #include "activations.glsl"
@@ -47,7 +48,12 @@ void main() {
             break;
         }
         case 4:  r = 0.5 * x * (1.0 + erf_(x * 0.70710678118654752440)) * g; break;
-        default: r = x * sigmoid(1.702 * x) * g; break;
+        case 5:  r = x * sigmoid(1.702 * x) * g; break;
+        default: { // 6: SWIGLU_CLAMP
+            const float xc = min(x, p.limit), gc = clamp(g, -p.limit, p.limit);
+            r = xc * sigmoid(xc) * gc;
+            break;
+        }
     }
     d[p.off_d + c.x * p.nb_d.x + c.y * p.nb_d.y + c.z * p.nb_d.z + c.w * p.nb_d.w] = r;
 }

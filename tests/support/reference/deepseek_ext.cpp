@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace switchyard::testing::reference {
@@ -75,10 +77,16 @@ bool dsv4_hc_comb(ggml_tensor * node) {
 
 bool dsv4_hc_pre(ggml_tensor * node) {
     const ggml_tensor * x = node->src[0], *w = node->src[1];
+    float               scale;
+    std::memcpy(&scale, &node->op_params[0], sizeof scale);
+    const bool gated = node->op_params[1] != 0;
     for_each(node, [&](int64_t i, int64_t t, int64_t, int64_t) {
         double sum = 0;
-        for (int64_t h = 0; h < x->ne[1]; ++h) sum += static_cast<double>(get(x, i, h, t, 0)) * get(w, h, t, 0, 0);
-        set(node, i, t, 0, 0, static_cast<float>(sum));
+        for (int64_t h = 0; h < x->ne[1]; ++h) {
+            const double wv = gated ? 1.0 / (1.0 + std::exp(-static_cast<double>(get(w, i, h, t, 0)))) : get(w, h, t, 0, 0);
+            sum += static_cast<double>(get(x, i, h, t, 0)) * wv;
+        }
+        set(node, i, t, 0, 0, static_cast<float>(scale * sum));
     });
     return true;
 }

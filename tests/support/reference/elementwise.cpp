@@ -56,6 +56,11 @@ double glu_value(ggml_glu_op op, double x, double g, float alpha, float limit) {
             const double gc = std::min(std::max(g, -static_cast<double>(limit)), static_cast<double>(limit));
             return xc * sigmoid(alpha * xc) * (gc + 1.0);
         }
+        case GGML_GLU_OP_SWIGLU_CLAMP: {
+            const double xc = std::min(x, static_cast<double>(limit));
+            const double gc = std::min(std::max(g, -static_cast<double>(limit)), static_cast<double>(limit));
+            return xc * sigmoid(xc) * gc;
+        }
         default: return NAN;
     }
 }

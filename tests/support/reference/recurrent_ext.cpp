@@ -43,6 +43,7 @@ bool ssm_scan(ggml_tensor * node) {
     const int64_t      d_state = s0->ne[0], hd = x->ne[0], nh = x->ne[1], nt = x->ne[2], ns = x->ne[3];
     const int64_t      heads_per_group = nh / B->ne[1];
     const int64_t      y_size          = hd * nh * nt * ns;
+    const int64_t      n_keep          = node->op_params[0];
     for (int64_t s = 0; s < ns; ++s) {
         const auto id = static_cast<int64_t>(get(ids, s, 0, 0, 0));
         std::vector<double> state(static_cast<size_t>(d_state * hd * nh));
@@ -63,6 +64,12 @@ bool ssm_scan(ggml_tensor * node) {
                     }
                     put(node, ((s * nt + t) * nh + h) * hd + d, y);
                 }
+            }
+            // with K > 1 kept states, slot nt - 1 - t (when in 1 .. K - 1) holds the state after token t
+            const int64_t slot = nt - 1 - t;
+            if (slot > 0 && slot < n_keep) {
+                const int64_t at = y_size + (slot * ns + s) * static_cast<int64_t>(state.size());
+                for (size_t e = 0; e < state.size(); ++e) put(node, at + static_cast<int64_t>(e), state[e]);
             }
         }
         for (size_t e = 0; e < state.size(); ++e) put(node, y_size + s * static_cast<int64_t>(state.size()) + static_cast<int64_t>(e), state[e]);

@@ -14,6 +14,10 @@
 #include <stdexcept>
 #include <string>
 
+// ggml_mul_mat_set_prec and ggml_flash_attn_ext_set_prec are deprecated in ggml 0.25.1 (ggml_prec_set_acc
+// replaces them); they still exist and are tested here.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace {
 
 using switchyard::testing::expect_layout;
@@ -229,6 +233,15 @@ TEST_F(AttentionOps, FlashAttnExtResultIsPermutedF32) {
     EXPECT_EQ(r->op_params[3], 10);
     EXPECT_EQ(ggml_flash_attn_ext_get_prec(r), GGML_PREC_F32);
     EXPECT_EQ(param_f32(r, 0), 0.088f);
+    // ggml 0.25.1: ggml_prec_set_acc writes the same slot; n_kv_max goes to op_params[4]
+    EXPECT_TRUE(ggml_prec_set_acc(r, GGML_PREC_F16));
+    EXPECT_EQ(ggml_flash_attn_ext_get_prec(r), GGML_PREC_F16);
+    EXPECT_EQ(r->op_params[4], 0);
+    ggml_flash_attn_ext_set_n_kv_max(r, 256);
+    EXPECT_EQ(r->op_params[4], 256);
+    EXPECT_FALSE(fatal_message([&] { ggml_flash_attn_ext_set_n_kv_max(r, -1); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_flash_attn_ext_set_n_kv_max(ggml_sqr(ctx_, q), 4); }).empty());
+    EXPECT_EQ(r->op_params[4], 256);
 }
 
 TEST_F(AttentionOps, FlashAttnExtSinksAndBroadcastMasks) {

@@ -74,6 +74,19 @@ TEST_F(DeepseekOps, HcPreAndPostMoveBetweenOneAndHcStreams) {
     EXPECT_EQ(pre->src[1], w);
     EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_pre(ctx_, x, t(GGML_TYPE_F32, 3, 3)); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_pre(ctx_, x, t(GGML_TYPE_F32, 4, 2)); }).empty());
+    // op_params as upstream's: [0] scale (1 ungated), [1] gated
+    EXPECT_EQ(switchyard::testing::param_f32(pre, 0), 1.0f);
+    EXPECT_EQ(pre->op_params[1], 0);
+    // gated: a gate per element of x, and a scale
+    ggml_tensor * gate  = t(GGML_TYPE_F32, 8, 4, 3);
+    ggml_tensor * gated = ggml_dsv4_hc_pre_gated(ctx_, x, gate, 0.5f);
+    expect_layout(gated, GGML_TYPE_F32, {8, 3, 1, 1}, {4, 32, 96, 96});
+    EXPECT_EQ(gated->op, GGML_OP_DSV4_HC_PRE);
+    EXPECT_EQ(gated->src[1], gate);
+    EXPECT_EQ(switchyard::testing::param_f32(gated, 0), 0.5f);
+    EXPECT_EQ(gated->op_params[1], 1);
+    EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_pre_gated(ctx_, x, w, 1.0f); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_pre_gated(ctx_, x, t(GGML_TYPE_F32, 8, 4, 2), 1.0f); }).empty());
 
     ggml_tensor * post = t(GGML_TYPE_F32, 4, 3);
     ggml_tensor * comb = t(GGML_TYPE_F32, 4, 4, 3);

@@ -12,6 +12,10 @@
 #include <stdexcept>
 #include <string>
 
+// ggml_mul_mat_set_prec and ggml_flash_attn_ext_set_prec are deprecated in ggml 0.25.1 (ggml_prec_set_acc
+// replaces them); they still exist and are tested here.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace {
 
 using switchyard::testing::expect_layout;
@@ -63,6 +67,33 @@ TEST_F(MatmulOps, SetPrecWritesSlotZeroOfMulMatNodesOnly) {
     ggml_mul_mat_set_prec(nullptr, GGML_PREC_F32); // logged, no crash
     const std::string msg = fatal_message([&] { ggml_mul_mat_set_prec(t(GGML_TYPE_F32, 4), GGML_PREC_F32); });
     EXPECT_EQ(msg.rfind("[ggml_mul_mat_set_prec]", 0), 0u) << msg;
+}
+
+// ggml 0.25.1: the accumulator (op_params[0] of MUL_MAT / MUL_MAT_ID, [3] of FLASH_ATTN_EXT) and src[1]'s lowest
+// conversion (op_params[3] of MUL_MAT / MUL_MAT_ID); other ops and sources are refused with false, nothing set
+TEST_F(MatmulOps, PrecSettersWriteTheirSlotsAndRefuseOtherOps) {
+    ggml_tensor * r = ggml_mul_mat(ctx_, t(GGML_TYPE_F16, 8, 2), t(GGML_TYPE_F32, 8, 3));
+    EXPECT_TRUE(ggml_prec_set_acc(r, GGML_PREC_F32));
+    EXPECT_EQ(r->op_params[0], 10);
+    EXPECT_TRUE(ggml_prec_set_src(r, GGML_PREC_Q8, 1));
+    EXPECT_EQ(r->op_params[3], 30);
+    EXPECT_EQ(r->op_params[0], 10);
+    EXPECT_FALSE(ggml_prec_set_src(r, GGML_PREC_F16, 0));
+    EXPECT_EQ(r->op_params[2], 0);
+    ggml_tensor * id = ggml_mul_mat_id(ctx_, t(GGML_TYPE_F16, 8, 4, 3), t(GGML_TYPE_F32, 8, 1, 2), t(GGML_TYPE_I32, 1, 2));
+    EXPECT_TRUE(ggml_prec_set_acc(id, GGML_PREC_BF16));
+    EXPECT_EQ(id->op_params[0], 15);
+    EXPECT_TRUE(ggml_prec_set_src(id, GGML_PREC_Q4, 1));
+    EXPECT_EQ(id->op_params[3], 40);
+    ggml_tensor * add = ggml_add(ctx_, t(GGML_TYPE_F32, 4), t(GGML_TYPE_F32, 4));
+    EXPECT_FALSE(ggml_prec_set_acc(add, GGML_PREC_F32));
+    EXPECT_FALSE(ggml_prec_set_src(add, GGML_PREC_F32, 1));
+    EXPECT_EQ(add->op_params[0], 0);
+    EXPECT_EQ(add->op_params[3], 0);
+    EXPECT_FALSE(ggml_prec_set_acc(nullptr, GGML_PREC_F32)); // logged, no crash
+    const std::string msg = fatal_message([&] { ggml_prec_set_src(r, GGML_PREC_F32, GGML_MAX_SRC); });
+    EXPECT_EQ(msg.rfind("[ggml_prec_set_src]", 0), 0u) << msg;
+    EXPECT_EQ(GGML_PREC_UNDEFINED, GGML_PREC_DEFAULT);
 }
 
 TEST_F(MatmulOps, MulMatIdGivesOneRowPerUsedExpert) {

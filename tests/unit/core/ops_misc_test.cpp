@@ -85,15 +85,24 @@ TEST_F(MiscOps, ScaleStoresScaleAndBias) {
     EXPECT_EQ(msg.rfind("[ggml_scale]", 0), 0u) << msg;
 }
 
-TEST_F(MiscOps, ClampIsAViewOfAWithItsBounds) {
+// ggml 0.25.1: ggml_clamp is out of place, ggml_clamp_inplace a view of a
+TEST_F(MiscOps, ClampIsANewTensorAndClampInplaceAViewOfA) {
     ggml_tensor * a = t(GGML_TYPE_F32, 4, 3);
     ggml_tensor * r = ggml_clamp(ctx_, a, -1.5f, 2.5f);
     expect_layout(r, GGML_TYPE_F32, {4, 3, 1, 1}, {4, 16, 48, 48});
     EXPECT_EQ(r->op, GGML_OP_CLAMP);
     EXPECT_EQ(r->src[0], a);
-    EXPECT_EQ(r->view_src, a);
+    EXPECT_EQ(r->view_src, nullptr);
+    EXPECT_NE(r->data, a->data);
     EXPECT_EQ(param_f32(r, 0), -1.5f);
     EXPECT_EQ(param_f32(r, 1), 2.5f);
+    ggml_tensor * v = ggml_clamp_inplace(ctx_, a, -0.5f, 0.5f);
+    expect_layout(v, GGML_TYPE_F32, {4, 3, 1, 1}, {4, 16, 48, 48});
+    EXPECT_EQ(v->op, GGML_OP_CLAMP);
+    EXPECT_EQ(v->src[0], a);
+    EXPECT_EQ(v->view_src, a);
+    EXPECT_EQ(param_f32(v, 0), -0.5f);
+    EXPECT_EQ(param_f32(v, 1), 0.5f);
 }
 
 TEST_F(MiscOps, LeakyReluStoresTheSlope) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 
 namespace {
@@ -35,20 +36,29 @@ TEST_F(RecurrentOps, SsmScanPacksOutputsThenStates) {
     ggml_tensor * B   = t(GGML_TYPE_F32, 16, 2, 3, 2);
     ggml_tensor * C   = t(GGML_TYPE_F32, 16, 2, 3, 2);
     ggml_tensor * ids = t(GGML_TYPE_I32, 2);
-    ggml_tensor * r   = ggml_ssm_scan(ctx_, s, x, dt, A, B, C, ids);
+    ggml_tensor * r   = ggml_ssm_scan(ctx_, s, x, dt, A, B, C, ids, 1);
     // y: 4*6*3*2 = 144, states: 16*4*6*2 = 768
     expect_layout(r, GGML_TYPE_F32, {912, 1, 1, 1}, {4, 3648, 3648, 3648});
     EXPECT_EQ(r->op, GGML_OP_SSM_SCAN);
+    EXPECT_EQ(r->op_params[0], 1);
     const ggml_tensor * want[] = {s, x, dt, A, B, C, ids};
     for (int i = 0; i < 7; ++i) EXPECT_EQ(r->src[i], want[i]) << i;
-    // Mamba-1: one decay per state element
-    EXPECT_NE(ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 16, 6), B, C, ids), nullptr);
-    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 8, 6), B, C, ids); }).empty());
+    // K = 3 kept states: 144 + 3*768 floats, K in op_params[0]
+    ggml_tensor * r3 = ggml_ssm_scan(ctx_, s, x, dt, A, B, C, ids, 3);
+    ASSERT_NE(r3, nullptr);
+    EXPECT_EQ(r3->ne[0], 144 + 3 * 768);
+    EXPECT_EQ(r3->op_params[0], 3);
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, ids, 0); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, ids, int64_t{INT32_MAX} + 1); }).empty());
+    // Mamba-1: one decay per state element, and only the final state (K = 1)
+    EXPECT_NE(ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 16, 6), B, C, ids, 1), nullptr);
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 16, 6), B, C, ids, 2); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 8, 6), B, C, ids, 1); }).empty());
     // 4 groups do not divide 6 heads
     ggml_tensor * B4 = t(GGML_TYPE_F32, 16, 4, 3, 2);
-    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B4, B4, ids); }).empty());
-    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, t(GGML_TYPE_I32, 3)); }).empty());
-    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, t(GGML_TYPE_F32, 2)); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B4, B4, ids, 1); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, t(GGML_TYPE_I32, 3), 1); }).empty());
+    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, t(GGML_TYPE_F32, 2), 1); }).empty());
 }
 
 TEST_F(RecurrentOps, RwkvAndGlaAppendTheStatesAfterTheTokens) {

@@ -205,6 +205,21 @@ TEST_F(UnaryOps, SwigluOaiStoresAlphaAndLimit) {
     EXPECT_EQ(param_f32(f, 3), 2.0f);
 }
 
+TEST_F(UnaryOps, SwigluClampStoresTheLimit) {
+    ggml_tensor * a = t(GGML_TYPE_F32, 6, 3);
+    ggml_tensor * b = t(GGML_TYPE_F32, 6, 3);
+    ggml_tensor * r = ggml_swiglu_clamp(ctx_, a, b, 7.5f);
+    expect_layout(r, GGML_TYPE_F32, {6, 3, 1, 1}, {4, 24, 72, 72});
+    EXPECT_EQ(r->op, GGML_OP_GLU);
+    EXPECT_EQ(r->op_params[0], GGML_GLU_OP_SWIGLU_CLAMP);
+    EXPECT_EQ(r->op_params[0], 6);
+    EXPECT_EQ(param_f32(r, 3), 7.5f);
+    EXPECT_EQ(r->src[1], b);
+    EXPECT_STREQ(ggml_glu_op_name(GGML_GLU_OP_SWIGLU_CLAMP), "SWIGLU_CLAMP");
+    ggml_tensor * f = ggml_swiglu_clamp(ctx_, a, nullptr, 2.0f);
+    expect_layout(f, GGML_TYPE_F32, {3, 3, 1, 1}, {4, 12, 36, 36});
+}
+
 TEST_F(UnaryOps, GluRejectsStridedRowsAndMismatchedGates) {
     ggml_tensor *     a   = t(GGML_TYPE_F32, 6, 4);
     const std::string msg = fatal_message([&] { ggml_swiglu(ctx_, ggml_transpose(ctx_, a)); });

@@ -281,7 +281,7 @@ struct SsmScanGraph {
         ggml_tensor * B  = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 1, 1, 3);
         ggml_tensor * C  = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 1, 1, 3);
         g.ids            = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
-        g.node = g.written = ggml_ssm_scan(ctx, st, x, dt, A, B, C, g.ids);
+        g.node = g.written = ggml_ssm_scan(ctx, st, x, dt, A, B, C, g.ids, 1);
         g.n                = 4;
         g.valid            = {3, 0, 2};
         g.bad_pos          = 1;

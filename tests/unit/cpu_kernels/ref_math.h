@@ -67,6 +67,11 @@ inline double ref_glu(ggml_glu_op op, double x, double g, double alpha = 1.702, 
             const double gc = std::max(-limit, std::min(g, limit));
             return xc / (1.0 + std::exp(-alpha * xc)) * (gc + 1.0);
         }
+        case GGML_GLU_OP_SWIGLU_CLAMP: {
+            const double xc = std::min(x, limit);
+            const double gc = std::max(-limit, std::min(g, limit));
+            return xc / (1.0 + std::exp(-xc)) * gc;
+        }
         case GGML_GLU_OP_GEGLU_ERF:   return ref_gelu_erf(x) * g;
         case GGML_GLU_OP_GEGLU_QUICK: return ref_gelu_quick(x) * g;
         default:                      return NAN;

@@ -204,8 +204,10 @@ TEST(GluKernels, SplitForm) {
         ggml_tensor * b  = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 300, 3, 2);
         fill(a, rng, -4.0, 4.0);
         fill(b, rng, -4.0, 4.0);
-        ggml_tensor * out = op == GGML_GLU_OP_SWIGLU_OAI ? ggml_swiglu_oai(ctx, a, b, 1.702f, 7.0f)
-                                                         : ggml_glu_split(ctx, a, b, op);
+        // limit 7 (and alpha 1.702) for the two clamped forms: check_glu's defaults
+        ggml_tensor * out = op == GGML_GLU_OP_SWIGLU_OAI     ? ggml_swiglu_oai(ctx, a, b, 1.702f, 7.0f)
+                            : op == GGML_GLU_OP_SWIGLU_CLAMP ? ggml_swiglu_clamp(ctx, a, b, 7.0f)
+                                                             : ggml_glu_split(ctx, a, b, op);
         SCOPED_TRACE(ggml_glu_op_name(op));
         check_glu(ctx, out, a, 0, b, 0, op);
     }

@@ -41,6 +41,7 @@ TEST(GgufApiErrors, IdsOutOfRange) {
     EXPECT_EQ(gguf_get_arr_n(ctx, 1), 0u);
     EXPECT_EQ(gguf_get_tensor_name(ctx, 0), nullptr);
     EXPECT_EQ(gguf_get_tensor_type(ctx, 0), GGML_TYPE_COUNT);
+    EXPECT_EQ(gguf_get_tensor_ne(ctx, 0), nullptr);
     EXPECT_EQ(gguf_get_tensor_offset(ctx, 0), 0u);
     EXPECT_EQ(gguf_get_tensor_size(ctx, -3), 0u);
     EXPECT_TRUE(log.has("[gguf_get_key] key id 1 is out of range (the context has 1 keys)")) << log.text();

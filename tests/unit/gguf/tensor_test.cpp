@@ -37,6 +37,13 @@ TEST(GgufTensors, OffsetsFollowSizesAndAlignment) {
     EXPECT_EQ(gguf_find_tensor(ctx, "d"), -1);
     EXPECT_STREQ(gguf_get_tensor_name(ctx, 1), "b");
     EXPECT_EQ(gguf_get_tensor_type(ctx, 1), GGML_TYPE_Q8_0);
+    // ne: GGML_MAX_DIMS extents, 1 past the tensor's own dims
+    const int64_t * ne = gguf_get_tensor_ne(ctx, 1);
+    ASSERT_NE(ne, nullptr);
+    EXPECT_EQ(ne[0], 64);
+    EXPECT_EQ(ne[1], 1);
+    EXPECT_EQ(ne[2], 1);
+    EXPECT_EQ(ne[3], 1);
 
     gguf_set_val_u32(ctx, GGUF_KEY_GENERAL_ALIGNMENT, 128);
     EXPECT_EQ(gguf_get_tensor_offset(ctx, 1), 128u);
@@ -67,6 +74,9 @@ TEST(GgufTensors, RetypedTensorNeedsNewData) {
     Tensors        ts;
     gguf_context * ctx = gguf_init_empty();
     gguf_add_tensor(ctx, ts.make("w", GGML_TYPE_F32, 32, 2, 0x3c));
+    EXPECT_EQ(gguf_get_tensor_ne(ctx, 0)[0], 32);
+    EXPECT_EQ(gguf_get_tensor_ne(ctx, 0)[1], 2);
+    EXPECT_EQ(gguf_get_tensor_ne(ctx, 0)[2], 1);
     gguf_set_tensor_type(ctx, "w", GGML_TYPE_F16); // 256 -> 128 bytes: the f32 data no longer fits the tensor
     TempFile   f("retyped.gguf");
     LogCapture log;
