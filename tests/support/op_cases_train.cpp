@@ -37,6 +37,12 @@ void add_backward(std::vector<OpCase> & cases) {
                          ggml_tensor * idx = b.input(GGML_TYPE_I32, 10, 1, 1, 1, InputKind::Indices, 6);
                          return ggml_get_rows_back(b.ctx(), b.input(GGML_TYPE_F32, 8, 10), idx, b.input(GGML_TYPE_F32, 8, 6));
                      }, 1e-10});
+    // upstream's test-backend-ops case: a view of the first half of the indices (the gradient's later rows unused)
+    cases.push_back({"GET_ROWS_BACK(n_embd=8,rows=10->6,view of 5 indices)", GGML_OP_GET_ROWS_BACK, [](B & b) {
+                         ggml_tensor * idx = b.input(GGML_TYPE_I32, 10, 1, 1, 1, InputKind::Indices, 6);
+                         return ggml_get_rows_back(b.ctx(), b.input(GGML_TYPE_F32, 8, 10), ggml_view_1d(b.ctx(), idx, 5, 0),
+                                                   b.input(GGML_TYPE_F32, 8, 6));
+                     }, 1e-10});
 }
 
 void add_attention_back(std::vector<OpCase> & cases) {

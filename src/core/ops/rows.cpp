@@ -51,7 +51,7 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
                     c->ne[3] == 1,
                 name, "indices c %s must be [n_rows, ne11, ne12] broadcastable to rows b %s", shape(c),
                 shape(b));
-    shape_check(b->type == GGML_TYPE_F32, name, "rows b %s must be f32", shape(b));
+    shape_check(b->type == GGML_TYPE_F32 || b->type == GGML_TYPE_F16, name, "rows b %s must be f32 or f16", shape(b));
     shape_check(c->type == GGML_TYPE_I64 || c->type == GGML_TYPE_I32, name, "indices c %s must be i64 or i32",
                 shape(c));
     shape_check(ggml_is_contiguous_rows(a) && ggml_is_contiguous_rows(b), name,

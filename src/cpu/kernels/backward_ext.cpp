@@ -179,7 +179,7 @@ bool get_rows_back_supports(const ggml_tensor * dst) {
     const ggml_tensor * idx  = dst->src[1];
     return is_f32_rows(dst) && grad && is_f32_rows(grad) && idx && idx->type == GGML_TYPE_I32 &&
            ggml_is_matrix(grad) && ggml_is_matrix(dst) && grad->ne[0] == dst->ne[0] && ggml_is_vector(idx) &&
-           idx->ne[0] == grad->ne[1];
+           idx->ne[0] <= grad->ne[1]; // row i of grad for index i: more indices than rows would read past grad
 }
 
 } // namespace

@@ -61,6 +61,11 @@ TEST_F(ConvMoreOps, Im2col3dLayout) {
                      ggml_im2col_3d(ctx_, t(GGML_TYPE_F16, 3, 3, 6, 3), t(GGML_TYPE_F32, 10, 9, 5, 3), 3, 1, 1, 1, 0, 0,
                                     0, 1, 1, 1, GGML_TYPE_F32);
                  }).empty()); // a depth-6 kernel does not fit depth-5 data
+    // as upstream, the kernel's ne[3] need not be a multiple of IC (upstream's test-backend-ops builds such calls)
+    ggml_tensor * k5 = ggml_im2col_3d(ctx_, t(GGML_TYPE_F16, 3, 3, 2, 5), t(GGML_TYPE_F32, 10, 9, 5, 6), 3, 1, 1, 1,
+                                      0, 0, 0, 1, 1, 1, GGML_TYPE_F32);
+    ASSERT_NE(k5, nullptr);
+    EXPECT_EQ(k5->ne[0], 3 * 3 * 2 * 3);
 }
 
 TEST_F(ConvMoreOps, Conv3dIsIm2col3dThenMulMat) {
