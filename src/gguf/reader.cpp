@@ -223,6 +223,13 @@ gguf_context * read_file(Source & source, const gguf_init_params & params, const
         return nullptr;
     }
     const uint64_t data_offset = source.begin() + *padded;
+    // as upstream, the padding before the data section must be in the file even when no data is read (ctx NULL or
+    // no_alloc): a loader then maps the file from data_offset, which must not lie past its end
+    if (!tensors.empty() && data_offset > source.end()) {
+        cursor.fail(cursor.pos(), "the file ends inside the alignment padding before the data section (which starts "
+                    "at offset %" PRIu64 ", past the end at %" PRIu64 ")", data_offset, source.end());
+        return nullptr;
+    }
 
     // the ggml_context is released on every failure after this point (an exception included)
     std::unique_ptr<ggml_context *, GgmlContextDeleter> made(params.ctx);

@@ -70,17 +70,29 @@ TEST(GgufMalformed, TruncatedMetadataIsRefusedEvenWithoutData) {
     const std::vector<uint8_t> bytes = sample_file();
     gguf_context *             whole = from_bytes(bytes);
     ASSERT_NE(whole, nullptr);
-    const size_t meta_size = gguf_get_meta_size(whole);
+    const size_t data_offset = gguf_get_data_offset(whole); // the metadata and the padding after it
     gguf_free(whole);
     LogCapture log;
-    // the tensor infos end in the last 32 bytes of the metadata; the padding after them is not needed when the
-    // data is not read
-    for (size_t len = 0; len + 32 <= meta_size; ++len) {
+    // as upstream: a cut anywhere before the data section (in the tensor infos or in the alignment padding after
+    // them) is refused also when no data is read, with ctx NULL or a no_alloc context: a loader would map the file
+    // from the data offset, past its end
+    for (size_t len = 0; len < data_offset; ++len) {
         const std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(len));
         gguf_context *             ctx = from_bytes(cut, true);
         EXPECT_EQ(ctx, nullptr) << "cut at " << len;
         gguf_free(ctx);
+        ggml_context * gctx = nullptr;
+        ctx                 = from_bytes(cut, true, &gctx);
+        EXPECT_EQ(ctx, nullptr) << "cut at " << len;
+        EXPECT_EQ(gctx, nullptr) << "cut at " << len;
+        gguf_free(ctx);
     }
+    EXPECT_TRUE(log.has("the file ends inside the alignment padding before the data section")) << log.text();
+    // the metadata with its padding and no data: loads without the data
+    const std::vector<uint8_t> meta(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(data_offset));
+    gguf_context *             ctx = from_bytes(meta, true);
+    EXPECT_NE(ctx, nullptr);
+    gguf_free(ctx);
 }
 
 struct Claim {
