@@ -105,9 +105,12 @@ bool in_host_memory(const ggml_tensor * t) {
     return buffer == nullptr || ggml_backend_buffer_is_host(buffer) || repack::in_repack_buffer(t);
 }
 
-// Only MUL_MAT reads repacked bytes, and only as src0 (itself, not a view of it).
+// Only MUL_MAT reads repacked bytes, and only as src0 (itself, not a view of it). Decided by op, the source's
+// type and shape and its buffer type, not by whether init_tensor has run: a placement probe asks with tensors
+// never initialised, and must get the answer their computation will get.
 bool reads_repacked_wrongly(const ggml_tensor * op, const ggml_tensor * src) {
-    return repack::reads_repacked(src) && !(op->op == GGML_OP_MUL_MAT && src == op->src[0] && repack::is_repacked(src));
+    return repack::placed_repacked(src) &&
+           !(op->op == GGML_OP_MUL_MAT && src == op->src[0] && src->view_src == nullptr);
 }
 
 bool dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {

@@ -208,4 +208,9 @@ bool is_repacked(const ggml_tensor * t) {
 
 bool reads_repacked(const ggml_tensor * t) { return is_repacked(t) || (t->view_src != nullptr && is_repacked(t->view_src)); }
 
+bool placed_repacked(const ggml_tensor * t) {
+    const ggml_tensor * base = t->view_src != nullptr ? t->view_src : t;
+    return in_repack_buffer(base) && repackable(base);
+}
+
 } // namespace switchyard::cpu::repack

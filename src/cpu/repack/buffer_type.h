@@ -31,4 +31,9 @@ bool reads_repacked(const ggml_tensor * t);
 // true when the tensor lives in a CPU_REPACK buffer (repacked or not).
 bool in_repack_buffer(const ggml_tensor * t);
 
+// true when t (or the tensor it views) is in a CPU_REPACK buffer and of a type and shape stored repacked there:
+// decided by buffer type, type and shape alone, so it answers the same before the tensor is initialised (a
+// placement probe: a tensor in a 0-byte buffer, as llama.cpp's) as after (reads_repacked).
+bool placed_repacked(const ggml_tensor * t);
+
 } // namespace switchyard::cpu::repack

@@ -405,6 +405,31 @@ TEST(RepackBuffer, SupportsOpRefusesWhatTheKernelDoesNotHandle) {
     ggml_free(ctx);
 }
 
+// llama.cpp's placement probe: the weight in a 0-byte buffer of the type, never initialised (no init_tensor),
+// the op built on it. The answer must be the one the computation gets once the weight is loaded: MUL_MAT yes,
+// GET_ROWS (the token embedding) no, by op, type, shape and buffer type.
+TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
+    ggml_backend_dev_t    dev   = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
+    ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(rp::repack_buffer_type(), 0);
+    ASSERT_NE(empty, nullptr);
+    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 64, nullptr, true});
+    ASSERT_NE(ctx, nullptr);
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0}) {
+        SCOPED_TRACE(ggml_type_name(type));
+        ggml_tensor * w = ggml_new_tensor_2d(ctx, type, 256, 32);
+        w->buffer       = empty; // as llama.cpp's weight_buft_supported does; w->extra stays unset
+        EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 3))));
+        EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2))));
+        EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, 3))));
+    }
+    // a type stored plainly in CPU_REPACK (f32 norms): every op reads it, before and after initialisation alike
+    ggml_tensor * norm = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 256);
+    norm->buffer       = empty;
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 3), norm)));
+    ggml_free(ctx);
+    ggml_backend_buffer_free(empty);
+}
+
 // A 3-D weight and an F32 one are not repackable: stored plainly, computed by the normal kernels.
 TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
     std::mt19937   rng(54);
