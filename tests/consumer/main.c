@@ -1184,7 +1184,9 @@ static void check_scale_set_ops(struct ggml_context * ctx, struct ggml_tensor * 
     CHECK_MSG(r && op_i32(r, 0) == 16 && op_i32(r, 3) == 4 && op_i32(r, 4) == 0, "acc: op_params {nb1,nb2,nb3,offs,0}");
     r = expect_op("clamp", ggml_clamp(ctx, x, -1.0f, 1.0f), GGML_OP_CLAMP, GGML_TYPE_F32, 16, 7, 2, 1);
     CHECK_MSG(r && op_f32(r, 0) == -1.0f && op_f32(r, 1) == 1.0f, "clamp: op_params {min, max}");
-    CHECK_MSG(r && r->view_src == x, "clamp: a view of a (as upstream)");
+    CHECK_MSG(r && r->view_src == NULL, "clamp: a new tensor (ggml 0.25.1)");
+    r = expect_op("clamp_inplace", ggml_clamp_inplace(ctx, x, -1.0f, 1.0f), GGML_OP_CLAMP, GGML_TYPE_F32, 16, 7, 2, 1);
+    CHECK_MSG(r && r->view_src == x, "clamp_inplace: a view of a");
     r = expect_op("leaky_relu", ggml_leaky_relu(ctx, x, 0.125f, false), GGML_OP_LEAKY_RELU, GGML_TYPE_F32, 16, 7, 2, 1);
     CHECK_MSG(r && op_f32(r, 0) == 0.125f && r->view_src == NULL, "leaky_relu: slope in op_params[0]");
     r = expect_op("leaky_relu inplace", ggml_leaky_relu(ctx, x, 0.125f, true), GGML_OP_LEAKY_RELU, GGML_TYPE_F32, 16, 7,
