@@ -1,0 +1,106 @@
+// The float side of upstream's x86 dot products (its AVX2 vec_dot functions, which every x86 CPU with AVX2 runs,
+// AVX-512 and AMX machines included), shared by our AVX2 and AVX-512 VNNI matrix-vector kernels so that they give
+// upstream's results bit for bit. The integer side is exact, so a kernel may compute it its own way, as long as it
+// ends in upstream's eight int32 lanes:
+//
+//   lane l (0..7) = the products of the elements e with (e % 32) / 4 == l (times their sub-block scale for the
+//   K-quants), summed over a 32-element block or a 256-element super-block
+//
+// and then follows upstream's float operations exactly:
+//
+//   per block / super-block   acc_l = fma(d, float(lane_l), acc_l), d = d_a * d_w (one float product)
+//   at the end                ((acc_0 + acc_4) + (acc_2 + acc_6)) + ((acc_1 + acc_5) + (acc_3 + acc_7))
+//
+// plus each format's min or offset term (dmin = -d_a * dmin_w; mins_l = bsums[2 l] * f[2 l] + bsums[2 l + 1] *
+// f[2 l + 1], f the per-16 mins or, for q6_K, 32 * scale):
+//
+//   q2_K  acc_l = fma(dmin, float(mins_l), acc_l) before the lanes' fma, in the same accumulators
+//   q3_K  none: the levels are signed (code - 4) per element, inside the lanes
+//   q4_K  four more accumulators, quad_k = fma(dmin, float(mins_2k + mins_2k+1), quad_k); the result adds
+//         (quad_0 + quad_2) + (quad_1 + quad_3)
+//   q5_K  one float, total = fma(dmin, float(sum of the mins_l), total) (upstream's compiler fuses its
+//         `summs += dmin * sum`); the result adds it
+//   q6_K  lane_l -= mins_l (integers) before the fma
+//   q4_1 / q5_1    total = fma(m_w, s_a, total) per block (fused as above), added at the end
+//   iq4_nl / mxfp4 blocks alternate between two sets of accumulators, added lane by lane before the final sum;
+//                  an odd last block: result = result + d * float(its sum), two roundings (upstream's compiler
+//                  does not fuse that one)
+//
+// Everything is in an unnamed namespace: each ISA's file compiles its own copy with its own flags.
+#pragma once
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+namespace switchyard::cpu::quants {
+namespace {
+
+// How a format's min / offset term enters the floats (see above).
+enum class MinTerm { kNone, kLanes, kQuads, kTotal, kSubtract };
+
+struct UpstreamSums {
+    __m256 acc   = _mm256_setzero_ps();
+    __m128 quads = _mm_setzero_ps();
+    float  total = 0.0f;
+};
+
+inline float fma_ss(float a, float b, float c) {
+    return _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(a), _mm_set_ss(b), _mm_set_ss(c)));
+}
+
+// c + a * b rounded twice: scalar builtins, which the compiler never contracts into an FMA.
+inline float mul_add_ss(float a, float b, float c) {
+    return _mm_cvtss_f32(_mm_add_ss(_mm_set_ss(c), _mm_mul_ss(_mm_set_ss(a), _mm_set_ss(b))));
+}
+
+// Upstream's hsum_float_8 order.
+inline float sum_lanes8(__m256 v) {
+    const __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+    const __m128 s = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+inline int sum_i32x8(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s         = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    s         = _mm_add_epi32(s, _mm_shuffle_epi32(s, 1));
+    return _mm_cvtsi128_si32(s);
+}
+
+// One K-quant super-block: lanes as above (for q6_K before the subtraction), mins the eight mins_l.
+template <MinTerm M>
+inline void add_super_block(UpstreamSums & s, __m256i lanes, __m256i mins, float d, float dmin) {
+    if constexpr (M == MinTerm::kLanes) {
+        s.acc = _mm256_fmadd_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(mins), s.acc);
+    }
+    if constexpr (M == MinTerm::kSubtract) {
+        lanes = _mm256_sub_epi32(lanes, mins);
+    }
+    s.acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(lanes), s.acc);
+    if constexpr (M == MinTerm::kQuads) {
+        const __m128i quads = _mm_hadd_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));
+        s.quads             = _mm_fmadd_ps(_mm_set1_ps(dmin), _mm_cvtepi32_ps(quads), s.quads);
+    }
+    if constexpr (M == MinTerm::kTotal) {
+        s.total = fma_ss(dmin, static_cast<float>(sum_i32x8(mins)), s.total);
+    }
+}
+
+template <MinTerm M>
+inline float finish(const UpstreamSums & s) {
+    const float v = sum_lanes8(s.acc);
+    if constexpr (M == MinTerm::kQuads) {
+        const __m128 h = _mm_add_ps(s.quads, _mm_movehl_ps(s.quads, s.quads));
+        return v + _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+    } else if constexpr (M == MinTerm::kTotal) {
+        return v + s.total;
+    } else {
+        return v;
+    }
+}
+
+} // namespace
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__
