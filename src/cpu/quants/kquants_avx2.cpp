@@ -1,13 +1,15 @@
 // AVX2 kernels of the K-quants (q2_K .. q6_K) against q8_K activations. A super-block is taken 32 elements (a
-// "piece") at a time: the piece's unsigned levels in element order, multiplied with the activations' 32 levels
-// (maddubs: int16 pair sums) and scaled per 16 elements (madd with the sub-block scales) into int32 lanes; once
-// per super-block the lanes become floats times d_w * d_a. The min and offset terms go through the activations'
-// bsums. Written once as a template over the format.
+// "piece") at a time: the piece's unsigned levels in element order (q3_K's minus 4, per element), multiplied with
+// the activations' 32 levels (maddubs: int16 pair sums) and scaled per 16 elements (madd with the sub-block
+// scales) into int32 lanes, lane l taking elements 4 l .. 4 l + 3 of every piece: upstream's lanes. Once per
+// super-block the lanes and the min / offset terms (through the activations' bsums) become floats in upstream's
+// order (upstream_sums_x86.h). Written once as a template over the format.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
+#include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx2.h"
 
 namespace switchyard::cpu::quants {
@@ -22,8 +24,8 @@ constexpr size_t kQ8KQs    = 4, kQ8KBsums = 260;
 inline __m256i shift_right16(__m256i x, int n) { return _mm256_srl_epi16(x, _mm_cvtsi32_si128(n)); }
 
 // Per super-block values a format decodes once, in registers: the 16 sub-block scales (int16, per 16
-// elements), the 16 factors of the bsums term (mins, or offset * scale), d and the bsums term's factor (-dmin,
-// or -d).
+// elements), the 16 factors of the bsums term (mins, or q6_K's 32 * scale; q3_K: unused), d and the bsums term's
+// factor (-dmin; q3_K / q6_K: -d, unused).
 struct Scales {
     __m256i scale, factor;
     float   d, bsum_d;
@@ -53,8 +55,11 @@ inline __m256i piece_scales(__m256i scale, int p) {
                                                       2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
 }
 
+// Each format: kMin, how its min / offset term enters the floats; kOffset4, levels minus 4 per element (q3_K).
 struct Q2_K {
-    static constexpr size_t kBytes = 84;
+    static constexpr size_t  kBytes   = 84;
+    static constexpr MinTerm kMin     = MinTerm::kLanes;
+    static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
         const __m128i packed = load128(b), low4 = _mm_set1_epi8(0x0f);
         return {_mm256_cvtepu8_epi16(_mm_and_si128(packed, low4)),
@@ -67,7 +72,9 @@ struct Q2_K {
 };
 
 struct Q3_K {
-    static constexpr size_t kBytes = 110;
+    static constexpr size_t  kBytes   = 110;
+    static constexpr MinTerm kMin     = MinTerm::kNone;
+    static constexpr bool    kOffset4 = true;
     static Scales scales(const uint8_t * b) {
         uint32_t a[3];
         std::memcpy(a, b + 96, 12);
@@ -95,16 +102,20 @@ inline Scales k4_scales(const uint8_t * b) {
 }
 
 struct Q4_K {
-    static constexpr size_t kBytes = 144;
-    static Scales           scales(const uint8_t * b) { return k4_scales(b); }
+    static constexpr size_t  kBytes   = 144;
+    static constexpr MinTerm kMin     = MinTerm::kQuads;
+    static constexpr bool    kOffset4 = false;
+    static Scales            scales(const uint8_t * b) { return k4_scales(b); }
     static __m256i piece(const uint8_t * b, int p) {
         return _mm256_and_si256(shift_right16(load256(b + 16 + 32 * (p / 2)), 4 * (p % 2)), _mm256_set1_epi8(0xf));
     }
 };
 
 struct Q5_K {
-    static constexpr size_t kBytes = 176;
-    static Scales           scales(const uint8_t * b) { return k4_scales(b); }
+    static constexpr size_t  kBytes   = 176;
+    static constexpr MinTerm kMin     = MinTerm::kTotal;
+    static constexpr bool    kOffset4 = false;
+    static Scales            scales(const uint8_t * b) { return k4_scales(b); }
     static __m256i piece(const uint8_t * b, int p) {
         const __m256i low  = _mm256_and_si256(shift_right16(load256(b + 48 + 32 * (p / 2)), 4 * (p % 2)), _mm256_set1_epi8(0xf));
         const __m256i high = _mm256_and_si256(shift_right16(load256(b + 16), p), _mm256_set1_epi8(1));
@@ -113,7 +124,9 @@ struct Q5_K {
 };
 
 struct Q6_K {
-    static constexpr size_t kBytes = 210;
+    static constexpr size_t  kBytes   = 210;
+    static constexpr MinTerm kMin     = MinTerm::kSubtract;
+    static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
         const __m256i sc = _mm256_cvtepi8_epi16(load128(b + 192));
         const float   d  = half_to_float(b + 208);
@@ -130,12 +143,7 @@ struct Q6_K {
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
     const auto * act = static_cast<const uint8_t *>(a.act);
-    __m256       acc[C];
-    float        terms[C];
-    for (int c = 0; c < C; ++c) {
-        acc[c]   = _mm256_setzero_ps();
-        terms[c] = 0.0f;
-    }
+    UpstreamSums sums[C];
     for (int64_t i = 0; i < a.k / kQK_K; ++i) {
         const uint8_t * wb = w + i * F::kBytes;
         prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
@@ -148,21 +156,28 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
             const __m256i u  = F::piece(wb, p);
             const __m256i sc = piece_scales(s.scale, p);
             for (int c = 0; c < C; ++c) {
-                const uint8_t * y = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes + kQ8KQs + 32 * p;
-                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(dot_u8_i16(u, load256(y)), sc));
+                const uint8_t * y  = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes + kQ8KQs + 32 * p;
+                const __m256i   yv = load256(y);
+                __m256i         pairs = dot_u8_i16(u, yv);
+                if constexpr (F::kOffset4) { // (code - 4) * y, exact in int16 as upstream computes it
+                    pairs = _mm256_sub_epi16(pairs, dot_u8_i16(_mm256_set1_epi8(4), yv));
+                }
+                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(pairs, sc));
             }
         }
         for (int c = 0; c < C; ++c) {
             const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes;
             float           da;
             std::memcpy(&da, ab, sizeof(da));
-            acc[c]          = _mm256_fmadd_ps(_mm256_set1_ps(s.d * da), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
-            const int bsums = hsum_i32x8(_mm256_madd_epi16(load256(ab + kQ8KBsums), s.factor));
-            terms[c] += s.bsum_d * da * static_cast<float>(bsums);
+            __m256i mins = _mm256_setzero_si256();
+            if constexpr (F::kMin != MinTerm::kNone) {
+                mins = _mm256_madd_epi16(load256(ab + kQ8KBsums), s.factor);
+            }
+            add_super_block<F::kMin>(sums[c], sumi[c], mins, da * s.d, da * s.bsum_d);
         }
     }
     for (int c = 0; c < C; ++c) {
-        out[c * a.out_col] = hsum_f32x8(acc[c]) + terms[c];
+        out[c * a.out_col] = finish<F::kMin>(sums[c]);
     }
 }
 

@@ -7,14 +7,18 @@
 //  - q6_K: low 4 bits from ql as q4_K's, the high 2 bits from a broadcast of qh shifted per 256-bit half;
 //  - q2_K / q3_K: the 2-bit planes of a broadcast of qs, shifted per half; q3_K's high bit as q5_K's;
 //
-// then vpmaddubsw (codes x levels, int16 pairs) and vpdpwssd with the sub-block scales spread over their lanes
-// (int32, exact), once per super-block to floats times d_w * d_a. The min / offset terms go through the
-// activations' bsums: one vpmaddwd of the 16 bsums with the 16 per-sub-block factors.
+// then vpmaddubsw (codes x levels, int16 pairs; q3_K's codes minus 4 per element, as upstream) and vpdpwssd with
+// the sub-block scales spread over their lanes (int32, exact). Int32 lane m of vector q holds elements
+// 64 q + 4 m .. 64 q + 4 m + 3, so upstream's lane l (the elements with (e % 32) / 4 == l) is lane l plus lane
+// l + 8: the two 256-bit halves added once per super-block, then the floats in upstream's order
+// (upstream_sums_x86.h). The min / offset terms go through the activations' bsums: one vpmaddwd of the 16 bsums
+// with the 16 per-sub-block factors.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
+#include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx512.h"
 
 #include <cstring>
@@ -28,8 +32,8 @@ using namespace simd;
 
 constexpr size_t kActBytes = sizeof(quant::BlockQ8_K), kActQs = 4, kActBsums = 260;
 
-// Per super-block: the 16 per-16-element scales and the 16 bsums factors (int16), d and the factor of the bsums
-// term (-dmin or -d).
+// Per super-block: the 16 per-16-element scales and the 16 bsums factors (int16: mins, or q6_K's 32 * scale;
+// q3_K: unused), d and the factor of the bsums term (-dmin; q3_K / q6_K: -d, unused).
 struct Scales {
     __m256i scale, factor;
     float   d, bsum_d;
@@ -80,8 +84,11 @@ inline __m256i per16_from_per32(uint64_t v) {
     return _mm256_or_si256(d, _mm256_slli_epi32(d, 16));
 }
 
+// Each format: kMin, how its min / offset term enters the floats; kOffset4, levels minus 4 per element (q3_K).
 struct Q4_K {
-    static constexpr size_t kBytes = 144;
+    static constexpr size_t  kBytes   = 144;
+    static constexpr MinTerm kMin     = MinTerm::kQuads;
+    static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
         uint64_t sc, m;
         unpack_k4(b + 4, &sc, &m);
@@ -101,8 +108,10 @@ struct Q4_K {
 };
 
 struct Q5_K {
-    static constexpr size_t kBytes = 176;
-    static Scales           scales(const uint8_t * b) { return Q4_K::scales(b); }
+    static constexpr size_t  kBytes   = 176;
+    static constexpr MinTerm kMin     = MinTerm::kTotal;
+    static constexpr bool    kOffset4 = false;
+    static Scales            scales(const uint8_t * b) { return Q4_K::scales(b); }
     static void             codes(const uint8_t * b, __m512i * u) {
         const __m512i low4 = _mm512_set1_epi8(0x0f), sixteen = _mm512_set1_epi8(16);
         const __m512i qh   = broadcast256(b + 16);
@@ -120,7 +129,9 @@ struct Q5_K {
 };
 
 struct Q6_K {
-    static constexpr size_t kBytes = 210;
+    static constexpr size_t  kBytes   = 210;
+    static constexpr MinTerm kMin     = MinTerm::kSubtract;
+    static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
         const __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 192)));
         const float   d  = half(b + 208);
@@ -151,7 +162,9 @@ inline void two_bit_planes(const uint8_t * qs, __m512i * u) {
 }
 
 struct Q2_K {
-    static constexpr size_t kBytes = 84;
+    static constexpr size_t  kBytes   = 84;
+    static constexpr MinTerm kMin     = MinTerm::kLanes;
+    static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
         const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b));
         const __m128i low4   = _mm_set1_epi8(0x0f);
@@ -163,7 +176,9 @@ struct Q2_K {
 };
 
 struct Q3_K {
-    static constexpr size_t kBytes = 110;
+    static constexpr size_t  kBytes   = 110;
+    static constexpr MinTerm kMin     = MinTerm::kNone;
+    static constexpr bool    kOffset4 = true;
     static Scales scales(const uint8_t * b) {
         uint32_t a[4];
         std::memcpy(a, b + 96, 12);
@@ -192,12 +207,7 @@ struct Q3_K {
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, const __m512i * lanes) {
     const auto * act = static_cast<const uint8_t *>(a.act);
-    __m512       acc[C];
-    __m256       accb[C];
-    for (int c = 0; c < C; ++c) {
-        acc[c]  = _mm512_setzero_ps();
-        accb[c] = _mm256_setzero_ps();
-    }
+    UpstreamSums sums[C];
     for (int64_t i = 0; i < a.k / kQK_K; ++i) {
         const uint8_t * wb = w + i * F::kBytes;
         prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
@@ -212,21 +222,29 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
         for (int q = 0; q < 4; ++q) {
             const __m512i scq = _mm512_permutexvar_epi16(lanes[q], sc);
             for (int c = 0; c < C; ++c) {
-                const uint8_t * y = act + static_cast<size_t>(c) * a.act_col + i * kActBytes + kActQs + 64 * q;
-                dot[c] = _mm512_dpwssd_epi32(dot[c], _mm512_maddubs_epi16(u[q], _mm512_loadu_si512(y)), scq);
+                const uint8_t * y  = act + static_cast<size_t>(c) * a.act_col + i * kActBytes + kActQs + 64 * q;
+                const __m512i   yv = _mm512_loadu_si512(y);
+                __m512i         pairs = _mm512_maddubs_epi16(u[q], yv);
+                if constexpr (F::kOffset4) { // (code - 4) * y, exact in int16 as upstream computes it
+                    pairs = _mm512_sub_epi16(pairs, _mm512_maddubs_epi16(_mm512_set1_epi8(4), yv));
+                }
+                dot[c] = _mm512_dpwssd_epi32(dot[c], pairs, scq);
             }
         }
         for (int c = 0; c < C; ++c) {
             const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * kActBytes;
             float           da;
             std::memcpy(&da, ab, sizeof(da));
-            acc[c] = _mm512_fmadd_ps(_mm512_set1_ps(s.d * da), _mm512_cvtepi32_ps(dot[c]), acc[c]);
-            const __m256i bs = _mm256_madd_epi16(load256(ab + kActBsums), s.factor);
-            accb[c]          = _mm256_fmadd_ps(_mm256_set1_ps(s.bsum_d * da), _mm256_cvtepi32_ps(bs), accb[c]);
+            const __m256i sumi = _mm256_add_epi32(_mm512_castsi512_si256(dot[c]), _mm512_extracti64x4_epi64(dot[c], 1));
+            __m256i       mins = _mm256_setzero_si256();
+            if constexpr (F::kMin != MinTerm::kNone) {
+                mins = _mm256_madd_epi16(load256(ab + kActBsums), s.factor);
+            }
+            add_super_block<F::kMin>(sums[c], sumi, mins, da * s.d, da * s.bsum_d);
         }
     }
     for (int c = 0; c < C; ++c) {
-        out[c * a.out_col] = hsum(acc[c]) + hsum(accb[c]);
+        out[c * a.out_col] = finish<F::kMin>(sums[c]);
     }
 }
 

@@ -1,12 +1,15 @@
 // AVX2 kernels of the 32-element formats (q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, mxfp4) against q8_0 / q8_1
 // activations. Each weight block is unpacked once into its 32 signed levels in element order, then multiplied
 // with every column's 32 levels (int8 pair sums, sign trick), scaled by d_w * d_a into eight float lanes per
-// column. Written once as a template over the format; the formats differ only in how levels and scales are read.
+// column, lane l taking elements 4 l .. 4 l + 3: upstream's lanes, summed in upstream's float order
+// (upstream_sums_x86.h; iq4_nl / mxfp4 alternate two accumulators as upstream does). Written once as a template
+// over the format; the formats differ only in how levels and scales are read.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
+#include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx2.h"
 
 namespace switchyard::cpu::quants {
@@ -16,17 +19,18 @@ namespace {
 using namespace simd;
 
 // A format: block bytes, where the activation block keeps its levels (q8_0: after d; q8_1: after d and s),
-// the 32 levels, the scale, and for q4_1 / q5_1 the min (kMin).
+// the 32 levels, the scale, and for q4_1 / q5_1 the min (kMin); kPairs: blocks alternate between two sets of
+// accumulators (upstream's iq4_nl / mxfp4).
 struct Q4_0 {
     static constexpr size_t kBytes = 18, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false;
+    static constexpr bool   kMin   = false, kPairs = false;
     static __m256i levels(const uint8_t * b) { return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8)); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
 
 struct Q4_1 {
     static constexpr size_t kBytes = 20, kActBytes = 36, kActQs = 4;
-    static constexpr bool   kMin   = true;
+    static constexpr bool   kMin   = true, kPairs = false;
     static __m256i levels(const uint8_t * b) { return nibbles32(b + 4); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
     static float   min(const uint8_t * b) { return half_to_float(b + 2); }
@@ -35,7 +39,7 @@ struct Q4_1 {
 // q5_0: level - 16 = nibble | 0xf0 where the fifth bit is clear (two's complement), the nibble where it is set
 struct Q5_0 {
     static constexpr size_t kBytes = 22, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false;
+    static constexpr bool   kMin   = false, kPairs = false;
     static __m256i levels(const uint8_t * b) {
         return _mm256_or_si256(nibbles32(b + 6), _mm256_andnot_si256(bits32(b + 2), _mm256_set1_epi8(-16)));
     }
@@ -44,7 +48,7 @@ struct Q5_0 {
 
 struct Q5_1 {
     static constexpr size_t kBytes = 24, kActBytes = 36, kActQs = 4;
-    static constexpr bool   kMin   = true;
+    static constexpr bool   kMin   = true, kPairs = false;
     static __m256i levels(const uint8_t * b) {
         return _mm256_or_si256(nibbles32(b + 8), _mm256_and_si256(bits32(b + 4), _mm256_set1_epi8(16)));
     }
@@ -54,7 +58,7 @@ struct Q5_1 {
 
 struct Q8_0 {
     static constexpr size_t kBytes = 34, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false;
+    static constexpr bool   kMin   = false, kPairs = false;
     static __m256i levels(const uint8_t * b) { return load256(b + 2); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
@@ -67,14 +71,14 @@ inline __m256i table_levels(const int8_t (&table)[16], const uint8_t * qs) {
 
 struct IQ4_NL {
     static constexpr size_t kBytes = 18, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false;
+    static constexpr bool   kMin   = false, kPairs = true;
     static __m256i levels(const uint8_t * b) { return table_levels(quant::kIq4nlValues, b + 2); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
 
 struct MXFP4 {
     static constexpr size_t kBytes = 17, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false;
+    static constexpr bool   kMin   = false, kPairs = true;
     static __m256i levels(const uint8_t * b) { return table_levels(quant::kMxfp4Values, b + 1); }
     static float   scale(const uint8_t * b) { return e8m0_half(b[0]); }
 };
@@ -83,13 +87,16 @@ struct MXFP4 {
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
     const auto * act = static_cast<const uint8_t *>(a.act);
-    __m256       acc[C];
-    float        mins[C];
+    __m256       acc[C], acc_odd[C]; // acc_odd: the odd blocks where kPairs
+    float        mins[C], last_d[C];
+    int          last_sum[C];
     for (int c = 0; c < C; ++c) {
-        acc[c]  = _mm256_setzero_ps();
-        mins[c] = 0.0f;
+        acc[c] = acc_odd[c] = _mm256_setzero_ps();
+        mins[c] = last_d[c] = 0.0f;
+        last_sum[c]         = 0;
     }
-    const int64_t nb = a.k / kQK32;
+    const int64_t nb     = a.k / kQK32;
+    const int64_t paired = F::kPairs ? nb / 2 * 2 : nb; // kPairs: an odd last block is added after the lanes' sum
     for (int64_t i = 0; i < nb; ++i) {
         const uint8_t * wb = w + i * F::kBytes;
         prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
@@ -100,14 +107,28 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
             const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * F::kActBytes;
             const __m256i   sy = _mm256_sign_epi8(load256(ab + F::kActQs), v);
             const __m256i   p  = _mm256_madd_epi16(_mm256_maddubs_epi16(av, sy), _mm256_set1_epi16(1));
-            acc[c]             = _mm256_fmadd_ps(_mm256_set1_ps(dw * half_to_float(ab)), _mm256_cvtepi32_ps(p), acc[c]);
+            const float     d  = dw * half_to_float(ab);
+            if (i >= paired) {
+                last_d[c]   = d;
+                last_sum[c] = sum_i32x8(p);
+                continue;
+            }
+            __m256 & into = F::kPairs && i % 2 == 1 ? acc_odd[c] : acc[c];
+            into          = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), into);
             if constexpr (F::kMin) {
-                mins[c] += F::min(wb) * half_to_float(ab + 2);
+                mins[c] = fma_ss(F::min(wb), half_to_float(ab + 2), mins[c]);
             }
         }
     }
     for (int c = 0; c < C; ++c) {
-        out[c * a.out_col] = hsum_f32x8(acc[c]) + mins[c];
+        float r = sum_lanes8(F::kPairs ? _mm256_add_ps(acc[c], acc_odd[c]) : acc[c]);
+        if constexpr (F::kMin) {
+            r += mins[c];
+        }
+        if (paired < nb) {
+            r = mul_add_ss(last_d[c], static_cast<float>(last_sum[c]), r);
+        }
+        out[c * a.out_col] = r;
     }
 }
 

@@ -1,11 +1,16 @@
 // The scalar matrix-vector kernels: one per weight type, portable, built on the levels of levels.h. They are the
 // level every CPU runs and the reference the vector kernels are tested against (with the tests' own float
-// reference above both).
+// reference above both). The quantized ones sum their floats in upstream's x86 order (upstream_order.h), so they
+// give what upstream's x86 CPU backend gives, bit for bit.
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
+#include "cpu/quants/upstream_order.h"
 
 #include "base/fp16.h"
+
+#include <cmath>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 
@@ -29,63 +34,119 @@ void each_product(const MatVecArgs & a) {
     }
 }
 
-// Legacy formats against q8_0: sum over blocks of (sum_j v_j * q_j) * d_w * d_a.
-template <class Block>
-struct LegacyQ8_0 {
+// Upstream's final sum of its eight float lanes (hsum_float_8).
+float sum_lanes8(const float * a) {
+    return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+}
+
+// The 32-element formats against q8_0 (kQ8_1: q4_1 / q5_1 against q8_1, the min term through the activation
+// block's s = d_a * sum(q), as upstream): per block d = d_w * d_a, lane l = the products of elements 4 l .. 4 l + 3,
+// acc_l = fma(d, lane_l, acc_l); kPairs (iq4_nl, mxfp4): blocks alternate between two sets of lanes and an odd
+// last block is added after the final sum (upstream_order.h).
+template <class Block, bool kQ8_1, bool kPairs>
+struct LegacyDot {
+    using Act = std::conditional_t<kQ8_1, BlockQ8_1, BlockQ8_0>;
     static float dot(const void * w, const void * y, int64_t k) {
-        float sum = 0.0f;
-        for (int64_t i = 0; i < k / kQK32; ++i) {
+        float         acc[2][8] = {};
+        float         mins = 0.0f, last_d = 0.0f;
+        int32_t       last_sum = 0;
+        const int64_t nb       = k / kQK32;
+        const int64_t paired   = kPairs ? nb / 2 * 2 : nb;
+        for (int64_t i = 0; i < nb; ++i) {
             const LegacyLevels l = levels(load_block<Block>(w, i));
-            const auto         q = load_block<BlockQ8_0>(y, i);
-            int                sumi = 0;
+            const auto         q = load_block<Act>(y, i);
+            int32_t            lanes[8] = {};
             for (int j = 0; j < kQK32; ++j) {
-                sumi += l.v[j] * q.qs[j];
+                lanes[j / 4] += l.v[j] * q.qs[j];
             }
-            sum += static_cast<float>(sumi) * (l.d * fp16_to_fp32(q.d));
+            const float d = l.d * fp16_to_fp32(q.d);
+            if (i >= paired) {
+                last_d   = d;
+                last_sum = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+                continue;
+            }
+            float * a = acc[kPairs ? i % 2 : 0];
+            for (int lane = 0; lane < 8; ++lane) {
+                a[lane] = std::fma(d, static_cast<float>(lanes[lane]), a[lane]);
+            }
+            if constexpr (kQ8_1) {
+                mins = std::fma(l.m, fp16_to_fp32(q.s), mins);
+            }
         }
-        return sum;
+        float sums[8];
+        for (int lane = 0; lane < 8; ++lane) {
+            sums[lane] = kPairs ? acc[0][lane] + acc[1][lane] : acc[0][lane];
+        }
+        float r = sum_lanes8(sums);
+        if constexpr (kQ8_1) {
+            r += mins;
+        }
+        if (paired < nb) {
+            r += last_d * static_cast<float>(last_sum); // two roundings (no FMA contraction: see CMakeLists.txt)
+        }
+        return r;
     }
 };
 
-// q4_1 / q5_1 against q8_1: the min term uses the activation block's s = d_a * sum(q), as upstream does.
+// The min / offset term of each K-quant (upstream_order.h) and whether its lanes take the levels plus 32 (q6_K,
+// whose offset goes through the bsums instead).
 template <class Block>
-struct LegacyQ8_1 {
-    static float dot(const void * w, const void * y, int64_t k) {
-        float sum = 0.0f;
-        for (int64_t i = 0; i < k / kQK32; ++i) {
-            const LegacyLevels l = levels(load_block<Block>(w, i));
-            const auto         q = load_block<BlockQ8_1>(y, i);
-            int                sumi = 0;
-            for (int j = 0; j < kQK32; ++j) {
-                sumi += l.v[j] * q.qs[j];
-            }
-            sum += static_cast<float>(sumi) * (l.d * fp16_to_fp32(q.d)) + l.m * fp16_to_fp32(q.s);
-        }
-        return sum;
-    }
-};
+constexpr MinTerm kMinTerm = MinTerm::kNone;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ2_K> = MinTerm::kLanes;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ4_K> = MinTerm::kQuads;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ5_K> = MinTerm::kTotal;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ6_K> = MinTerm::kSubtract;
 
-// K-quants against q8_K: d * d_a * sum_j scale_j * (levels . q over sub-block j) - dmin * d_a * sum_j min_j *
-// bsum_j, the integer sums exact.
+// K-quants against q8_K in upstream's order: per super-block the eight int32 lanes (lane l: the elements with
+// (e % 32) / 4 == l, each times its scale), mins_l from the bsums, then the floats as upstream_order.h says.
 template <class Block>
 struct KQ8_K {
+    static constexpr MinTerm kMin = kMinTerm<Block>;
     static float dot(const void * w, const void * y, int64_t k) {
-        float sum = 0.0f;
+        float acc[8] = {}, quads[4] = {}, total = 0.0f;
         for (int64_t i = 0; i < k / kQK_K; ++i) {
             const KLevels l = levels(load_block<Block>(w, i));
             const auto    q = load_block<BlockQ8_K>(y, i);
-            int32_t       scaled = 0, mins = 0;
-            for (int j = 0; j < kQK_K / 16; ++j) {
-                int32_t sub = 0;
-                for (int e = 16 * j; e < 16 * j + 16; ++e) {
-                    sub += l.v[e] * q.qs[e];
-                }
-                scaled += l.scale[j] * sub;
-                mins += l.min[j] * q.bsums[j];
+            const int     code_offset = kMin == MinTerm::kSubtract ? 32 : 0; // q6_K: its codes 0..63
+            int32_t       lanes[8] = {}, mins[8] = {};
+            for (int e = 0; e < kQK_K; ++e) {
+                lanes[(e % 32) / 4] += l.scale[e / 16] * (l.v[e] + code_offset) * q.qs[e];
             }
-            sum += l.d * q.d * static_cast<float>(scaled) - l.dmin * q.d * static_cast<float>(mins);
+            for (int m = 0; m < 8; ++m) {
+                for (int j = 2 * m; j < 2 * m + 2; ++j) {
+                    mins[m] += q.bsums[j] * (kMin == MinTerm::kSubtract ? 32 * l.scale[j] : l.min[j]);
+                }
+            }
+            const float d = q.d * l.d, dmin = -q.d * l.dmin;
+            for (int m = 0; m < 8; ++m) {
+                if constexpr (kMin == MinTerm::kLanes) {
+                    acc[m] = std::fma(dmin, static_cast<float>(mins[m]), acc[m]);
+                }
+                const int32_t lane = kMin == MinTerm::kSubtract ? lanes[m] - mins[m] : lanes[m];
+                acc[m]             = std::fma(d, static_cast<float>(lane), acc[m]);
+            }
+            if constexpr (kMin == MinTerm::kQuads) {
+                for (int j = 0; j < 4; ++j) {
+                    quads[j] = std::fma(dmin, static_cast<float>(mins[2 * j] + mins[2 * j + 1]), quads[j]);
+                }
+            }
+            if constexpr (kMin == MinTerm::kTotal) {
+                const int32_t sum = mins[0] + mins[1] + mins[2] + mins[3] + mins[4] + mins[5] + mins[6] + mins[7];
+                total             = std::fma(dmin, static_cast<float>(sum), total);
+            }
         }
-        return sum;
+        const float r = sum_lanes8(acc);
+        if constexpr (kMin == MinTerm::kQuads) {
+            return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
+        } else if constexpr (kMin == MinTerm::kTotal) {
+            return r + total;
+        } else {
+            return r;
+        }
     }
 };
 
@@ -133,13 +194,13 @@ MatVecFn matvec_scalar(ggml_type weight) {
         case GGML_TYPE_F32:    return each_product<FloatDot<load_f32, load_f32>>;
         case GGML_TYPE_F16:    return each_product<FloatDot<load_f16, load_f16>>;
         case GGML_TYPE_BF16:   return each_product<FloatDot<load_bf16, load_bf16>>;
-        case GGML_TYPE_Q4_0:   return each_product<LegacyQ8_0<quant::BlockQ4_0>>;
-        case GGML_TYPE_Q4_1:   return each_product<LegacyQ8_1<quant::BlockQ4_1>>;
-        case GGML_TYPE_Q5_0:   return each_product<LegacyQ8_0<quant::BlockQ5_0>>;
-        case GGML_TYPE_Q5_1:   return each_product<LegacyQ8_1<quant::BlockQ5_1>>;
-        case GGML_TYPE_Q8_0:   return each_product<LegacyQ8_0<quant::BlockQ8_0>>;
-        case GGML_TYPE_IQ4_NL: return each_product<LegacyQ8_0<quant::BlockIQ4_NL>>;
-        case GGML_TYPE_MXFP4:  return each_product<LegacyQ8_0<quant::BlockMXFP4>>;
+        case GGML_TYPE_Q4_0:   return each_product<LegacyDot<quant::BlockQ4_0, false, false>>;
+        case GGML_TYPE_Q4_1:   return each_product<LegacyDot<quant::BlockQ4_1, true, false>>;
+        case GGML_TYPE_Q5_0:   return each_product<LegacyDot<quant::BlockQ5_0, false, false>>;
+        case GGML_TYPE_Q5_1:   return each_product<LegacyDot<quant::BlockQ5_1, true, false>>;
+        case GGML_TYPE_Q8_0:   return each_product<LegacyDot<quant::BlockQ8_0, false, false>>;
+        case GGML_TYPE_IQ4_NL: return each_product<LegacyDot<quant::BlockIQ4_NL, false, true>>;
+        case GGML_TYPE_MXFP4:  return each_product<LegacyDot<quant::BlockMXFP4, false, true>>;
         case GGML_TYPE_Q2_K:   return each_product<KQ8_K<quant::BlockQ2_K>>;
         case GGML_TYPE_Q3_K:   return each_product<KQ8_K<quant::BlockQ3_K>>;
         case GGML_TYPE_Q4_K:   return each_product<KQ8_K<quant::BlockQ4_K>>;

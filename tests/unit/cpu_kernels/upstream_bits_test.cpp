@@ -1,0 +1,444 @@
+// MUL_MAT of quantized weights gives what upstream's x86 CPU backend gives, bit for bit, not just to float rounding:
+// programs built against us must pick the same tokens as upstream's build (a q5_K GPT-2 diverged after a few
+// tokens on AVX-512 machines while its sums differed only in their float order).
+//
+// The oracle is written here from the formats' documented layouts and upstream's x86 vec_dot (ggml-cpu/arch/x86/
+// quants.c, the AVX2 code every x86 CPU with AVX2 runs): the integer products are exact, so what fixes the result
+// is upstream's float order, restated here in scalar code:
+//
+//   per 32-element block or 256-element super-block, eight int32 lanes: lane l sums the products of the elements e
+//   with (e % 32) / 4 == l (times their sub-block scale); acc_l = fma(d_w * d_a, float(lane_l), acc_l); at the end
+//   ((acc_0 + acc_4) + (acc_2 + acc_6)) + ((acc_1 + acc_5) + (acc_3 + acc_7)), plus each format's min term as its
+//   vec_dot adds it (see upstream_dot_k / upstream_dot_legacy).
+//
+// The activations are converted by the tests' own reference (tests/support/reference/activations.h). Known answers
+// computed by upstream ggml 0.25.1's CPU backend pin the oracle itself.
+#include "kernel_test_util.h"
+#include "matvec_test_util.h"
+
+#include "cpu/quants/matvec.h"
+#include "cpu/simd/isa.h"
+
+#include "ggml-cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using switchyard::cpu::simd::Isa;
+using switchyard::kernel_test::compute;
+using switchyard::kernel_test::Ctx;
+using switchyard::matvec_test::quantized_rows;
+using switchyard::matvec_test::random_block_rows;
+using switchyard::testing::reference::activation_type;
+using switchyard::testing::reference::convert_activations;
+
+const std::vector<ggml_type> & quantized_types() {
+    static const std::vector<ggml_type> types = {
+        GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+        GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+    };
+    return types;
+}
+
+float half(const uint8_t * p) {
+    ggml_fp16_t h;
+    std::memcpy(&h, p, sizeof(h));
+    return ggml_fp16_to_fp32(h);
+}
+
+float sum_lanes8(const float * a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); }
+
+// ---- 32-element formats ---------------------------------------------------------------------------------------
+
+constexpr int8_t kIq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+struct LegacyBlock {
+    int   v[32]; // the signed levels upstream multiplies (q4_1 / q5_1: unsigned, their min apart)
+    float d, m;
+};
+
+LegacyBlock decode_legacy(ggml_type t, const uint8_t * b) {
+    LegacyBlock out{};
+    uint32_t    qh = 0;
+    switch (t) {
+        case GGML_TYPE_Q8_0:
+            out.d = half(b);
+            for (int j = 0; j < 32; ++j) out.v[j] = static_cast<int8_t>(b[2 + j]);
+            return out;
+        case GGML_TYPE_Q4_0: // d, 16 bytes: element j low nibble, j + 16 high nibble; level - 8
+        case GGML_TYPE_IQ4_NL:
+            out.d = half(b);
+            for (int j = 0; j < 16; ++j) {
+                const int lo = b[2 + j] & 15, hi = b[2 + j] >> 4;
+                out.v[j]      = t == GGML_TYPE_Q4_0 ? lo - 8 : kIq4nl[lo];
+                out.v[j + 16] = t == GGML_TYPE_Q4_0 ? hi - 8 : kIq4nl[hi];
+            }
+            return out;
+        case GGML_TYPE_Q4_1: // d, m, nibbles
+            out.d = half(b);
+            out.m = half(b + 2);
+            for (int j = 0; j < 16; ++j) {
+                out.v[j]      = b[4 + j] & 15;
+                out.v[j + 16] = b[4 + j] >> 4;
+            }
+            return out;
+        case GGML_TYPE_Q5_0: // d, qh (bit j: element j's fifth bit), nibbles; level - 16
+        case GGML_TYPE_Q5_1: {
+            const bool with_min = t == GGML_TYPE_Q5_1;
+            out.d               = half(b);
+            out.m               = with_min ? half(b + 2) : 0.0f;
+            std::memcpy(&qh, b + (with_min ? 4 : 2), 4);
+            const uint8_t * qs = b + (with_min ? 8 : 6);
+            for (int j = 0; j < 16; ++j) {
+                out.v[j]      = ((qs[j] & 15) | (((qh >> j) & 1) << 4)) - (with_min ? 0 : 16);
+                out.v[j + 16] = ((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - (with_min ? 0 : 16);
+            }
+            return out;
+        }
+        default: ADD_FAILURE() << "not a 32-element format"; return out;
+    }
+}
+
+// Upstream's ggml_vec_dot_<type>_q8_0 / _q8_1 (x86, AVX2): q4_1 / q5_1 add m_w * s_a per block into one float
+// (fused by upstream's compiler); iq4_nl pairs blocks over two accumulator sets and adds an odd last block after the
+// sum (d * sum, not fused).
+float upstream_dot_legacy(ggml_type t, const uint8_t * w, const uint8_t * act, int64_t k) {
+    const bool    q8_1  = t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
+    const bool    pairs = t == GGML_TYPE_IQ4_NL;
+    const size_t  abytes = q8_1 ? 36 : 34, aqs = q8_1 ? 4 : 2;
+    const int64_t nb = k / 32, paired = pairs ? nb / 2 * 2 : nb;
+    float         acc[2][8] = {}, mins = 0.0f, tail = 0.0f;
+    bool          has_tail  = false;
+    for (int64_t i = 0; i < nb; ++i) {
+        const LegacyBlock x = decode_legacy(t, w + i * ggml_type_size(t));
+        const uint8_t *   y = act + i * abytes;
+        int               lanes[8] = {};
+        for (int j = 0; j < 32; ++j) lanes[j / 4] += x.v[j] * static_cast<int8_t>(y[aqs + j]);
+        const float d = x.d * half(y);
+        if (i >= paired) {
+            has_tail = true;
+            tail     = d * static_cast<float>(lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] +
+                                          lanes[6] + lanes[7]);
+            continue;
+        }
+        float * a = acc[pairs ? i % 2 : 0];
+        for (int l = 0; l < 8; ++l) a[l] = std::fma(d, static_cast<float>(lanes[l]), a[l]);
+        if (q8_1) mins = std::fma(x.m, half(y + 2), mins);
+    }
+    float s[8];
+    for (int l = 0; l < 8; ++l) s[l] = pairs ? acc[0][l] + acc[1][l] : acc[0][l];
+    float r = sum_lanes8(s);
+    if (q8_1) r += mins;
+    if (has_tail) r += tail;
+    return r;
+}
+
+// ---- K-quants -------------------------------------------------------------------------------------------------
+
+struct KBlock {
+    int   code[256];  // what upstream's vec_dot multiplies: q3_K its signed level, q6_K its code 0..63
+    int   scale[16];  // per 16 elements
+    int   factor[16]; // the bsums factor per 16: mins (q2_K, q4_K, q5_K), 32 * scale (q6_K)
+    float d, dmin;
+};
+
+// Q4_K / Q5_K: the 6-bit scale and min of sub-block j from the 12 packed bytes.
+void k4_scale_min(const uint8_t * s, int j, int & sc, int & m) {
+    if (j < 4) {
+        sc = s[j] & 63;
+        m  = s[j + 4] & 63;
+    } else {
+        sc = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+        m  = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+KBlock decode_k(ggml_type t, const uint8_t * b) {
+    KBlock out{};
+    switch (t) {
+        case GGML_TYPE_Q2_K: // scales[16] (scale low nibble, min high), qs[64], d, dmin
+            for (int i = 0; i < 256; ++i) {
+                out.code[i] = (b[16 + 32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3;
+            }
+            for (int j = 0; j < 16; ++j) {
+                out.scale[j]  = b[j] & 15;
+                out.factor[j] = b[j] >> 4;
+            }
+            out.d    = half(b + 80);
+            out.dmin = half(b + 82);
+            return out;
+        case GGML_TYPE_Q3_K: // hmask[32], qs[64], scales[12] (6-bit, + 32), d; level = low 2 bits + 4 * hbit - 4
+            for (int i = 0; i < 256; ++i) {
+                const int low = (b[32 + 32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3;
+                out.code[i]   = low + 4 * ((b[i % 32] >> (i / 32)) & 1) - 4;
+            }
+            for (int j = 0; j < 16; ++j) {
+                const int lo = (b[96 + j % 8] >> (j < 8 ? 0 : 4)) & 15, hi = (b[96 + 8 + j % 4] >> (2 * (j / 4))) & 3;
+                out.scale[j] = (lo | (hi << 4)) - 32;
+            }
+            out.d = half(b + 108);
+            return out;
+        case GGML_TYPE_Q4_K: // d, dmin, scales[12], qs[128]
+        case GGML_TYPE_Q5_K: // d, dmin, scales[12], qh[32], qs[128]
+        {
+            const bool      five = t == GGML_TYPE_Q5_K;
+            const uint8_t * qs   = b + (five ? 48 : 16);
+            for (int i = 0; i < 256; ++i) {
+                const uint8_t byte = qs[32 * (i / 64) + i % 32];
+                out.code[i]        = (i % 64) < 32 ? byte & 15 : byte >> 4;
+                if (five) out.code[i] |= ((b[16 + i % 32] >> (i / 32)) & 1) << 4;
+            }
+            for (int j = 0; j < 8; ++j) {
+                int sc = 0, m = 0;
+                k4_scale_min(b + 4, j, sc, m);
+                out.scale[2 * j] = out.scale[2 * j + 1] = sc;
+                out.factor[2 * j] = out.factor[2 * j + 1] = m;
+            }
+            out.d    = half(b);
+            out.dmin = half(b + 2);
+            return out;
+        }
+        case GGML_TYPE_Q6_K: // ql[128], qh[64], scales[16] int8, d
+            for (int i = 0; i < 256; ++i) {
+                const int h = i / 128, r = i % 128;
+                const int low = (b[64 * h + r % 64] >> (r < 64 ? 0 : 4)) & 15;
+                const int high = (b[128 + 32 * h + r % 32] >> (2 * (r / 32))) & 3;
+                out.code[i]    = low | (high << 4);
+            }
+            for (int j = 0; j < 16; ++j) {
+                out.scale[j]  = static_cast<int8_t>(b[192 + j]);
+                out.factor[j] = 32 * out.scale[j];
+            }
+            out.d = half(b + 208);
+            return out;
+        default: ADD_FAILURE() << "not a K-quant"; return out;
+    }
+}
+
+// Upstream's ggml_vec_dot_<type>_q8_K (x86, AVX2). mins_l = bsums[2 l] f[2 l] + bsums[2 l + 1] f[2 l + 1];
+// dmin = -d_a * dmin_w. q2_K: fma(dmin, mins_l) into the lanes' accumulators first; q4_K: four accumulators of
+// mins_2k + mins_2k+1, summed (0 + 2) + (1 + 3) and added; q5_K: one float fma(dmin, sum of mins) (fused by
+// upstream's compiler), added; q6_K: lanes - mins in integers; q3_K: none (signed levels).
+float upstream_dot_k(ggml_type t, const uint8_t * w, const uint8_t * act, int64_t k) {
+    float acc[8] = {}, quads[4] = {}, total = 0.0f;
+    for (int64_t i = 0; i < k / 256; ++i) {
+        const KBlock    x = decode_k(t, w + i * ggml_type_size(t));
+        const uint8_t * y = act + i * 292; // q8_K: float d, int8 qs[256], int16 bsums[16]
+        float           da;
+        std::memcpy(&da, y, 4);
+        int16_t bsums[16];
+        std::memcpy(bsums, y + 260, sizeof(bsums));
+        int lanes[8] = {}, mins[8] = {};
+        for (int e = 0; e < 256; ++e) {
+            lanes[(e % 32) / 4] += x.scale[e / 16] * x.code[e] * static_cast<int8_t>(y[4 + e]);
+        }
+        for (int l = 0; l < 8; ++l) mins[l] = bsums[2 * l] * x.factor[2 * l] + bsums[2 * l + 1] * x.factor[2 * l + 1];
+        const float d = da * x.d, dmin = -da * x.dmin;
+        for (int l = 0; l < 8; ++l) {
+            if (t == GGML_TYPE_Q2_K) acc[l] = std::fma(dmin, static_cast<float>(mins[l]), acc[l]);
+            acc[l] = std::fma(d, static_cast<float>(t == GGML_TYPE_Q6_K ? lanes[l] - mins[l] : lanes[l]), acc[l]);
+        }
+        for (int q = 0; q < 4 && t == GGML_TYPE_Q4_K; ++q) {
+            quads[q] = std::fma(dmin, static_cast<float>(mins[2 * q] + mins[2 * q + 1]), quads[q]);
+        }
+        if (t == GGML_TYPE_Q5_K) {
+            total = std::fma(dmin, static_cast<float>(mins[0] + mins[1] + mins[2] + mins[3] + mins[4] + mins[5] +
+                                                      mins[6] + mins[7]),
+                             total);
+        }
+    }
+    const float r = sum_lanes8(acc);
+    if (t == GGML_TYPE_Q4_K) return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
+    if (t == GGML_TYPE_Q5_K) return r + total;
+    return r;
+}
+
+// Upstream's product of one weight row with k activations (converted here as upstream converts them).
+float upstream_dot(ggml_type t, const uint8_t * w, const float * x, int64_t k) {
+    const std::vector<uint8_t> act = convert_activations(activation_type(t), x, k);
+    return ggml_blck_size(t) == 256 ? upstream_dot_k(t, w, act.data(), k) : upstream_dot_legacy(t, w, act.data(), k);
+}
+
+uint32_t bits(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof(b));
+    return b;
+}
+
+} // namespace
+
+// Every matrix-vector kernel this CPU runs (scalar, AVX2, AVX-512 VNNI, ...) on the reference's activation bytes.
+TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
+    std::mt19937 rng(71);
+    for (ggml_type type : quantized_types()) {
+        const bool k_quant = ggml_blck_size(type) == 256;
+        for (size_t level = 0; level < switchyard::cpu::simd::kIsaCount; ++level) {
+            const auto isa = static_cast<Isa>(level);
+            const auto kern = switchyard::cpu::quants::matvec_entry(type, isa);
+            if (!switchyard::cpu::simd::isa_supported(isa) || kern.fn == nullptr) {
+                continue;
+            }
+            const std::vector<int64_t> lens = k_quant ? std::vector<int64_t>{256, 768, 4096}
+                                                      : std::vector<int64_t>{32, 96, 4096, 4128};
+            for (int64_t len : lens) {
+                const int64_t rows = 3;
+                for (bool random_bytes : {false, true}) {
+                    const std::vector<uint8_t> w = random_bytes ? random_block_rows(type, rows, len, rng)
+                                                                : quantized_rows(type, rows, len, rng);
+                    for (int cols = 1; cols <= switchyard::cpu::quants::kMaxCols; ++cols) {
+                        std::vector<std::vector<float>> x;
+                        std::vector<uint8_t>            act;
+                        const size_t                    a_col = ggml_row_size(kern.act_type, len);
+                        for (int c = 0; c < cols; ++c) {
+                            x.push_back(switchyard::matvec_test::normal_floats(rng, len, c == 0 ? 1.0f : 30.0f));
+                            const std::vector<uint8_t> bytes = convert_activations(kern.act_type, x.back().data(), len);
+                            act.insert(act.end(), bytes.begin(), bytes.end());
+                        }
+                        std::vector<float> out(static_cast<size_t>(rows * cols));
+                        kern.fn({len, w.data(), ggml_row_size(type, len), rows, act.data(), a_col, cols, out.data(),
+                                 cols, 1});
+                        for (int64_t r = 0; r < rows; ++r) {
+                            for (int c = 0; c < cols; ++c) {
+                                const float want = upstream_dot(type, w.data() + r * ggml_row_size(type, len),
+                                                                x[c].data(), len);
+                                ASSERT_EQ(bits(out[r * cols + c]), bits(want))
+                                    << ggml_type_name(type) << " " << switchyard::cpu::simd::isa_name(isa)
+                                    << " k=" << len << (random_bytes ? " random blocks" : "") << " row " << r
+                                    << " column " << c << " of " << cols << ": " << out[r * cols + c] << " vs "
+                                    << want;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The matrices of a GPT-2-like layer with n_embd 256 (rows of 256 as in its attention and MLP-up matrices, of 1024 as
+// in its MLP-down matrix; fewer rows, to stay quick) through MUL_MAT on the CPU, for the column counts of decoding
+// and of short prompts (the matrix-vector path), on 1 and 3 threads.
+TEST(UpstreamBits, MulMatOfALayerGivesUpstreamsBits) {
+    std::mt19937 rng(72);
+    for (ggml_type type : quantized_types()) {
+        for (const auto & [k, rows] : {std::pair<int64_t, int64_t>{256, 96}, std::pair<int64_t, int64_t>{1024, 40}}) {
+            for (int64_t cols : {1, 2, 3, 7, 16, 32}) {
+                Ctx           ctx;
+                ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
+                ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, cols);
+                const std::vector<uint8_t> w = quantized_rows(type, rows, k, rng);
+                std::memcpy(a->data, w.data(), w.size());
+                const std::vector<float> x = switchyard::matvec_test::normal_floats(rng, k * cols, 2.0f);
+                std::memcpy(b->data, x.data(), x.size() * sizeof(float));
+                ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+                for (int nt : {1, 3}) {
+                    ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                    int failures = 0;
+                    for (int64_t c = 0; c < cols; ++c) {
+                        for (int64_t r = 0; r < rows; ++r) {
+                            const float got  = static_cast<const float *>(out->data)[c * rows + r];
+                            const float want =
+                                upstream_dot(type, w.data() + r * ggml_row_size(type, k), x.data() + c * k, k);
+                            if (bits(got) != bits(want) && ++failures <= 3) {
+                                ADD_FAILURE() << ggml_type_name(type) << " k=" << k << " " << cols << " columns, " << nt
+                                              << " threads: (" << r << ", " << c << ") " << got << " vs " << want;
+                            }
+                        }
+                    }
+                    EXPECT_EQ(failures, 0) << ggml_type_name(type) << " k=" << k << " " << cols << " columns";
+                }
+            }
+        }
+    }
+}
+
+namespace {
+
+// Known answers: 4 rows x 2 columns of MUL_MAT, weights (quantized with ggml_quantize_chunk, whose bytes equal
+// upstream's) and activations from the generator below; the values computed by upstream ggml 0.25.1's CPU backend
+// (x86-64 with AVX2, built with GCC), as float bits, output (row r, column c) at 4 c + r.
+struct KnownAnswer {
+    ggml_type               type;
+    std::array<uint32_t, 8> bits;
+};
+
+const KnownAnswer kUpstream[] = {
+    {GGML_TYPE_Q4_0,
+     {0x3ff568a6u, 0xbf8e5851u, 0xbff07ee2u, 0x3fae598du,
+      0xbf0ad509u, 0x3fb318bcu, 0xbfd98b38u, 0x4006a81fu}},
+    {GGML_TYPE_Q4_1,
+     {0xbfaace50u, 0xbfa5e4c0u, 0xbda75840u, 0x3f3e1ae0u,
+      0x3f8f53bcu, 0xbd8c7f00u, 0x403e10a2u, 0xbeb897d0u}},
+    {GGML_TYPE_Q5_0,
+     {0x3fe681cau, 0xbfc12d6du, 0x3f605a74u, 0xc02ee798u,
+      0xbf8fc978u, 0xbf7a9468u, 0xbf696698u, 0x3e656abcu}},
+    {GGML_TYPE_Q5_1,
+     {0x405bd470u, 0x3ecd0810u, 0xbe81c8b0u, 0xbfd1b890u,
+      0xc007bdb8u, 0x404ee292u, 0x40272098u, 0xbd5b6680u}},
+    {GGML_TYPE_Q8_0,
+     {0xc0bb7dadu, 0x3fa1ee23u, 0xbf33b2c8u, 0xc009924eu,
+      0xbec0787cu, 0x3fc0f1d7u, 0x3f466870u, 0x3f4a875fu}},
+    {GGML_TYPE_IQ4_NL,
+     {0xbfb297feu, 0x3e13fde4u, 0x3eeaa875u, 0x3f26cd92u,
+      0xc0451f64u, 0x3fd801c7u, 0x3feb7206u, 0x3def5cc8u}},
+    {GGML_TYPE_Q2_K,
+     {0x40c57614u, 0xc0470638u, 0x4078c4dau, 0x3f5b1b60u,
+      0x409d5e82u, 0x3fae9b0cu, 0x4072968au, 0x40566624u}},
+    {GGML_TYPE_Q3_K,
+     {0x40df275cu, 0x40b38189u, 0xc0640704u, 0x40f648cau,
+      0x3edf7ed8u, 0x40a78a42u, 0xc0b127c3u, 0x40b59d47u}},
+    {GGML_TYPE_Q4_K,
+     {0x40e08640u, 0x3f425aa0u, 0x3ec97540u, 0x3f5725c0u,
+      0x3fff4200u, 0xbe8fdaa0u, 0xbe8f6b40u, 0x400bd038u}},
+    {GGML_TYPE_Q5_K,
+     {0xc0be4608u, 0x40c5dbc1u, 0xc0d3774eu, 0x3fb7b8d3u,
+      0xbfb36c3au, 0x4070f0f8u, 0x4089cb64u, 0xbfa7b988u}},
+    {GGML_TYPE_Q6_K,
+     {0x3f3c53f8u, 0xbfe7d768u, 0xbf3cd8a0u, 0x3ff9f988u,
+      0x3ef5b400u, 0xbf7bb398u, 0x3fdf33b0u, 0x40f9a3a0u}},
+};
+
+// An integer LCG (exact on every machine): values in [-scale, scale).
+struct Generator {
+    uint32_t state;
+    float    next(float scale) {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<float>(static_cast<int32_t>(state >> 8) - (1 << 23)) * (1.0f / static_cast<float>(1 << 23)) *
+               scale;
+    }
+};
+
+} // namespace
+
+TEST(UpstreamBits, KnownAnswersOfUpstreamsCpuBackend) {
+    constexpr int64_t kRows = 4, kCols = 2;
+    for (const KnownAnswer & ka : kUpstream) {
+        const int64_t      k = ggml_blck_size(ka.type) == 256 ? 512 : 96;
+        Generator          gen{12345u + static_cast<uint32_t>(ka.type)};
+        std::vector<float> w(static_cast<size_t>(k * kRows)), x(static_cast<size_t>(k * kCols));
+        for (size_t i = 0; i < w.size(); ++i) w[i] = gen.next(i % 5 == 0 ? 0.5f : 0.05f);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = gen.next(i % 3 == 0 ? 4.0f : 1.0f);
+        Ctx           ctx;
+        ggml_tensor * a = ggml_new_tensor_2d(ctx, ka.type, k, kRows);
+        ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, kCols);
+        ggml_quantize_chunk(ka.type, w.data(), a->data, 0, kRows, k, nullptr);
+        std::memcpy(b->data, x.data(), x.size() * sizeof(float));
+        ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+        ASSERT_EQ(compute(ctx, out, 2), GGML_STATUS_SUCCESS);
+        for (int64_t i = 0; i < kRows * kCols; ++i) {
+            const float got = static_cast<const float *>(out->data)[i];
+            EXPECT_EQ(bits(got), ka.bits[i]) << ggml_type_name(ka.type) << " output " << i << ": " << got;
+            // the oracle above gives the same
+            const float want = upstream_dot(ka.type, static_cast<const uint8_t *>(a->data) + (i % kRows) * a->nb[1],
+                                            x.data() + (i / kRows) * k, k);
+            EXPECT_EQ(bits(want), ka.bits[i]) << ggml_type_name(ka.type) << " oracle, output " << i;
+        }
+    }
+}
