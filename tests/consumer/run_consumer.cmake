@@ -6,6 +6,9 @@
 #      LD_LIBRARY_PATH pointing there. Skipped, with a message, only when pkg-config is not installed.
 # Inputs (-D): BUILD_DIR WORK_DIR PROJECT_DIR MAIN_C ALL_FUNCTIONS_CPP LIBDIR C_COMPILER CXX_COMPILER GENERATOR
 #              BUILD_TYPE C_FLAGS CXX_FLAGS EXE_LINKER_FLAGS SHARED (the main build's BUILD_SHARED_LIBS)
+#              TOOLS BENCHMARKS (the main build's GGML_BUILD_TOOLS and GGML_BUILD_BENCHMARKS: step 1b runs the
+#              installed switchyard-ops and alloc_plan where they are built; check_install_lists.cmake checks the
+#              installed file lists)
 cmake_minimum_required(VERSION 3.25)
 
 foreach (var BUILD_DIR WORK_DIR PROJECT_DIR MAIN_C ALL_FUNCTIONS_CPP LIBDIR C_COMPILER CXX_COMPILER GENERATOR)
@@ -44,12 +47,16 @@ endforeach()
 
 # 1b. the installed tools run from the prefix alone (their RPATH finds the installed libraries): a slice of the
 #     conformance suite, and the planner benchmark's bound check
-if (EXISTS ${prefix}/bin/switchyard-ops)
+if (TOOLS)
+    if (NOT EXISTS ${prefix}/bin/switchyard-ops)
+        message(FATAL_ERROR "the install lacks bin/switchyard-ops")
+    endif()
     run_step("installed switchyard-ops test -o ADD,MUL_MAT" ${prefix}/bin/switchyard-ops test -o ADD,MUL_MAT --no-progress)
-else()
-    message(FATAL_ERROR "the install lacks bin/switchyard-ops")
 endif()
-if (EXISTS ${prefix}/bin/alloc_plan)
+if (BENCHMARKS)
+    if (NOT EXISTS ${prefix}/bin/alloc_plan)
+        message(FATAL_ERROR "the install lacks bin/alloc_plan")
+    endif()
     run_step("installed alloc_plan" ${prefix}/bin/alloc_plan)
 endif()
 

@@ -1,15 +1,19 @@
 // switchyard-make-model: writes a LLaMA-architecture GGUF file with random weights, for tests and benchmarks
-// (see model.h for what is in it, weights.h for how it is written). Exit status: 0 written and verified, 1 an
-// error while writing or verifying, 2 a usage error.
+// (see model.h for what is in it, weights.h for how it is written, output_file.h for how it gets its name). Exit
+// status: 0 written and verified, 1 an error while writing or verifying (no file is left), 2 a usage error.
 #include "model.h"
+#include "output_file.h"
 #include "weights.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <unistd.h>
+#include <utility>
 
 using namespace switchyard::make_model;
 
@@ -25,9 +29,9 @@ void usage(std::FILE * f) {
                  "  -o, --output FILE   the file to write (required)\n"
                  "  --preset NAME       tiny (default: 256 wide, 2 layers, 320 tokens) or 1b (2048 wide, 16 layers,\n"
                  "                      8192 ff, 32/8 heads, 32000 tokens: about 1.1 billion parameters)\n"
-                 "  --type TYPE         type of every weight matrix: a ggml type name (f32, f16, bf16, q8_0, q4_0,\n"
-                 "                      q4_K, q6_K, ...) or mixed (default: q4_K, q6_K for attn_v, ffn_down and\n"
-                 "                      output; q4_0 / q8_0 where rows are not whole 256-element blocks)\n"
+                 "  --type TYPE         type of every weight matrix, in any case: a ggml type name (f32, f16, bf16,\n"
+                 "                      q8_0, q4_0, q4_K, q6_K, ...) or mixed (default: q4_K, q6_K for attn_v,\n"
+                 "                      ffn_down and output; q4_0 / q8_0 where rows are not whole 256-element blocks)\n"
                  "  --dim N             llama.embedding_length        --layers N   llama.block_count\n"
                  "  --ff N              llama.feed_forward_length     --ctx N      llama.context_length\n"
                  "  --heads N           llama.attention.head_count    --kv-heads N llama.attention.head_count_kv\n"
@@ -35,8 +39,11 @@ void usage(std::FILE * f) {
                  "  --seed N            the weights' seed (default 42)\n"
                  "  --tied-output       no output.weight (the output projection is token_embd)\n"
                  "  --threads N         threads generating and quantizing (default: all)\n"
+                 "  --no-progress       no progress on stderr (by default, after a second: a line that updates on a\n"
+                 "                      terminal, else a line at every 10%%)\n"
                  "  -h, --help          this text\n"
-                 "(--preset first: the flags after it change its values)\n");
+                 "(--preset first: the flags after it change its values; general.name then names the model by its\n"
+                 "size, as 112M.) The file is written as FILE.tmp.<pid> and renamed to FILE once complete.\n");
 }
 
 bool parse_int(const char * text, int64_t & v) {
@@ -54,8 +61,9 @@ bool parse_float(const char * text, float & v) {
 struct Args {
     std::string path;
     Shape       shape;
-    int         threads = 0;
-    bool        help    = false;
+    int         threads  = 0;
+    bool        progress = true;
+    bool        help     = false;
 };
 
 // false (with a message) on a usage error
@@ -70,6 +78,10 @@ bool parse_args(int argc, char ** argv, Args & a) {
             a.shape.tied_output = true;
             continue;
         }
+        if (arg == "--no-progress") {
+            a.progress = false;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "switchyard-make-model: %s: unknown option or missing value\n", arg.c_str());
             return false;
@@ -82,7 +94,12 @@ bool parse_args(int argc, char ** argv, Args & a) {
         } else if (arg == "--preset") {
             ok = apply_preset(value, a.shape);
         } else if (arg == "--type") {
-            a.shape.weight_type = value;
+            if (!parse_weight_type(value, a.shape.weight_type)) {
+                std::fprintf(stderr,
+                             "switchyard-make-model: unknown type '%s' for --type; the types it can write: %s\n",
+                             value, weight_type_names().c_str());
+                return false;
+            }
         } else if (arg == "--rope-base") {
             ok = parse_float(value, a.shape.rope_base);
         } else if (arg == "--rms-eps") {
@@ -120,6 +137,61 @@ bool parse_args(int argc, char ** argv, Args & a) {
     return true;
 }
 
+// Progress on stderr, once writing has taken more than a second: on a terminal one line that updates (at most ten
+// times a second), otherwise a line at every further 10% of the file.
+class ProgressLine {
+  public:
+    ProgressLine(std::string path, bool enabled) : path_(std::move(path)), enabled_(enabled), tty_(isatty(2) != 0) {}
+
+    void update(const Progress & p) {
+        const double now = std::chrono::duration<double>(Clock::now() - start_).count();
+        if (!enabled_ || p.bytes_total == 0 || now < 1.0) {
+            return;
+        }
+        const int percent = static_cast<int>(100 * p.bytes_done / p.bytes_total);
+        if (tty_ ? now - last_ < 0.1 && percent < 100 : percent < next_percent_) {
+            return;
+        }
+        std::fprintf(stderr, "%swriting %s: %3d%% (tensor %zu/%zu, %.0f of %.0f MiB)%s", tty_ ? "\r" : "",
+                     path_.c_str(), percent, std::min(p.tensors_done + 1, p.n_tensors), p.n_tensors,
+                     static_cast<double>(p.bytes_done) / (1 << 20), static_cast<double>(p.bytes_total) / (1 << 20),
+                     tty_ ? "" : "\n");
+        std::fflush(stderr);
+        shown_        = true;
+        last_         = now;
+        next_percent_ = percent / 10 * 10 + 10;
+    }
+
+    // ends the updating line (also when writing failed)
+    ~ProgressLine() {
+        if (tty_ && shown_) {
+            std::fputc('\n', stderr);
+        }
+    }
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    std::string       path_;
+    bool              enabled_;
+    bool              tty_;
+    bool              shown_        = false;
+    int               next_percent_ = 0;
+    double            last_         = 0.0;
+    Clock::time_point start_        = Clock::now();
+};
+
+// writes, verifies and renames into place; false with `error` set (and nothing left behind) on a failure
+bool make_file(const Args & args, const Plan & plan, int threads, Summary & summary, std::string & error) {
+    OutputFile out;
+    if (!out.open(args.path, error)) {
+        return false;
+    }
+    ProgressLine progress(args.path, args.progress);
+    return write_model(out.temp_path(), args.shape, plan, threads, summary, error,
+                       [&](const Progress & p) { progress.update(p); }) &&
+           verify_model(out.temp_path(), plan, error) && out.commit(error);
+}
+
 } // namespace
 
 int main(int argc, char ** argv) {
@@ -145,15 +217,16 @@ int main(int argc, char ** argv) {
     const int threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const auto t0 = std::chrono::steady_clock::now();
     Summary    summary;
-    if (!write_model(args.path, args.shape, plan, threads, summary, error) ||
-        !verify_model(args.path, plan, error)) {
-        std::fprintf(stderr, "switchyard-make-model: %s\n", error.c_str());
+    if (!make_file(args, plan, threads, summary, error)) {
+        std::fprintf(stderr, "switchyard-make-model: %s (no file written)\n", error.c_str());
         return 1;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%s: llama (%s), %zu tensors, %.3f M parameters, %.2f MiB, random weights (seed %llu), %.1f s\n",
-                args.path.c_str(), args.shape.weight_type.c_str(), plan.tensors.size(),
-                static_cast<double>(summary.params) / 1e6, static_cast<double>(summary.bytes) / (1 << 20),
-                static_cast<unsigned long long>(args.shape.seed), seconds);
+    std::printf("%s: '%s', llama (%s), %zu tensors, %.3f M parameters (%s), %.2f MiB, random weights (seed %llu), "
+                "%.1f s\n",
+                args.path.c_str(), model_name(args.shape, summary.params).c_str(), args.shape.weight_type.c_str(),
+                plan.tensors.size(), static_cast<double>(summary.params) / 1e6, size_label(summary.params).c_str(),
+                static_cast<double>(summary.bytes) / (1 << 20), static_cast<unsigned long long>(args.shape.seed),
+                seconds);
     return 0;
 }

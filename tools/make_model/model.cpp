@@ -1,8 +1,11 @@
 #include "model.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <strings.h>
 #include <vector>
 
 namespace switchyard::make_model {
@@ -25,11 +28,12 @@ int file_type_of(ggml_type type) {
     }
 }
 
+// a ggml type by its name, in any case (no two names differ in case only)
 bool type_from_name(const std::string & name, ggml_type & type) {
     for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
         const auto   candidate = static_cast<ggml_type>(t);
         const char * n         = ggml_type_size(candidate) > 0 ? ggml_type_name(candidate) : nullptr;
-        if (n != nullptr && name == n) {
+        if (n != nullptr && strcasecmp(name.c_str(), n) == 0) {
             type = candidate;
             return true;
         }
@@ -59,6 +63,26 @@ bool storable(ggml_type type, int64_t n_per_row) {
     const size_t n = ggml_quantize_chunk(type, row.data(), out.data(), 0, 1, blck, nullptr);
     ggml_log_set(prev_cb, prev_data);
     return n == out.size();
+}
+
+// a type weights are stored in (a float or quantized type; not q8_1 and q8_K, the formats ggml quantizes
+// activations to for the other side of a dot product, which llama.cpp never stores weights in), whose rows of whole
+// blocks the tool can store
+bool storable_type(ggml_type type) {
+    const bool weight_type = type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16 ||
+                             (ggml_is_quantized(type) && type != GGML_TYPE_Q8_1 && type != GGML_TYPE_Q8_K);
+    return weight_type && ggml_type_size(type) > 0 && storable(type, ggml_blck_size(type));
+}
+
+// the preset's sizes (those that make the parameter count) are shape's
+bool has_preset_sizes(const Shape & s) {
+    Shape preset;
+    if (!apply_preset(s.preset, preset)) {
+        return false;
+    }
+    return s.n_embd == preset.n_embd && s.n_layer == preset.n_layer && s.n_ff == preset.n_ff &&
+           s.n_head == preset.n_head && s.n_head_kv == preset.n_head_kv && s.n_vocab == preset.n_vocab &&
+           s.tied_output == preset.tied_output;
 }
 
 // A synthetic vocabulary: <unk>, <s>, </s>, the 256 byte tokens <0x00>..<0xFF>, then "▁a", "▁b", ..., "▁z",
@@ -128,14 +152,41 @@ std::string check_shape(const Shape & s) {
     return "";
 }
 
+bool parse_weight_type(const std::string & text, std::string & name) {
+    ggml_type type = GGML_TYPE_F32;
+    if (strcasecmp(text.c_str(), "mixed") == 0) {
+        name = "mixed";
+        return true;
+    }
+    if (!type_from_name(text, type) || !storable_type(type)) {
+        return false;
+    }
+    name = ggml_type_name(type);
+    return true;
+}
+
+std::string weight_type_names() {
+    std::string names = "mixed";
+    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+        if (storable_type(static_cast<ggml_type>(t))) {
+            names += std::string(", ") + ggml_type_name(static_cast<ggml_type>(t));
+        }
+    }
+    return names;
+}
+
 Plan plan_tensors(const Shape & s, std::string & error) {
     // "mixed" is llama.cpp's Q4_K_M recipe in short: q4_K, with q6_K for attn_v, ffn_down and output; where a
     // row is not whole 256-element blocks, q4_0 and q8_0 stand in
-    const bool mixed = s.weight_type == "mixed";
-    ggml_type  uniform = GGML_TYPE_F32;
-    if (!mixed && !type_from_name(s.weight_type, uniform)) {
-        error = "unknown type '" + s.weight_type + "'";
+    std::string type_name;
+    if (!parse_weight_type(s.weight_type, type_name)) {
+        error = "unknown type '" + s.weight_type + "' (the types it can write: " + weight_type_names() + ")";
         return {};
+    }
+    const bool mixed   = type_name == "mixed";
+    ggml_type  uniform = GGML_TYPE_F32;
+    if (!mixed) {
+        type_from_name(type_name, uniform);
     }
     Plan                          plan;
     std::map<std::string, int>    fallbacks; // note -> tensors it applies to
@@ -186,17 +237,49 @@ Plan plan_tensors(const Shape & s, std::string & error) {
     return plan;
 }
 
-void set_metadata(gguf_context * ctx, const Shape & s) {
-    const std::string name = "switchyard random llama (" + s.preset + ")";
+uint64_t parameter_count(const Plan & plan) {
+    uint64_t n = 0;
+    for (const TensorPlan & t : plan.tensors) {
+        n += static_cast<uint64_t>(t.ne0 * t.ne1);
+    }
+    return n;
+}
+
+std::string size_label(uint64_t params) {
+    const auto   count  = static_cast<double>(params);
+    const double scale  = count > 1e12 ? 1e12 : count > 1e9 ? 1e9 : count > 1e6 ? 1e6 : 1e3;
+    const char   suffix = count > 1e12 ? 'T' : count > 1e9 ? 'B' : count > 1e6 ? 'M' : 'K';
+    const double scaled = count / scale;
+    // as many decimals as make two significant digits: the digits of the rounded whole part (0 has none)
+    const double whole  = std::nearbyint(scaled); // rounds half to even, as Python's round()
+    int          digits = 0;
+    for (double w = whole; w >= 1.0; w /= 10.0) {
+        ++digits;
+    }
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.*f%c", std::max(2 - digits, 0), scaled, suffix);
+    return text;
+}
+
+std::string model_name(const Shape & shape, uint64_t params) {
+    return "switchyard random llama (" + (has_preset_sizes(shape) ? shape.preset : size_label(params)) + ")";
+}
+
+void set_metadata(gguf_context * ctx, const Shape & s, const Plan & plan) {
+    const uint64_t    params = parameter_count(plan);
+    const std::string name   = model_name(s, params);
+    const std::string label  = size_label(params);
     gguf_set_val_str(ctx, "general.architecture", "llama");
     gguf_set_val_str(ctx, "general.name", name.c_str());
+    gguf_set_val_str(ctx, "general.size_label", label.c_str());
     gguf_set_val_str(ctx, "general.description",
                      "random weights, made by switchyard-make-model for tests and benchmarks: it has the shape of a "
                      "LLaMA model but produces meaningless text");
     gguf_set_val_u32(ctx, "general.quantization_version", 2);
     gguf_set_val_u64(ctx, "general.seed", s.seed);
     ggml_type uniform = GGML_TYPE_F32;
-    if (s.weight_type != "mixed" && type_from_name(s.weight_type, uniform) && file_type_of(uniform) >= 0) {
+    if (strcasecmp(s.weight_type.c_str(), "mixed") != 0 && type_from_name(s.weight_type, uniform) &&
+        file_type_of(uniform) >= 0) {
         gguf_set_val_u32(ctx, "general.file_type", static_cast<uint32_t>(file_type_of(uniform)));
     }
 

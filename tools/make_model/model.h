@@ -25,7 +25,7 @@ struct Shape {
     int64_t     n_ctx         = 256;   // llama.context_length
     float       rope_base     = 10000.0f;
     float       rms_eps       = 1e-5f;
-    std::string weight_type   = "mixed"; // a ggml type name for every matrix, or "mixed" (Q4_K_M-like)
+    std::string weight_type   = "mixed"; // a ggml type name for every matrix (any case), or "mixed" (Q4_K_M-like)
     uint64_t    seed          = 42;
     bool        tied_output   = false; // no output.weight: the output projection is token_embd (as in small models)
 };
@@ -35,6 +35,13 @@ bool apply_preset(const std::string & name, Shape & shape);
 
 // An error message for a shape that cannot make a model (empty when it can).
 std::string check_shape(const Shape & shape);
+
+// A --type value, in any case ("Q4_K", "q4_k", "MIXED"): true with `name` set to its canonical spelling ("q4_K",
+// "mixed") for "mixed" or a type the tool can store (weight_type_names()); false for anything else.
+bool parse_weight_type(const std::string & text, std::string & name);
+
+// "mixed" and the name of every type the tool can store, comma-separated, for messages.
+std::string weight_type_names();
 
 enum class Init { Ones, Random };
 
@@ -55,7 +62,19 @@ struct Plan {
 // `error` (and no tensors) for an unknown type, or one whose blocks do not divide a row.
 Plan plan_tensors(const Shape & shape, std::string & error);
 
-// Sets every key-value pair of the file on ctx.
-void set_metadata(gguf_context * ctx, const Shape & shape);
+// The number of values in the planned tensors (the model's parameters).
+uint64_t parameter_count(const Plan & plan);
+
+// llama.cpp's size label for a parameter count (gguf-py's model_weight_count_rounded_notation): the count in
+// thousands, millions, billions or trillions with at least two significant digits: 67264 -> "67K",
+// 1344768 -> "1.3M", 1104218112 -> "1.1B".
+std::string size_label(uint64_t params);
+
+// general.name: "switchyard random llama (<preset>)" while the sizes are the preset's, "switchyard random llama
+// (<size label>)" once a flag changed one (or for a preset the tool does not know).
+std::string model_name(const Shape & shape, uint64_t params);
+
+// Sets every key-value pair of the file on ctx (general.size_label and general.name from the plan's size).
+void set_metadata(gguf_context * ctx, const Shape & shape, const Plan & plan);
 
 } // namespace switchyard::make_model

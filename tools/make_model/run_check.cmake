@@ -1,0 +1,82 @@
+# CTest driver for switchyard-make-model (cmake -P): runs it once and checks what it did.
+#   -DTOOL=<switchyard-make-model>  -DARGS="<arguments, space separated>"  -DEXPECT_EXIT=<status, default 0>
+#   -DEXPECT_STDOUT=<regex> -DEXPECT_STDERR=<regex>   optional: its standard output / error must match
+#   -DDIR=<folder>        optional: emptied (made) before the run; afterwards it must still be a folder and hold
+#                         exactly EXPECT_FILES (file names, '|'-separated; none when not given): no partial file,
+#                         no temporary
+#   -DFSIZE_BLOCKS=<n>    optional: run under `ulimit -f n` (sh's file size limit, in its blocks of 512 or 1024
+#                         bytes), so that writing past it fails
+#   -DGGUF=<file> -DEXPECT_KV=<key=value|..>  optional: the file must hold each pair as a GGUF string key-value
+#                         (key length, key, type 8 = string, value length, value: the bytes are spelled out here)
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+if (NOT DEFINED EXPECT_EXIT)
+    set(EXPECT_EXIT 0)
+endif()
+if (DEFINED DIR)
+    file(REMOVE_RECURSE ${DIR})
+    file(MAKE_DIRECTORY ${DIR})
+endif()
+
+set(command ${TOOL} ${args})
+if (DEFINED FSIZE_BLOCKS)
+    set(command sh -c "ulimit -f ${FSIZE_BLOCKS} && exec \"$0\" \"$@\"" ${command})
+endif()
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+
+if (NOT rc EQUAL EXPECT_EXIT)
+    message(FATAL_ERROR "switchyard-make-model ${ARGS} exited with ${rc}, expected ${EXPECT_EXIT}")
+endif()
+if (DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
+    message(FATAL_ERROR "the standard output of switchyard-make-model ${ARGS} does not match '${EXPECT_STDOUT}'")
+endif()
+if (DEFINED EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
+    message(FATAL_ERROR "the standard error of switchyard-make-model ${ARGS} does not match '${EXPECT_STDERR}'")
+endif()
+
+if (DEFINED DIR)
+    if (NOT IS_DIRECTORY ${DIR})
+        message(FATAL_ERROR "${DIR} is no longer a folder after the run")
+    endif()
+    file(GLOB left LIST_DIRECTORIES true RELATIVE ${DIR} ${DIR}/* ${DIR}/.*)
+    list(SORT left)
+    string(REPLACE "|" ";" expected "${EXPECT_FILES}")
+    list(SORT expected)
+    if (NOT "${left}" STREQUAL "${expected}")
+        message(FATAL_ERROR "${DIR} holds '${left}' after the run, expected '${expected}'")
+    endif()
+endif()
+
+# the bytes of a GGUF string (u64 length, little-endian, then the bytes) as lowercase hex
+function(gguf_string_hex text out_var)
+    string(LENGTH "${text}" n)
+    set(length "")
+    foreach (i RANGE 7)
+        math(EXPR byte "(${n} >> (8 * ${i})) & 255" OUTPUT_FORMAT HEXADECIMAL)
+        string(REGEX REPLACE "^0x" "" byte "${byte}")
+        string(LENGTH "${byte}" digits)
+        if (digits EQUAL 1)
+            set(byte "0${byte}")
+        endif()
+        string(APPEND length "${byte}")
+    endforeach()
+    string(HEX "${text}" bytes)
+    set(${out_var} "${length}${bytes}" PARENT_SCOPE)
+endfunction()
+
+if (DEFINED GGUF)
+    file(READ ${GGUF} head LIMIT 65536 HEX)
+    string(REPLACE "|" ";" pairs "${EXPECT_KV}")
+    foreach (pair IN LISTS pairs)
+        if (NOT pair MATCHES "^([^=]+)=(.*)$")
+            message(FATAL_ERROR "EXPECT_KV: '${pair}' is not key=value")
+        endif()
+        set(value "${CMAKE_MATCH_2}")
+        gguf_string_hex("${CMAKE_MATCH_1}" key_hex)
+        gguf_string_hex("${value}" value_hex)
+        string(FIND "${head}" "${key_hex}08000000${value_hex}" at)
+        if (at EQUAL -1)
+            message(FATAL_ERROR "${GGUF} does not hold the string pair ${pair}")
+        endif()
+    endforeach()
+endif()
