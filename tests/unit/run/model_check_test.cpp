@@ -1,6 +1,10 @@
 // switchyard-run's checks of a model file at load (tools/run/model.h, hparams.h): the vocabulary against the
 // embedding's rows, rms_epsilon and rope.freq_base, non-finite norm weights, weight types no backend multiplies,
-// a model path that is not a regular file. Bad files are rewritten from a good tiny model (test_models.h).
+// a model path that is not a regular file; and at run time, the node that first produces a non-finite value
+// when a weight matrix holds a NaN (diagnose.h). Bad files are rewritten from a good tiny model (test_models.h).
+#include "context.h"
+#include "devices.h"
+#include "diagnose.h"
 #include "model.h"
 
 #include "test_models.h"
@@ -92,6 +96,39 @@ TEST(ModelCheck, AModelPathMustBeARegularFile) {
     EXPECT_EQ(open_error(fifo), "'" + fifo + "' is not a regular file (a model is memory-mapped)"); // and no hang
     EXPECT_NE(open_error(temp_dir().string()).find("is not a regular file"), std::string::npos);
     ::unlink(fifo.c_str());
+}
+
+TEST(ModelCheck, TheFirstNodeWithANonFiniteValueIsFound) {
+    const std::string path = rewrite_model("nan_matrix.gguf", {{}, {}, [](const std::string & name, float * v, int64_t) {
+        if (name == "blk.1.ffn_up.weight") {
+            v[0] = kNaN; // row 0: the first FFN unit of layer 1
+        }
+    }});
+    std::string   error;
+    auto          model = Model::open(path, error); // matrices are not scanned at load
+    ASSERT_NE(model, nullptr) << error;
+    DeviceOptions options;
+    options.names     = {"CPU"};
+    options.n_threads = 2;
+    auto devices      = Devices::create(options, error);
+    ASSERT_NE(devices, nullptr) << error;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(model->place(devices->place(model->hparams(), [&](const std::string & n) { return model->type_of(n); }, notes),
+                             error));
+    auto ctx = Context::create(*model, *devices, {16, 16}, error);
+    ASSERT_NE(ctx, nullptr) << error;
+    std::vector<float> logits;
+    ASSERT_TRUE(ctx->decode({1, 2, 3}, false, logits, error)) << error;
+    EXPECT_GE(first_non_finite(logits), 0);
+    EXPECT_EQ(find_non_finite_node(*ctx, {1, 2, 3}),
+              "node 'ffn_up-1' (MUL_MAT of 'blk.1.ffn_up.weight' and 'ffn_norm-1') holds nan at element 0");
+    // the callback is gone afterwards: the same tokens run to the end again
+    EXPECT_TRUE(ctx->decode({4}, false, logits, error)) << error;
+}
+
+TEST(ModelCheck, FirstNonFinite) {
+    EXPECT_EQ(first_non_finite({1.0f, 2.0f}), -1);
+    EXPECT_EQ(first_non_finite({1.0f, std::numeric_limits<float>::infinity(), kNaN}), 1);
 }
 
 } // namespace
