@@ -1,6 +1,10 @@
 #include "cli.h"
 
-#include <cstdio>
+#include "ggml.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -11,8 +15,9 @@ namespace {
 
 bool parse_int(const std::string & text, int64_t & v) {
     char * end = nullptr;
+    errno      = 0;
     v          = std::strtoll(text.c_str(), &end, 10);
-    return !text.empty() && *end == '\0';
+    return !text.empty() && *end == '\0' && errno == 0;
 }
 
 bool parse_float(const std::string & text, float & v) {
@@ -34,77 +39,143 @@ std::vector<std::string> split(const std::string & text, char sep) {
     return parts;
 }
 
-bool parse_split_mode(const std::string & v, SplitMode & mode) {
-    static const std::map<std::string, SplitMode> modes = {
-        {"none", SplitMode::None}, {"layer", SplitMode::Layer}, {"tensor", SplitMode::Tensor}};
-    const auto it = modes.find(v);
-    if (it == modes.end()) {
-        return false;
-    }
-    mode = it->second;
-    return true;
+std::string range_text(int64_t lo, int64_t hi) {
+    return "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
 }
 
-// the flags that take a value: each sets its field from the text, false for a bad value
-using Setter = std::function<bool(Options &, const std::string &)>;
+// a comma-separated list of integers in [lo, hi]; a reason when it is not
+std::string int_list(const std::string & text, int64_t lo, int64_t hi, std::vector<int64_t> & out) {
+    out.clear();
+    for (const std::string & part : split(text, ',')) {
+        int64_t n = 0;
+        if (!parse_int(part, n) || n < lo || n > hi) {
+            return "each must be " + range_text(lo, hi);
+        }
+        out.push_back(n);
+    }
+    return "";
+}
+
+// the flags that take a value: each sets its field from the text and returns "" or why the value is bad
+using Setter = std::function<std::string(Options &, const std::string &)>;
 
 Setter int_in(int64_t lo, int64_t hi, std::function<void(Options &, int64_t)> set) {
-    return [=](Options & o, const std::string & v) {
+    return [=](Options & o, const std::string & v) -> std::string {
         int64_t n = 0;
         if (!parse_int(v, n) || n < lo || n > hi) {
-            return false;
+            return "must be " + range_text(lo, hi);
         }
         set(o, n);
-        return true;
+        return "";
     };
 }
 
+// a finite float that `ok` accepts (`what` says which)
+Setter float_if(std::function<bool(float)> ok, const char * what, std::function<void(Options &, float)> set) {
+    return [=](Options & o, const std::string & v) -> std::string {
+        float f = 0.0f;
+        if (!parse_float(v, f) || !std::isfinite(f) || !ok(f)) {
+            return std::string("must be ") + what;
+        }
+        set(o, f);
+        return "";
+    };
+}
+
+Setter one_of(std::map<std::string, std::function<void(Options &)>> values, const char * what) {
+    return [=](Options & o, const std::string & v) -> std::string {
+        const auto it = values.find(v);
+        if (it == values.end()) {
+            return std::string("must be ") + what;
+        }
+        it->second(o);
+        return "";
+    };
+}
+
+std::string set_tensor_split(Options & o, const std::string & v) {
+    o.devices.tensor_split.clear();
+    double sum = 0.0;
+    for (const std::string & part : split(v, ',')) {
+        float f = 0.0f;
+        if (!parse_float(part, f) || !std::isfinite(f) || f < 0.0f) {
+            return "the shares must be finite, non-negative numbers with a positive sum";
+        }
+        sum += f;
+        o.devices.tensor_split.push_back(f);
+    }
+    return sum > 0.0 ? "" : "the shares must be finite, non-negative numbers with a positive sum";
+}
+
+std::string set_tokens(Options & o, const std::string & v) {
+    std::vector<int64_t> ids;
+    if (std::string why = int_list(v, 0, INT32_MAX, ids); !why.empty()) {
+        return "token ids: " + why;
+    }
+    o.tokens.assign(ids.begin(), ids.end());
+    o.tokens_given = true;
+    return "";
+}
+
+std::string set_pg(Options & o, const std::string & v) {
+    std::vector<int64_t> pair;
+    if (!int_list(v, 1, 1 << 20, pair).empty() || pair.size() != 2) {
+        return "must be PP,TG: two integers in 1.." + std::to_string(1 << 20);
+    }
+    o.bench_options.pg.emplace_back(pair[0], pair[1]);
+    return "";
+}
+
 const std::map<std::string, Setter> & setters() {
+    using M = std::map<std::string, std::function<void(Options &)>>;
     static const std::map<std::string, Setter> table = {
-        {"-m", [](Options & o, const std::string & v) { o.model = v; return !v.empty(); }},
-        {"-p", [](Options & o, const std::string & v) { o.prompt = v; o.prompt_given = true; return true; }},
-        {"-n", int_in(0, 1 << 20, [](Options & o, int64_t n) { o.n_predict = static_cast<int>(n); })},
+        {"-m", [](Options & o, const std::string & v) { o.model = v; return v.empty() ? "must name a file" : ""; }},
+        {"-p", [](Options & o, const std::string & v) { o.prompt = v; o.prompt_given = true; return ""; }},
+        {"-f", [](Options & o, const std::string & v) { o.prompt_file = v; return v.empty() ? "must name a file" : ""; }},
+        {"-n", [](Options & o, const std::string & v) { o.n_text = v; return ""; }}, // read after all flags
         {"-c", int_in(0, 1 << 22, [](Options & o, int64_t n) { o.n_ctx = n; })},
         {"-b", int_in(1, 1 << 16, [](Options & o, int64_t n) { o.n_batch = n; })},
-        {"-t", int_in(1, 1024, [](Options & o, int64_t n) { o.devices.n_threads = static_cast<int>(n); })},
-        {"-r", int_in(1, 1000, [](Options & o, int64_t n) { o.bench_reps = static_cast<int>(n); })},
+        {"-t", int_in(1, GGML_MAX_N_THREADS, [](Options & o, int64_t n) { o.devices.n_threads = static_cast<int>(n); })},
+        {"-r", int_in(1, 1000, [](Options & o, int64_t n) { o.bench_options.reps = static_cast<int>(n); })},
+        {"-pg", set_pg},
+        {"-o", one_of(M{{"md", [](Options & o) { o.bench_options.format = BenchFormat::Markdown; }},
+                        {"csv", [](Options & o) { o.bench_options.format = BenchFormat::Csv; }},
+                        {"json", [](Options & o) { o.bench_options.format = BenchFormat::Json; }}},
+                      "md, csv or json")},
+        {"-fa", one_of(M{{"on", [](Options & o) { o.flash_attn = FlashAttn::On; }},
+                         {"off", [](Options & o) { o.flash_attn = FlashAttn::Off; }},
+                         {"auto", [](Options & o) { o.flash_attn = FlashAttn::Auto; }}},
+                       "on, off or auto")},
         {"-ngl", int_in(0, 1 << 20, [](Options & o, int64_t n) { o.devices.n_gpu_layers = static_cast<int>(n); })},
         {"--seed", int_in(0, 0xFFFFFFFFll, [](Options & o, int64_t n) {
              o.sampling.seed = static_cast<uint32_t>(n);
              o.seed_given    = true;
          })},
         {"--top-k", int_in(0, 1 << 24, [](Options & o, int64_t n) { o.sampling.top_k = static_cast<int>(n); })},
-        {"--temp", [](Options & o, const std::string & v) { return parse_float(v, o.sampling.temp); }},
-        {"--top-p", [](Options & o, const std::string & v) {
-             return parse_float(v, o.sampling.top_p) && o.sampling.top_p > 0.0f && o.sampling.top_p <= 1.0f;
+        {"--temp", float_if([](float) { return true; }, "a finite number",
+                            [](Options & o, float f) { o.sampling.temp = f; })},
+        {"--top-p", float_if([](float f) { return f > 0.0f && f <= 1.0f; }, "in (0, 1]",
+                             [](Options & o, float f) { o.sampling.top_p = f; })},
+        {"--min-p", float_if([](float f) { return f >= 0.0f && f <= 1.0f; }, "in [0, 1]",
+                             [](Options & o, float f) { o.sampling.min_p = f; })},
+        {"--repeat-penalty", float_if([](float f) { return f > 0.0f && std::isfinite(1.0f / f); },
+                                      "a finite number greater than 0",
+                                      [](Options & o, float f) { o.sampling.repeat_penalty = f; })},
+        {"--repeat-last-n", int_in(0, 1 << 20, [](Options & o, int64_t n) {
+             o.sampling.repeat_last_n = static_cast<int>(n);
+         })},
+        {"--split-mode", one_of(M{{"none", [](Options & o) { o.devices.mode = SplitMode::None; }},
+                                  {"layer", [](Options & o) { o.devices.mode = SplitMode::Layer; }},
+                                  {"tensor", [](Options & o) { o.devices.mode = SplitMode::Tensor; }}},
+                                "none, layer or tensor")},
+        {"--device", [](Options & o, const std::string & v) {
+             o.devices.names = split(v, ',');
+             return v.empty() ? "must name a device" : "";
          }},
-        {"--split-mode", [](Options & o, const std::string & v) { return parse_split_mode(v, o.devices.mode); }},
-        {"--device", [](Options & o, const std::string & v) { o.devices.names = split(v, ','); return !v.empty(); }},
-        {"--tensor-split", [](Options & o, const std::string & v) {
-             o.devices.tensor_split.clear();
-             for (const std::string & part : split(v, ',')) {
-                 float f = 0.0f;
-                 if (!parse_float(part, f) || f < 0.0f) {
-                     return false;
-                 }
-                 o.devices.tensor_split.push_back(f);
-             }
-             return true;
-         }},
-        {"--tokens", [](Options & o, const std::string & v) {
-             o.tokens.clear();
-             o.tokens_given = true;
-             for (const std::string & part : split(v, ',')) {
-                 int64_t id = 0;
-                 if (!parse_int(part, id) || id < 0 || id > INT32_MAX) {
-                     return false;
-                 }
-                 o.tokens.push_back(static_cast<int32_t>(id));
-             }
-             return true;
-         }},
-        {"--plan", [](Options & o, const std::string & v) { o.plan_path = v; return !v.empty(); }},
-        {"--trace", [](Options & o, const std::string & v) { o.trace_path = v; return !v.empty(); }},
+        {"--tensor-split", set_tensor_split},
+        {"--tokens", set_tokens},
+        {"--plan", [](Options & o, const std::string & v) { o.plan_path = v; return v.empty() ? "must name a file" : ""; }},
+        {"--trace", [](Options & o, const std::string & v) { o.trace_path = v; return v.empty() ? "must name a file" : ""; }},
     };
     return table;
 }
@@ -116,18 +187,78 @@ const std::map<std::string, std::function<void(Options &)>> & switches() {
         {"--list-devices", [](Options & o) { o.list_devices = true; }},
         {"--test-device", [](Options & o) { o.test_device = true; }},
         {"--no-repack", [](Options & o) { o.devices.repack = false; }},
+        {"-e", [](Options & o) { o.escape = true; }},
+        {"--no-escape", [](Options & o) { o.escape = false; }},
+        {"--version", [](Options & o) { o.version = true; }},
     };
     return table;
 }
 
 const std::map<std::string, std::string> & aliases() {
     static const std::map<std::string, std::string> table = {
-        {"--model", "-m"}, {"--prompt", "-p"}, {"--n-predict", "-n"}, {"--ctx-size", "-c"},
+        {"--model", "-m"}, {"--prompt", "-p"}, {"--file", "-f"}, {"--n-predict", "-n"}, {"--ctx-size", "-c"},
         {"--batch-size", "-b"}, {"--threads", "-t"}, {"--n-gpu-layers", "-ngl"}, {"--gpu-layers", "-ngl"},
         {"-sm", "--split-mode"}, {"-ts", "--tensor-split"}, {"-dev", "--device"}, {"--repetitions", "-r"},
-        {"-nr", "--no-repack"},
+        {"-nr", "--no-repack"}, {"-s", "--seed"}, {"--escape", "-e"}, {"--flash-attn", "-fa"},
+        {"--output", "-o"}, {"--n-prompt", "-p"}, {"--n-gen", "-n"}
     };
     return table;
+}
+
+// -p and -n as --bench reads them (lists of test sizes), or -n as a run reads it (a count)
+bool read_counts(Options & o, std::string & error) {
+    if (o.bench) {
+        if (o.prompt_given) {
+            if (std::string why = int_list(o.prompt, 0, 1 << 20, o.bench_options.n_prompt); !why.empty()) {
+                error = "bad value '" + o.prompt + "' for -p in --bench (prompt sizes): " + why;
+                return false;
+            }
+        }
+        if (!o.n_text.empty()) {
+            if (std::string why = int_list(o.n_text, 0, 1 << 20, o.bench_options.n_gen); !why.empty()) {
+                error = "bad value '" + o.n_text + "' for -n in --bench (generation sizes): " + why;
+                return false;
+            }
+        }
+        const BenchOptions & b    = o.bench_options;
+        const auto           none = [](const std::vector<int64_t> & v) {
+            return std::all_of(v.begin(), v.end(), [](int64_t n) { return n == 0; });
+        };
+        if (none(b.n_prompt) && none(b.n_gen) && b.pg.empty()) {
+            error = "--bench has no test to run (-p 0 and -n 0 without -pg)";
+            return false;
+        }
+        return true;
+    }
+    int64_t n = 0;
+    if (!o.n_text.empty()) {
+        if (!parse_int(o.n_text, n) || n < -1 || n > (1 << 20)) {
+            error = "bad value '" + o.n_text + "' for -n: must be " + range_text(-1, 1 << 20) + " (-1: no limit)";
+            return false;
+        }
+        o.n_predict = static_cast<int>(n);
+    }
+    return true;
+}
+
+// the prompt given once only; no run-only output with --bench
+bool check_combinations(const Options & o, std::string & error) {
+    if (o.bench) {
+        if (!o.plan_path.empty() || !o.trace_path.empty()) {
+            error = std::string(o.plan_path.empty() ? "--trace" : "--plan") + " applies to a generation run, not to --bench";
+            return false;
+        }
+        return true;
+    }
+    if (o.tokens_given && (o.prompt_given || !o.prompt_file.empty())) {
+        error = std::string("--tokens and ") + (o.prompt_given ? "-p" : "-f") + " both give the prompt: use one";
+        return false;
+    }
+    if (o.prompt_given && !o.prompt_file.empty()) {
+        error = "-p and -f both give the prompt: use one";
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -156,8 +287,8 @@ bool parse_options(int argc, char ** argv, Options & o, std::string & error) {
             return false;
         }
         const std::string value = argv[++i];
-        if (!it->second(o, value)) {
-            error = "bad value '" + value + "' for " + argv[i - 1];
+        if (const std::string why = it->second(o, value); !why.empty()) {
+            error = "bad value '" + value + "' for " + argv[i - 1] + ": " + why;
             return false;
         }
     }
@@ -165,45 +296,7 @@ bool parse_options(int argc, char ** argv, Options & o, std::string & error) {
         error = "--tokens needs at least one id";
         return false;
     }
-    return true;
-}
-
-void print_usage(std::FILE * f) {
-    std::fprintf(f,
-        "usage: switchyard-run [-m FILE] [-p PROMPT | --tokens IDS] [options]\n"
-        "\n"
-        "Runs a GGUF model of the LLaMA family (general.architecture llama or qwen2): processes the prompt in\n"
-        "batches, then generates token by token, streaming the text. Without -m it runs a small embedded model\n"
-        "with random weights (written once next to the executable), which produces meaningless text.\n"
-        "\n"
-        "  -m, --model FILE        the GGUF file\n"
-        "  -p, --prompt TEXT       the prompt (default \"Once upon a time\")\n"
-        "  --tokens 1,2,3          token ids instead of a prompt; the generated ids are printed instead of text\n"
-        "  -n, --n-predict N       tokens to generate (default 32)\n"
-        "  -c, --ctx-size N        KV cache positions (default: prompt + n; 512 for --bench)\n"
-        "  -b, --batch-size N      prompt tokens per graph (default 512)\n"
-        "  -t, --threads N         CPU threads (default: the hardware's, at most 8)\n"
-        "  --device A[,B..]        devices to offload to (see --list-devices; default: every GPU)\n"
-        "  --list-devices          list the devices and exit\n"
-        "  -ngl N                  layers on the devices, the last N (N > layers: the output layer too;\n"
-        "                          default 999: all); the others run on the CPU\n"
-        "  -sm, --split-mode M     none (the first device), layer (layers shared out among the devices,\n"
-        "                          default) or tensor (each layer split across the devices: a meta device)\n"
-        "  -ts, --tensor-split a,b the devices' shares (default: equal)\n"
-        "  -nr, --no-repack        keep all the CPU's weights mapped from the file (default: its q4_0, q4_K,\n"
-        "                          iq4_nl and q8_0 matrices are repacked for its MUL_MAT where the CPU offers\n"
-        "                          the CPU_REPACK buffer type)\n"
-        "  --temp X                temperature (default 0.8; 0: greedy)\n"
-        "  --top-k N               keep the N most likely tokens (default 40; 0: all)\n"
-        "  --top-p X               keep the most likely tokens up to probability X (default 0.95)\n"
-        "  --seed N                the sampler's seed (default: random, printed)\n"
-        "  --plan FILE             write the scheduler's plan of the last graph as JSON\n"
-        "  --trace FILE            write a Chrome/Perfetto trace of every computation\n"
-        "  --bench                 print pp512 and tg128 throughput as llama-bench's table\n"
-        "  -r N                    repetitions per --bench test (default 3)\n"
-        "  --test-device           register the GPU-like test device (TEST) for trying the splits\n"
-        "  -h, --help              this text\n"
-        "Exit status: 0 success, 1 an error (file, model, device, computation), 2 a usage error.\n");
+    return read_counts(o, error) && check_combinations(o, error);
 }
 
 } // namespace switchyard::run

@@ -1,5 +1,7 @@
 #include "context.h"
 
+#include "trace_recorder.h"
+
 #include <algorithm>
 
 namespace switchyard::run {
@@ -37,7 +39,7 @@ std::unique_ptr<Context> Context::create(const Model & model, const Devices & de
     const int64_t  n_tokens = std::min(params.n_batch, params.n_ctx);
     ggml_context * ctx      = graph_context(c->graph_mem_);
     GraphInputs    in;
-    ggml_cgraph *  gf = build_graph(ctx, model, c->cache_, n_tokens, params.n_ctx - n_tokens, true, in);
+    ggml_cgraph *  gf = build_graph(ctx, model, c->cache_, n_tokens, params.n_ctx - n_tokens, true, params.flash_attn, in);
     const bool     ok = ggml_backend_sched_reserve(c->sched_, gf);
     ggml_free(ctx);
     if (!ok) {
@@ -86,7 +88,7 @@ bool Context::run_batch(const int32_t * tokens, int64_t n, bool all_logits, std:
                         std::string & error) {
     ggml_context * ctx = graph_context(graph_mem_);
     GraphInputs    in;
-    ggml_cgraph *  gf = build_graph(ctx, model_, cache_, n, n_past_, all_logits, in);
+    ggml_cgraph *  gf = build_graph(ctx, model_, cache_, n, n_past_, all_logits, params_.flash_attn, in);
     ggml_backend_sched_reset(sched_);
     if (!ggml_backend_sched_alloc_graph(sched_, gf)) {
         ggml_free(ctx);
@@ -95,6 +97,9 @@ bool Context::run_batch(const int32_t * tokens, int64_t n, bool all_logits, std:
     }
     set_graph_inputs(in, tokens, n, n_past_);
     const ggml_status status = ggml_backend_sched_graph_compute(sched_, gf);
+    if (trace_ != nullptr) {
+        trace_->collect(n, n_past_);
+    }
     if (status != GGML_STATUS_SUCCESS) {
         ggml_free(ctx);
         error = std::string("decode: the computation failed: ") + ggml_status_to_string(status);

@@ -16,9 +16,12 @@
 
 namespace switchyard::run {
 
+class TraceRecorder;
+
 struct ContextParams {
-    int64_t n_ctx   = 512; // positions the KV cache holds
-    int64_t n_batch = 512; // tokens per graph at most
+    int64_t n_ctx      = 512;  // positions the KV cache holds
+    int64_t n_batch    = 512;  // tokens per graph at most
+    bool    flash_attn = true; // attention by FLASH_ATTN_EXT, else soft_max(K·Q)·V (graph.h)
 };
 
 class Context {
@@ -40,6 +43,9 @@ public:
     // Forgets the cached tokens.
     void clear() { n_past_ = 0; }
 
+    // Hands every computation from now on to trace (collect after each; nullptr: none). trace must outlive its use.
+    void set_trace(TraceRecorder * trace) { trace_ = trace; }
+
     int64_t              n_past() const { return n_past_; }
     int64_t              n_ctx() const { return cache_.n_ctx(); }
     ggml_backend_sched_t sched() const { return sched_; }
@@ -56,6 +62,7 @@ private:
     KvCache              cache_;
     ggml_backend_sched_t sched_  = nullptr;
     int64_t              n_past_ = 0;
+    TraceRecorder *      trace_  = nullptr;
     std::vector<uint8_t> graph_mem_; // the graphs' tensor descriptions
 };
 

@@ -5,6 +5,7 @@
 #include "hparams.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <thread>
@@ -27,7 +28,8 @@ SplitState split_along(int axis, const std::vector<int64_t> & shares) {
     return s;
 }
 
-// n units shared out in proportion to weights (largest remainder); empty when a device would get none
+// n units shared out in proportion to weights (largest remainder); empty when a device would get none. The
+// weights are finite and non-negative with a positive sum (Devices::create checks them).
 std::vector<int64_t> share_out(int64_t n, const std::vector<float> & weights) {
     const double         total = std::accumulate(weights.begin(), weights.end(), 0.0);
     std::vector<int64_t> shares(weights.size());
@@ -94,6 +96,23 @@ std::unique_ptr<Devices> Devices::create(const DeviceOptions & options, std::str
     }
     if (options.mode == SplitMode::Tensor && d->devs_.size() < 2) {
         error = "--split-mode tensor needs two devices or more (e.g. --device CPU,CPU)";
+        return nullptr;
+    }
+    if (options.n_threads < 0 || options.n_threads > GGML_MAX_N_THREADS) {
+        error = "-t: " + std::to_string(options.n_threads) + " CPU threads asked for, the CPU backend takes 1.." +
+                std::to_string(GGML_MAX_N_THREADS);
+        return nullptr;
+    }
+    double sum = 0.0;
+    for (float share : options.tensor_split) {
+        if (!std::isfinite(share) || share < 0.0f) {
+            error = "--tensor-split: the shares must be finite and non-negative";
+            return nullptr;
+        }
+        sum += share;
+    }
+    if (!options.tensor_split.empty() && !(sum > 0.0)) {
+        error = "--tensor-split: the shares must have a positive sum";
         return nullptr;
     }
     if (!options.tensor_split.empty() && options.tensor_split.size() != d->devs_.size()) {

@@ -33,7 +33,7 @@ struct DeviceOptions {
     SplitMode                mode         = SplitMode::Layer;
     int                      n_gpu_layers = 999;
     std::vector<float>       tensor_split;    // shares per device (any scale); empty: equal
-    int                      n_threads    = 0; // CPU threads; 0: the hardware's count, at most 8
+    int                      n_threads    = 0; // CPU threads, 1..GGML_MAX_N_THREADS; 0: the hardware's count, at most 8
     bool                     repack       = true; // the CPU's matrices into CPU_REPACK where it exists (-nr: off)
 };
 
@@ -57,7 +57,8 @@ public:
     Devices & operator=(const Devices &) = delete;
 
     // Resolves the names and creates the backends (and the meta device in tensor mode); nullptr with a message
-    // for an unknown device name, a split that does not fit the devices, or a backend that fails to start.
+    // for an unknown device name, a split that does not fit the devices (a share that is negative or not finite,
+    // shares summing to 0, a count that differs from the devices'), or a backend that fails to start.
     static std::unique_ptr<Devices> create(const DeviceOptions & options, std::string & error);
 
     // Places the model's layers. In tensor mode, also records the split state of every weight and KV cache

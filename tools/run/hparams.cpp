@@ -1,5 +1,8 @@
 #include "hparams.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace switchyard::run {
 
 namespace {
@@ -33,6 +36,21 @@ bool get_float(const gguf_context * g, const std::string & key, float & out) {
         case GGUF_TYPE_FLOAT64: out = static_cast<float>(gguf_get_val_f64(g, id)); return true;
         default:                return false;
     }
+}
+
+std::string number_text(float v) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", static_cast<double>(v));
+    return text;
+}
+
+// an optional float key: out keeps its default when absent; false with a message when the key is not a float
+bool read_float(const gguf_context * g, const std::string & key, float & out, std::string & error) {
+    if (gguf_find_key(g, key.c_str()) < 0 || get_float(g, key, out)) {
+        return true;
+    }
+    error = "key " + key + " is not a floating-point number";
+    return false;
 }
 
 } // namespace
@@ -80,8 +98,19 @@ bool read_hparams(const gguf_context * g, Hparams & hp, std::string & error) {
     }
     hp.n_ctx_train = 4096;
     get_int(g, a + "context_length", hp.n_ctx_train);
-    get_float(g, a + "rope.freq_base", hp.rope_base);
-    get_float(g, a + "attention.layer_norm_rms_epsilon", hp.rms_eps);
+    if (!read_float(g, a + "rope.freq_base", hp.rope_base, error) ||
+        !read_float(g, a + "attention.layer_norm_rms_epsilon", hp.rms_eps, error)) {
+        return false;
+    }
+    if (!std::isfinite(hp.rope_base) || hp.rope_base <= 0.0f) {
+        error = "invalid " + a + "rope.freq_base " + number_text(hp.rope_base) + " (must be finite and positive)";
+        return false;
+    }
+    if (!std::isfinite(hp.rms_eps) || hp.rms_eps < 0.0f) {
+        error = "invalid " + a + "attention.layer_norm_rms_epsilon " + number_text(hp.rms_eps) +
+                " (must be finite and not negative)";
+        return false;
+    }
     if (hp.n_layer > 4096 || hp.n_ctx_train <= 0) {
         error = "invalid " + a + "block_count or context_length";
         return false;

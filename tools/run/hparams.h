@@ -29,7 +29,8 @@ struct Hparams {
 };
 
 // Reads and checks the hyper-parameters; false with a message naming the key for an unsupported architecture,
-// a missing key or inconsistent values.
+// a missing key, inconsistent values, a rope.freq_base that is not finite and positive, or an
+// attention.layer_norm_rms_epsilon that is negative or not finite.
 bool read_hparams(const gguf_context * gguf, Hparams & hp, std::string & error);
 
 } // namespace switchyard::run

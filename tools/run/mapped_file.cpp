@@ -16,14 +16,24 @@ MappedFile::~MappedFile() {
 }
 
 bool MappedFile::open(const std::string & path, std::string & error) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // the type first: opening a FIFO would wait for a writer (and O_NONBLOCK keeps a file swapped in between
+    // from blocking the open)
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        error = "cannot open '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = "'" + path + "' is not a regular file (a model is memory-mapped)";
+        return false;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         error = "cannot open '" + path + "': " + std::strerror(errno);
         return false;
     }
-    struct stat st {};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        error = "'" + path + "' is not a regular file";
+        error = "'" + path + "' is not a regular file (a model is memory-mapped)";
         ::close(fd);
         return false;
     }

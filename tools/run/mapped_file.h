@@ -14,7 +14,8 @@ public:
     MappedFile(const MappedFile &)             = delete;
     MappedFile & operator=(const MappedFile &) = delete;
 
-    // Maps the whole file; false with a message in `error` (naming the file) when it cannot be opened or mapped.
+    // Maps the whole file; false with a message in `error` (naming the file) when it cannot be opened or mapped,
+    // or is not a regular file (checked before opening: a FIFO would block the open).
     bool open(const std::string & path, std::string & error);
 
     const unsigned char * data() const { return static_cast<const unsigned char *>(addr_); }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstring>
 
 namespace switchyard::run {
 
@@ -82,6 +84,24 @@ std::unique_ptr<Model> Model::open(const std::string & path, std::string & error
     return m;
 }
 
+namespace {
+
+// the length of tokenizer.ggml.tokens, -1 when the file has none
+int64_t vocabulary_size(const gguf_context * g) {
+    const int64_t id = gguf_find_key(g, "tokenizer.ggml.tokens");
+    if (id < 0 || gguf_get_kv_type(g, id) != GGUF_TYPE_ARRAY) {
+        return -1;
+    }
+    return static_cast<int64_t>(gguf_get_arr_n(g, id));
+}
+
+// the storage types a weight matrix may have: those MUL_MAT and GET_ROWS take (float and quantized)
+bool multipliable(ggml_type type) {
+    return type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16 || ggml_is_quantized(type);
+}
+
+} // namespace
+
 bool Model::check_tensors(std::string & error) {
     const ggml_tensor * embd = ggml_get_tensor(meta_ctx_, "token_embd.weight");
     if (embd == nullptr) {
@@ -89,7 +109,14 @@ bool Model::check_tensors(std::string & error) {
         return false;
     }
     hp_.n_vocab              = embd->ne[1];
-    const size_t data_offset = gguf_get_data_offset(gguf_);
+    const int64_t n_tokens   = vocabulary_size(gguf_);
+    if (n_tokens >= 0 && n_tokens != hp_.n_vocab) {
+        error = "token_embd.weight has " + std::to_string(hp_.n_vocab) + " rows, but the vocabulary " +
+                "(tokenizer.ggml.tokens) has " + std::to_string(n_tokens) + " tokens";
+        return false;
+    }
+    const size_t             data_offset = gguf_get_data_offset(gguf_);
+    std::vector<std::string> unsupported; // "name is type" of the matrices no backend multiplies
     for (const Expected & e : expected_tensors(hp_)) {
         const ggml_tensor * t = ggml_get_tensor(meta_ctx_, e.name.c_str());
         if (t == nullptr) {
@@ -110,16 +137,45 @@ bool Model::check_tensors(std::string & error) {
             error = "tensor " + e.name + " is " + ggml_type_name(t->type) + ", expected f32";
             return false;
         }
+        if (!e.f32 && !multipliable(t->type)) {
+            unsupported.push_back(e.name + " is " + ggml_type_name(t->type));
+        }
         const int64_t id  = gguf_find_tensor(gguf_, e.name.c_str());
-        const size_t  end = data_offset + gguf_get_tensor_offset(gguf_, id) + ggml_nbytes(t);
-        if (end > file_.size()) {
+        const size_t  off = data_offset + gguf_get_tensor_offset(gguf_, id);
+        if (off + ggml_nbytes(t) > file_.size()) {
             error = "the data of tensor " + e.name + " lies beyond the end of the file";
             return false;
         }
+        if (e.f32 && !check_finite(e.name, off, ggml_nelements(t), error)) {
+            return false;
+        }
+    }
+    if (!unsupported.empty()) {
+        error = "unsupported weight type" + std::string(unsupported.size() > 1 ? "s" : "") + ": " + unsupported[0];
+        if (unsupported.size() > 1) {
+            error += " (and " + std::to_string(unsupported.size() - 1) + " more: " + unsupported[1] +
+                     (unsupported.size() > 2 ? ", ...)" : ")");
+        }
+        error += "; weight matrices must be f32, f16, bf16 or a quantized type";
+        return false;
     }
     for (ggml_tensor * t = ggml_get_first_tensor(meta_ctx_); t != nullptr; t = ggml_get_next_tensor(meta_ctx_, t)) {
         n_params_ += static_cast<uint64_t>(ggml_nelements(t));
         n_bytes_ += ggml_nbytes(t);
+    }
+    return true;
+}
+
+// the f32 values of a norm or bias at byte offset off of the file: a NaN or infinity there is an error
+bool Model::check_finite(const std::string & name, size_t off, int64_t n, std::string & error) const {
+    for (int64_t i = 0; i < n; ++i) {
+        float v = 0.0f;
+        std::memcpy(&v, file_.data() + off + static_cast<size_t>(i) * sizeof(float), sizeof(float));
+        if (!std::isfinite(v)) {
+            error = "tensor " + name + " holds " + (std::isnan(v) ? "nan" : "an infinity") + " at element " +
+                    std::to_string(i) + " (norm weights and biases must be finite)";
+            return false;
+        }
     }
     return true;
 }

@@ -36,7 +36,10 @@ public:
     Model & operator=(const Model &) = delete;
 
     // Reads and checks the file; nullptr with a message for a missing file, a bad GGUF, an unsupported
-    // architecture, a missing tensor or a shape mismatch.
+    // architecture, bad hyper-parameters (hparams.h), a missing tensor, a shape mismatch, token_embd rows that
+    // differ from the vocabulary's size (tokenizer.ggml.tokens, when present), weight matrices of types no
+    // backend multiplies (i8, i16, i32, i64, f64: all named in one message), or a norm or bias holding a NaN or
+    // an infinity.
     static std::unique_ptr<Model> open(const std::string & path, std::string & error);
 
     // Puts the weights on the devices of the placement; false with a message when a buffer cannot be made.
@@ -75,6 +78,7 @@ public:
 private:
     Model() = default;
     bool check_tensors(std::string & error);
+    bool check_finite(const std::string & name, size_t off, int64_t n, std::string & error) const;
     // a placed tensor and the file's tensor that holds its data; matmul: read by MUL_MAT only, as src0
     struct Source {
         ggml_tensor *       t;

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <sstream>
 
 namespace switchyard::run {
@@ -101,35 +100,8 @@ void print_memory(const Model & model, const Context & ctx) {
     }
 }
 
-void print_bench_table(const Model & model, const Devices & devices, const std::vector<BenchRow> & rows) {
-    const Hparams & hp = model.hparams();
-    char            model_name[128];
-    std::snprintf(model_name, sizeof(model_name), "%s %.1fM %s", hp.arch.c_str(),
-                  static_cast<double>(model.n_params()) / 1e6, ggml_type_name(model.type_of("blk.0.attn_q.weight")));
-    char size[32], params[32];
-    std::snprintf(size, sizeof(size), "%.2f MiB", mib(model.n_bytes()));
-    std::snprintf(params, sizeof(params), "%.2f M", static_cast<double>(model.n_params()) / 1e6);
-    std::printf("| %-24s | %10s | %10s | %-16s | %7s | %12s | %20s |\n", "model", "size", "params", "backend",
-                "threads", "test", "t/s");
-    std::printf("| %s | %s: | %s: | %s | %s: | %s: | %s: |\n", std::string(24, '-').c_str(), std::string(9, '-').c_str(),
-                std::string(9, '-').c_str(), std::string(16, '-').c_str(), std::string(6, '-').c_str(),
-                std::string(11, '-').c_str(), std::string(19, '-').c_str());
-    for (const BenchRow & row : rows) {
-        const double n    = static_cast<double>(row.rates.size());
-        const double mean = std::accumulate(row.rates.begin(), row.rates.end(), 0.0) / n;
-        double       var  = 0.0;
-        for (double r : row.rates) {
-            var += (r - mean) * (r - mean);
-        }
-        const double sd = row.rates.size() > 1 ? std::sqrt(var / (n - 1.0)) : 0.0;
-        char         rate[48];
-        std::snprintf(rate, sizeof(rate), "%.2f ± %.2f", mean, sd);
-        std::printf("| %-24s | %10s | %10s | %-16s | %7d | %12s | %20s |\n", model_name, size, params,
-                    devices.describe().c_str(), devices.n_threads(), row.test.c_str(), rate);
-    }
-}
-
-void print_generation_bound(const Model & model, const std::vector<double> & tg_rates, const std::vector<double> & dram_gbs) {
+void print_generation_bound(std::FILE * out, const std::string & test, const Model & model,
+                            const std::vector<double> & tg_rates, const std::vector<double> & dram_gbs) {
     const auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v.empty() ? 0.0 : v[v.size() / 2];
@@ -141,9 +113,9 @@ void print_generation_bound(const Model & model, const std::vector<double> & tg_
     }
     const double bound = gbs * 1e9 / bytes;
     const double tg    = median(tg_rates);
-    std::printf("\ntg128 bound: DRAM read %.1f GB/s / %.2f MiB of weights per token = %.1f t/s; tg128 (median "
-                "%.1f t/s) reaches %.2f of it\n",
-                gbs, mib(static_cast<uint64_t>(bytes)), bound, tg, tg / bound);
+    std::fprintf(out, "\n%s bound: DRAM read %.1f GB/s / %.2f MiB of weights per token = %.1f t/s; %s (median "
+                 "%.1f t/s) reaches %.2f of it\n",
+                 test.c_str(), gbs, mib(static_cast<uint64_t>(bytes)), bound, test.c_str(), tg, tg / bound);
 }
 
 } // namespace switchyard::run

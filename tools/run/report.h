@@ -1,11 +1,12 @@
 // switchyard-run: what the runner prints after a run: the scheduler's plan per device (splits, copied inputs and
-// their bytes), the memory each device holds (weights, KV cache, compute buffer), and --bench's table in
-// llama-bench's markdown shape.
+// their bytes), the memory each device holds (weights, KV cache, compute buffer), and --bench's bound on the
+// generation speed (the table: bench_table.h).
 #pragma once
 
 #include "context.h"
 #include "model.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -18,15 +19,9 @@ void print_plan_summary(const Context & ctx);
 // compute buffer
 void print_memory(const Model & model, const Context & ctx);
 
-struct BenchRow {
-    std::string         test;   // "pp512", "tg128"
-    std::vector<double> rates;  // tokens/s of each repetition
-};
-
-void print_bench_table(const Model & model, const Devices & devices, const std::vector<BenchRow> & rows);
-
-// "tg128 bound: DRAM read X GB/s / Y MiB of weights per token = Z t/s; tg128 reaches R of it", from the tg128
-// rates and the DRAM bandwidths measured between them (medians of both)
-void print_generation_bound(const Model & model, const std::vector<double> & tg_rates, const std::vector<double> & dram_gbs);
+// "tg128 bound: DRAM read X GB/s / Y MiB of weights per token = Z t/s; tg128 reaches R of it", from a
+// generation test's rates and the DRAM bandwidths measured between them (medians of both)
+void print_generation_bound(std::FILE * out, const std::string & test, const Model & model,
+                            const std::vector<double> & tg_rates, const std::vector<double> & dram_gbs);
 
 } // namespace switchyard::run

@@ -13,6 +13,8 @@
 #include "sampler.h"
 #include "weights.h"
 
+#include "test_models.h"
+
 #include "support/test_device.h"
 
 #include <gtest/gtest.h>
@@ -27,46 +29,7 @@
 namespace switchyard::run {
 namespace {
 
-namespace fs = std::filesystem;
-
-make_model::Shape tiny_shape(const std::string & type) {
-    make_model::Shape s;
-    s.preset      = "test";
-    s.n_embd      = 64;
-    s.n_layer     = 2;
-    s.n_ff        = 128;
-    s.n_head      = 4;
-    s.n_head_kv   = 2;
-    s.n_vocab     = 300;
-    s.n_ctx       = 128;
-    s.weight_type = type;
-    s.seed        = 7;
-    return s;
-}
-
-fs::path temp_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("switchyard_runner_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-// writes a model (plan changed by `edit`), returning its path
-std::string write_model(const std::string & name, const make_model::Shape & shape,
-                        void (*edit)(make_model::Plan &) = nullptr) {
-    std::string      error;
-    make_model::Plan plan = make_model::plan_tensors(shape, error);
-    EXPECT_EQ(error, "");
-    if (edit != nullptr) {
-        edit(plan);
-    }
-    const std::string   path = (temp_dir() / name).string();
-    make_model::Summary summary;
-    EXPECT_TRUE(make_model::write_model(path, shape, plan, 1, summary, error)) << error;
-    return path;
-}
+using namespace testing_models;
 
 // the test device, registered once so that Devices finds it by name
 void register_test_device() {
@@ -324,12 +287,6 @@ TEST(Runner, DecodeRejectsBadTokensAndAFullContext) {
     EXPECT_FALSE(s.ctx->decode(std::vector<int32_t>(65, 1), false, logits, error));
     EXPECT_NE(error.find("context is full"), std::string::npos) << error;
     EXPECT_EQ(s.ctx->n_past(), 0);
-}
-
-std::string open_error(const std::string & path) {
-    std::string error;
-    EXPECT_EQ(Model::open(path, error), nullptr);
-    return error;
 }
 
 TEST(Runner, BadFilesAreErrors) {

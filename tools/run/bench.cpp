@@ -1,0 +1,113 @@
+#include "bench.h"
+
+#include "bench_table.h"
+#include "context.h"
+#include "dram_probe.h"
+#include "report.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace switchyard::run {
+
+namespace {
+
+std::vector<BenchRow> bench_tests(const BenchOptions & b) {
+    std::vector<BenchRow> rows;
+    for (int64_t p : b.n_prompt) {
+        if (p > 0) {
+            rows.push_back({"pp" + std::to_string(p), p, 0, {}});
+        }
+    }
+    for (int64_t n : b.n_gen) {
+        if (n > 0) {
+            rows.push_back({"tg" + std::to_string(n), 0, n, {}});
+        }
+    }
+    for (const auto & [p, n] : b.pg) {
+        rows.push_back({"pp" + std::to_string(p) + "+tg" + std::to_string(n), p, n, {}});
+    }
+    return rows;
+}
+
+// one run of a test from an empty cache: its tokens per second
+bool run_once(Context & ctx, const BenchRow & test, const std::vector<int32_t> & tokens, double & rate,
+              std::string & error) {
+    std::vector<float> logits;
+    ctx.clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (test.n_prompt > 0) {
+        const std::vector<int32_t> prompt(tokens.begin(), tokens.begin() + test.n_prompt);
+        if (!ctx.decode(prompt, false, logits, error)) {
+            return false;
+        }
+    }
+    for (int64_t i = 0; i < test.n_gen; ++i) {
+        if (!ctx.decode({tokens[static_cast<size_t>(i)]}, false, logits, error)) {
+            return false;
+        }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rate                 = static_cast<double>(test.n_prompt + test.n_gen) / seconds;
+    return true;
+}
+
+} // namespace
+
+int run_bench(const Model & model, const Devices & devices, const Options & o, const std::string & model_path,
+              std::FILE * info) {
+    std::vector<BenchRow> rows   = bench_tests(o.bench_options);
+    int64_t               needed = 1;
+    for (const BenchRow & r : rows) {
+        needed = std::max(needed, r.n_prompt + r.n_gen);
+    }
+    std::string error;
+    ContextParams params{std::max(o.n_ctx, needed), o.n_batch, o.flash_attn != FlashAttn::Off};
+    auto          ctx = Context::create(model, devices, params, error);
+    if (!ctx) {
+        std::fprintf(stderr, "switchyard-run: error: %s\n", error.c_str());
+        return 1;
+    }
+    std::vector<int32_t> tokens(static_cast<size_t>(needed));
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        tokens[i] = static_cast<int32_t>((i * 7 + 3) % static_cast<size_t>(model.hparams().n_vocab));
+    }
+    const BenchRow *    bound_test = nullptr; // the first tgN, whose repetitions the DRAM probe interleaves
+    std::vector<double> dram;                 // GB/s
+    for (BenchRow & test : rows) {
+        const bool probe = bound_test == nullptr && test.n_prompt == 0;
+        bound_test       = probe ? &test : bound_test;
+        for (int rep = -1; rep < o.bench_options.reps; ++rep) { // -1: the warm-up
+            double rate = 0.0;
+            if (!run_once(*ctx, test, tokens, rate, error)) {
+                std::fprintf(stderr, "switchyard-run: error: %s: %s\n", test.test.c_str(), error.c_str());
+                return 1;
+            }
+            if (rep >= 0) {
+                test.rates.push_back(rate);
+                if (probe) {
+                    dram.push_back(dram_read_gbs(devices.n_threads()));
+                }
+            }
+        }
+    }
+    BenchSetup setup;
+    const Hparams & hp = model.hparams();
+    char            type[128];
+    std::snprintf(type, sizeof(type), "%s %.1fM %s", hp.arch.c_str(), static_cast<double>(model.n_params()) / 1e6,
+                  ggml_type_name(model.type_of("blk.0.attn_q.weight")));
+    setup.model_filename = model_path;
+    setup.model_type     = type;
+    setup.model_size     = model.n_bytes();
+    setup.model_n_params = model.n_params();
+    setup.backends       = devices.describe();
+    setup.n_threads      = devices.n_threads();
+    setup.n_batch        = o.n_batch;
+    std::fputs(format_bench(setup, rows, o.bench_options.format).c_str(), stdout);
+    if (bound_test != nullptr) {
+        print_generation_bound(info, bound_test->test, model, bound_test->rates, dram);
+    }
+    return 0;
+}
+
+} // namespace switchyard::run
