@@ -6,9 +6,6 @@
 #ifndef SWITCHYARD_VERSION
 #define SWITCHYARD_VERSION "unknown"
 #endif
-#ifndef SWITCHYARD_GGML_API_VERSION
-#define SWITCHYARD_GGML_API_VERSION "unknown"
-#endif
 
 namespace switchyard::run {
 
@@ -75,8 +72,8 @@ void print_usage(std::FILE * f) {
 }
 
 void print_version(std::FILE * f) {
-    std::fprintf(f, "switchyard-run: Switchyard %s, implementing the API of ggml %s (ggml_version() %s, ggml_commit() %s)\n",
-                 SWITCHYARD_VERSION, SWITCHYARD_GGML_API_VERSION, ggml_version(), ggml_commit());
+    std::fprintf(f, "switchyard-run: Switchyard %s, implementing the API of ggml %s (ggml_commit() %s)\n",
+                 SWITCHYARD_VERSION, ggml_version(), ggml_commit());
 }
 
 } // namespace switchyard::run
