@@ -84,28 +84,42 @@ TEST(Attention, PlainAndFlashBuildDifferentGraphs) {
     EXPECT_EQ(count(plain, GGML_OP_SOFT_MAX), layers);
 }
 
+// The two attention paths compute the same function; the logits differ by their float rounding only. With f32
+// weights that stays below 1e-4 of the largest logit. With quantized weights the activations are rounded to q8
+// levels before each product, so a rounding difference can move a level (a step of about 1/127 of a block's
+// largest value) and, over many steps, a near tie between two tokens: there only the prompt's logits are compared,
+// with a tolerance for such a step, and its greedy token.
 TEST(Attention, PlainAndFlashGiveTheSameGreedyTokens) {
-    const std::string path  = default_model();
-    Loaded               flash = load(path, true), plain = load(path, false);
-    ASSERT_TRUE(flash.ctx && plain.ctx);
-    const int32_t        V = static_cast<int32_t>(flash.model->hparams().n_vocab);
-    std::vector<int32_t> tokens_f = {1, 17, 260, 5, 99}, tokens_p = tokens_f;
-    std::vector<float>   logits_f, logits_p;
-    std::string          error;
-    ASSERT_TRUE(flash.ctx->decode(tokens_f, false, logits_f, error)) << error;
-    ASSERT_TRUE(plain.ctx->decode(tokens_p, false, logits_p, error)) << error;
-    for (int step = 0; step < 24; ++step) {
-        float scale = 0.0f, diff = 0.0f;
-        for (size_t i = 0; i < logits_f.size(); ++i) {
-            scale = std::max(scale, std::fabs(logits_f[i]));
-            diff  = std::max(diff, std::fabs(logits_f[i] - logits_p[i]));
+    const std::string f32_model = write_model("attention_f32.gguf", tiny_shape("f32"));
+    struct Case {
+        std::string path;
+        float       tolerance;
+        int         steps;
+    };
+    for (const Case & c : {Case{f32_model, 1e-4f, 24}, Case{default_model(), 5e-2f, 1}}) {
+        const std::string & path = c.path;
+        SCOPED_TRACE(path);
+        Loaded flash = load(path, true), plain = load(path, false);
+        ASSERT_TRUE(flash.ctx && plain.ctx);
+        const int32_t        V = static_cast<int32_t>(flash.model->hparams().n_vocab);
+        std::vector<int32_t> tokens_f = {1, 17, 260, 5, 99}, tokens_p = tokens_f;
+        std::vector<float>   logits_f, logits_p;
+        std::string          error;
+        ASSERT_TRUE(flash.ctx->decode(tokens_f, false, logits_f, error)) << error;
+        ASSERT_TRUE(plain.ctx->decode(tokens_p, false, logits_p, error)) << error;
+        for (int step = 0; step < c.steps; ++step) {
+            float scale = 0.0f, diff = 0.0f;
+            for (size_t i = 0; i < logits_f.size(); ++i) {
+                scale = std::max(scale, std::fabs(logits_f[i]));
+                diff  = std::max(diff, std::fabs(logits_f[i] - logits_p[i]));
+            }
+            ASSERT_LE(diff, c.tolerance * scale) << "step " << step;
+            const int32_t id_f = Sampler({0.0f, 0, 1.0f, 1}).sample(logits_f.data(), V);
+            const int32_t id_p = Sampler({0.0f, 0, 1.0f, 1}).sample(logits_p.data(), V);
+            ASSERT_EQ(id_f, id_p) << "step " << step;
+            ASSERT_TRUE(flash.ctx->decode({id_f}, false, logits_f, error)) << error;
+            ASSERT_TRUE(plain.ctx->decode({id_p}, false, logits_p, error)) << error;
         }
-        ASSERT_LE(diff, 1e-4f * scale) << "step " << step;
-        const int32_t id_f = Sampler({0.0f, 0, 1.0f, 1}).sample(logits_f.data(), V);
-        const int32_t id_p = Sampler({0.0f, 0, 1.0f, 1}).sample(logits_p.data(), V);
-        ASSERT_EQ(id_f, id_p) << "step " << step;
-        ASSERT_TRUE(flash.ctx->decode({id_f}, false, logits_f, error)) << error;
-        ASSERT_TRUE(plain.ctx->decode({id_p}, false, logits_p, error)) << error;
     }
 }
 
