@@ -35,7 +35,7 @@ void add_ssm(std::vector<OpCase> & cases) {
     // d_state, head_dim, n_head, n_group, n_t, n_s, n_states, mamba1, K (kept states, at most n_t so that every
     // slot is written)
     struct Scan { int64_t d_state, head_dim, n_head, n_group, n_t, n_s, n_states; bool mamba1; int64_t K; };
-    for (const Scan s : {Scan{16, 4, 6, 2, 3, 2, 3, false, 3}, Scan{16, 2, 5, 1, 4, 1, 2, false, 2},
+    for (const Scan & s : {Scan{16, 4, 6, 2, 3, 2, 3, false, 3}, Scan{16, 2, 5, 1, 4, 1, 2, false, 2},
                          Scan{16, 2, 5, 1, 4, 2, 2, false, 1}, Scan{8, 1, 10, 1, 4, 2, 2, true, 1},
                          Scan{4, 1, 7, 1, 1, 3, 4, true, 1}}) {
         const std::string name = std::string("SSM_SCAN(") + (s.mamba1 ? "mamba1" : "mamba2") + ",d_state=" + std::to_string(s.d_state) +
