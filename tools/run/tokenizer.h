@@ -14,9 +14,10 @@
 // llama.cpp's (v0.5.0) for the same file and text: tests/tokenizer/run.sh compares them.
 //
 // Special tokens: the text of a control, user-defined or unknown token (token_type 3, 4, 2) that appears in the
-// text is that token ("<s>", "<|endoftext|>"; leftmost first, the longest at a position), as llama.cpp does when
-// asked to parse special tokens (llama-cli does for prompts). Details of each kind: tokenizer_llama.cpp,
-// tokenizer_gpt2.cpp.
+// text is that token ("<s>", "<|endoftext|>"; the longest token first, as llama.cpp finds them), as llama.cpp does
+// when asked to parse special tokens (llama-cli and llama-tokenize do for prompts). Tokens whose text looks
+// special (<|im_end|>, </s>, <PRE>, ...) count as control tokens whatever their type, as llama.cpp has them
+// (tokenizer_special.cpp). Details of each kind: tokenizer_llama.cpp, tokenizer_gpt2.cpp.
 //
 // A Tokenizer does not change after from_gguf: its const methods may be called from several threads at once.
 #pragma once
@@ -62,8 +63,8 @@ public:
     virtual int32_t      n_vocab() const = 0;
     virtual int32_t      bos() const = 0; // -1 when the file names none
     virtual int32_t      eos() const = 0; // -1 when the file names none
-    // true for the end-of-generation tokens: EOS, and the tokens <|eot_id|>, <|im_end|>, <|endoftext|>, <|eom_id|>,
-    // <|end|>, <end_of_turn> when the vocabulary has them
+    // true for the end-of-generation tokens: EOS, and those llama.cpp ends the generation on by their text
+    // (<|eot_id|>, <|im_end|>, <|endoftext|>, </s>, <end_of_turn>, ...: tokenizer_special.cpp)
     virtual bool is_eog(int32_t id) const = 0;
 
 protected:

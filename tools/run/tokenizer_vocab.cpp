@@ -4,18 +4,13 @@
 #include "unicode.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace switchyard::run {
 
 namespace {
 
 constexpr std::string_view kPrefix = "tokenizer.ggml.";
-
-// The texts of the end-of-turn tokens that also end generation when present (as llama.cpp's list of eot / eom
-// names, narrowed to the common ones).
-constexpr std::array<std::string_view, 6> kEogTexts = {
-    "<|eot_id|>", "<|im_end|>", "<|endoftext|>", "<|eom_id|>", "<|end|>", "<end_of_turn>",
-};
 
 // The id of an array key of element type `type`, -1 when absent (error empty) or when it is not such an array
 // of n elements (n = 0: any length; error set).
@@ -144,17 +139,8 @@ bool read_special_ids(const gguf_context * ctx, bool add_bos_default, Vocab & vo
            read_bool(ctx, prefix + "add_eos_token", vocab.add_eos, error);
 }
 
-// The end-of-generation set and the tokens matched literally in text.
+// The tokens matched literally in text.
 void collect_specials(Vocab & vocab) {
-    if (vocab.eos >= 0) {
-        vocab.eog.push_back(vocab.eos);
-    }
-    for (std::string_view text : kEogTexts) {
-        const int32_t id = vocab.find(text);
-        if (id >= 0 && std::find(vocab.eog.begin(), vocab.eog.end(), id) == vocab.eog.end()) {
-            vocab.eog.push_back(id);
-        }
-    }
     for (size_t i = 0; i < vocab.tokens.size(); ++i) {
         const TokenType t = vocab.types[i];
         const bool special = t == TokenType::Control || t == TokenType::UserDefined || t == TokenType::Unknown;
@@ -192,6 +178,9 @@ bool read_vocab(const gguf_context * ctx, bool need_scores, bool add_bos_default
         !read_special_ids(ctx, add_bos_default, vocab, error)) {
         return false;
     }
+    const int64_t name = gguf_find_key(ctx, "general.name");
+    apply_token_rules(vocab, name >= 0 && gguf_get_kv_type(ctx, name) == GGUF_TYPE_STRING
+                                 ? gguf_get_val_str(ctx, name) : "");
     collect_specials(vocab);
     return true;
 }
@@ -213,13 +202,17 @@ std::vector<Fragment> split_specials(const Vocab & vocab, std::string_view text)
                 next.push_back(fragment);
                 continue;
             }
-            std::string_view rest = fragment.text;
+            const bool       rstrip = !vocab.rstrip.empty() && vocab.rstrip[static_cast<size_t>(id)];
+            std::string_view rest   = fragment.text;
             for (size_t at = rest.find(special); at != std::string_view::npos; at = rest.find(special)) {
                 if (at > 0) {
                     next.push_back({rest.substr(0, at), -1});
                 }
                 next.push_back({rest.substr(at, special.size()), id});
                 rest.remove_prefix(at + special.size());
+                while (rstrip && !rest.empty() && std::isspace(static_cast<unsigned char>(rest[0]))) {
+                    rest.remove_prefix(1);
+                }
             }
             if (!rest.empty()) {
                 next.push_back({rest, -1});

@@ -45,7 +45,8 @@ struct Vocab {
     int32_t                  unk     = -1;
     bool                     add_bos = false;
     bool                     add_eos = false;
-    std::vector<int32_t>     eog;      // eos and the end-of-turn tokens present
+    std::vector<int32_t>     eog;      // the end-of-generation tokens: eos and those of tokenizer_special.cpp
+    std::vector<bool>        rstrip;   // (empty, or one per token) whitespace after the token is dropped (Phi-3)
     // the tokens matched literally in text (control, user-defined, unknown; not empty), longest first (ties:
     // the lower id first)
     std::vector<int32_t>     specials;
@@ -64,6 +65,10 @@ struct Vocab {
 // key in `error` otherwise.
 bool read_vocab(const gguf_context * ctx, bool need_scores, bool add_bos_default, Vocab & vocab, std::string & error);
 
+// llama.cpp's rules by token text (tokenizer_special.cpp): the types of the tokens that look special, the
+// end-of-generation set, and Phi-3's stripping; model_name is general.name.
+void apply_token_rules(Vocab & vocab, std::string_view model_name);
+
 // A piece of the text being encoded: plain text (special = -1) or the special token it spells.
 struct Fragment {
     std::string_view text;
@@ -72,7 +77,8 @@ struct Fragment {
 
 // Splits text around the special tokens it spells, as llama.cpp does: the longest special token first, at every
 // place the text (what is left of it between the tokens found so far) spells it, left to right; then the next
-// longest, and so on.
+// longest, and so on. After a token with rstrip, the whitespace (space, \t \n \v \f \r) that follows it in the
+// same piece of text is dropped.
 std::vector<Fragment> split_specials(const Vocab & vocab, std::string_view text);
 
 // One symbol of the merge loop: text[pos, pos + len) of the string being merged; len 0 once merged away.

@@ -111,4 +111,37 @@ TEST(TokenizerCompat, LlamaCutsMalformedUtf8ByTheLeadByte) {
     EXPECT_EQ(tok->encode("b\xc3", false), (Ids{3, 5, c3}));
 }
 
+TEST(TokenizerCompat, TokensThatLookSpecialAreSpecial) {
+    // normal tokens by type, but llama.cpp makes control tokens of these texts (and end-of-generation ones of
+    // <|im_end|>), user-defined of <|channel|>
+    VocabSpec     v       = gpt2_vocab({});
+    const int32_t im_end  = v.add("<|im_end|>");
+    const int32_t pre     = v.add("<PRE>");
+    const int32_t channel = v.add("<|channel|>");
+    const int32_t s_end   = v.add("</s>");
+    const auto    tok     = load(v);
+    ASSERT_NE(tok, nullptr);
+    EXPECT_EQ(tok->encode("x<|im_end|><PRE><|channel|></s>", false), (Ids{'x', im_end, pre, channel, s_end}));
+    EXPECT_TRUE(tok->is_eog(im_end));
+    EXPECT_TRUE(tok->is_eog(s_end));
+    EXPECT_FALSE(tok->is_eog(pre));
+    EXPECT_EQ(tok->piece(pre), "");               // control: not printed
+    EXPECT_EQ(tok->piece(channel), "<|channel|>"); // user-defined: printed
+    // with <|tool_response>, </s> is an ordinary token (Gemma 4): spelt out by its characters
+    v.add("<|tool_response>", 0.0f, kControl);
+    const auto gemma = load(v);
+    ASSERT_NE(gemma, nullptr);
+    EXPECT_EQ(gemma->encode("</s>", false), (Ids{'<', '/', 's', '>'}));
+    EXPECT_FALSE(gemma->is_eog(s_end));
+}
+
+TEST(TokenizerCompat, Phi3StripsTheSpaceAfterSpecialTokens) {
+    VocabSpec v = abc_vocab(-3.0f, -4.0f);
+    // after </s> the text " b" gets the space prefix again: ▁▁b; Phi-3 drops the space first: ▁b
+    EXPECT_EQ(load(v)->encode("a</s> b", false), (Ids{3, 4, 2, 3, 3, 5}));
+    v.name = "Phi-3 mini 4k";
+    EXPECT_EQ(load(v)->encode("a</s> b", false), (Ids{3, 4, 2, 3, 5}));
+    EXPECT_EQ(load(v)->encode("<s> a", false), (Ids{1, 3, 3, 4})); // not after <s>
+}
+
 } // namespace

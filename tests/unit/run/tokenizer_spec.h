@@ -44,6 +44,7 @@ struct VocabSpec {
     std::optional<bool>      add_bos;
     std::optional<bool>      add_eos;
     std::optional<bool>      add_space_prefix;
+    std::optional<std::string> name; // general.name
 
     // appends a token and returns its id
     int32_t add(const std::string & text, float score = 0.0f, int32_t type = kNormal) {
@@ -105,6 +106,9 @@ inline GgufPtr make_gguf(const VocabSpec & spec) {
     }
     if (spec.add_eos) {
         gguf_set_val_bool(ctx.get(), "tokenizer.ggml.add_eos_token", *spec.add_eos);
+    }
+    if (spec.name) {
+        gguf_set_val_str(ctx.get(), "general.name", spec.name->c_str());
     }
     if (spec.add_space_prefix) {
         gguf_set_val_bool(ctx.get(), "tokenizer.ggml.add_space_prefix", *spec.add_space_prefix);
