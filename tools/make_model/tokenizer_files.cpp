@@ -219,21 +219,14 @@ int32_t config_token(const Files & files, const char * key) {
     return -1;
 }
 
-bool read_hf_files(const Files & files, const std::string & pre, Vocabulary & v, std::string & error) {
+// tokenizer.json's tokens: model.vocab, then the added tokens at their ids (special: control, else user-defined)
+bool read_hf_tokens(const Files & files, const Json & model, bool spm, Vocabulary & v, std::string & error) {
     const std::string & path  = files.names[0];
-    const Json &        model = *files.tokenizer->find("model");
-    const Json *        type  = model.find("type");
-    if (type == nullptr || type->string() != "BPE") {
-        error = "'" + path + "': model type '" + (type ? type->string() : "") + "' is not supported (BPE only)";
-        return false;
-    }
-    const Json * vocab = model.find("vocab");
+    const Json *        vocab = model.find("vocab");
     if (vocab == nullptr || !vocab->is(Json::Type::Object)) {
         error = "'" + path + "': model.vocab is missing or not an object";
         return false;
     }
-    const Json * fallback = model.find("byte_fallback");
-    const bool   spm      = fallback != nullptr && fallback->boolean();
     for (const auto & [text, id] : vocab->members()) {
         const bool byte = spm && text.size() == 6 && text.rfind("<0x", 0) == 0 && text[5] == '>';
         if (!id.integer() || !place(v, *id.integer(), text, byte ? kByte : kNormal)) {
@@ -241,21 +234,23 @@ bool read_hf_files(const Files & files, const std::string & pre, Vocabulary & v,
             return false;
         }
     }
-    if (const Json * added = files.tokenizer->find("added_tokens")) {
-        for (const Json & token : added->items()) {
-            const Json * text = token.find("content");
-            const Json * id   = token.find("id");
-            const Json * special = token.find("special");
-            if (text == nullptr || id == nullptr || !id->integer() ||
-                !place(v, *id->integer(), text->string(), special && special->boolean() ? kControl : kUserDefined)) {
-                error = "'" + path + "': an added token without content or a good id";
-                return false;
-            }
+    static const std::vector<Json> none;
+    const Json *                   added = files.tokenizer->find("added_tokens");
+    for (const Json & token : added != nullptr ? added->items() : none) {
+        const Json * text    = token.find("content");
+        const Json * id      = token.find("id");
+        const Json * special = token.find("special");
+        if (text == nullptr || id == nullptr || !id->integer() ||
+            !place(v, *id->integer(), text->string(), special && special->boolean() ? kControl : kUserDefined)) {
+            error = "'" + path + "': an added token without content or a good id";
+            return false;
         }
     }
-    if (!read_merges(model, path, v.merges, error)) {
-        return false;
-    }
+    return true;
+}
+
+// the special token ids and add_bos / add_eos that tokenizer_config.json gives
+void read_hf_config(const Files & files, Vocabulary & v) {
     v.bos = config_token(files, "bos_token");
     v.eos = config_token(files, "eos_token");
     v.unk = config_token(files, "unk_token");
@@ -268,30 +263,50 @@ bool read_hf_files(const Files & files, const std::string & pre, Vocabulary & v,
             *field = flag->boolean();
         }
     }
+}
+
+// SentencePiece-style: a token's score is minus the rank of the first merge that makes it; no merges written
+void score_by_merges(Vocabulary & v) {
+    v.scores.assign(v.tokens.size(), 0.0f);
+    std::unordered_map<std::string, int32_t> ids;
+    for (size_t i = 0; i < v.tokens.size(); ++i) {
+        ids.emplace(v.tokens[i], static_cast<int32_t>(i));
+    }
+    std::vector<bool> scored(v.tokens.size(), false);
+    for (size_t rank = 0; rank < v.merges.size(); ++rank) {
+        std::string joined = v.merges[rank];
+        joined.erase(joined.find(' ', 1), 1);
+        const auto it = ids.find(joined);
+        if (it != ids.end() && !scored[static_cast<size_t>(it->second)]) {
+            scored[static_cast<size_t>(it->second)]   = true;
+            v.scores[static_cast<size_t>(it->second)] = -static_cast<float>(rank);
+        }
+    }
+    v.merges.clear();
+}
+
+bool read_hf_files(const Files & files, const std::string & pre, Vocabulary & v, std::string & error) {
+    const std::string & path  = files.names[0];
+    const Json &        model = *files.tokenizer->find("model");
+    const Json *        type  = model.find("type");
+    if (type == nullptr || type->string() != "BPE") {
+        error = "'" + path + "': model type '" + (type ? type->string() : "") + "' is not supported (BPE only)";
+        return false;
+    }
+    const Json * fallback = model.find("byte_fallback");
+    const bool   spm      = fallback != nullptr && fallback->boolean();
+    if (!read_hf_tokens(files, model, spm, v, error) || !read_merges(model, path, v.merges, error)) {
+        return false;
+    }
+    read_hf_config(files, v);
     v.source = files.names[0] + (files.config ? " + " + files.names[1] : "");
     if (spm) {
-        // SentencePiece-style: scores from the merge ranks, no merges written
         v.model = "llama";
         v.pre   = pre.empty() ? "default" : pre;
-        v.scores.assign(v.tokens.size(), 0.0f);
-        std::unordered_map<std::string, int32_t> ids;
-        for (size_t i = 0; i < v.tokens.size(); ++i) {
-            ids.emplace(v.tokens[i], static_cast<int32_t>(i));
-        }
-        std::vector<bool> scored(v.tokens.size(), false);
-        for (size_t rank = 0; rank < v.merges.size(); ++rank) {
-            std::string joined = v.merges[rank];
-            joined.erase(joined.find(' ', 1), 1);
-            const auto it = ids.find(joined);
-            if (it != ids.end() && !scored[static_cast<size_t>(it->second)]) {
-                scored[static_cast<size_t>(it->second)] = true;
-                v.scores[static_cast<size_t>(it->second)] = -static_cast<float>(rank);
-            }
-        }
+        score_by_merges(v);
         if (v.unk >= 0) {
             v.types[static_cast<size_t>(v.unk)] = kUnknown;
         }
-        v.merges.clear();
         return true;
     }
     v.model = "gpt2";

@@ -273,7 +273,7 @@ TEST(Gpt2Tokenizer, RoundTripAndSpecialTokens) {
 }
 
 // Random strings of awkward pieces (spaces, contractions, digits, punctuation, multi-byte and invalid UTF-8)
-// decode back to themselves through both kinds.
+// decode back to themselves through both kinds (gpt2: with each malformed byte as U+FFFD, as llama.cpp reads it).
 TEST(TokenizerRoundTrip, RandomText) {
     VocabSpec llama = abc_vocab(-3.0f, -4.0f);
     llama.add_byte_tokens();
