@@ -7,7 +7,7 @@ added later (a letter of a newer script) is "other" to both. They come from the 
 through ctypes): u_charType for the general category, u_charAge to leave out what came after 15.1. An ICU of
 Unicode 15.0 (ICU 72, Debian 12) lacks 15.1's 627 additions, which are listed here (CJK Extension I, four
 ideographic description characters, one CJK stroke). Whitespace is the White_Space property of the Unicode
-Character Database (PropList.txt), the same in every version since 4.1.
+Character Database (PropList.txt), unchanged since Unicode 6.3.
 
     tests/tokenizer/gen_unicode_classes.py > tools/run/unicode_classes.cpp
 """
