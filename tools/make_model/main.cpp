@@ -3,6 +3,7 @@
 // status: 0 written and verified, 1 an error while writing or verifying (no file is left), 2 a usage error.
 #include "model.h"
 #include "output_file.h"
+#include "tokenizer_files.h"
 #include "weights.h"
 
 #include <algorithm>
@@ -37,6 +38,12 @@ void usage(std::FILE * f) {
                  "  --heads N           llama.attention.head_count    --kv-heads N llama.attention.head_count_kv\n"
                  "  --vocab N           tokens (at least 259)         --rope-base X, --rms-eps X\n"
                  "  --seed N            the weights' seed (default 42)\n"
+                 "  --tokenizer FILE..  a real vocabulary instead of the synthetic one, with the tokenizer.ggml.*\n"
+                 "                      keys llama.cpp's converter writes: GPT-2's encoder.json and vocab.bpe, or a\n"
+                 "                      Hugging Face tokenizer.json (BPE) and its tokenizer_config.json; the\n"
+                 "                      vocabulary's size sets --vocab\n"
+                 "  --tokenizer-pre NAME  tokenizer.ggml.pre, for a tokenizer.json whose pre-tokenizer is not told\n"
+                 "                      from the file (llama-bpe, qwen2, ...: llama.cpp's names)\n"
                  "  --tied-output       no output.weight (the output projection is token_embd)\n"
                  "  --threads N         threads generating and quantizing (default: all)\n"
                  "  --no-progress       no progress on stderr (by default, after a second: a line that updates on a\n"
@@ -59,8 +66,11 @@ bool parse_float(const char * text, float & v) {
 }
 
 struct Args {
-    std::string path;
-    Shape       shape;
+    std::string              path;
+    Shape                    shape;
+    std::vector<std::string> tokenizer_files; // --tokenizer
+    std::string              tokenizer_pre;   // --tokenizer-pre
+    bool                     vocab_given = false;
     int         threads  = 0;
     bool        progress = true;
     bool        help     = false;
@@ -86,6 +96,16 @@ bool parse_args(int argc, char ** argv, Args & a) {
             std::fprintf(stderr, "switchyard-make-model: %s: unknown option or missing value\n", arg.c_str());
             return false;
         }
+        if (arg == "--tokenizer") { // the files up to the next flag
+            while (i + 1 < argc && argv[i + 1][0] != '-') {
+                a.tokenizer_files.emplace_back(argv[++i]);
+            }
+            if (a.tokenizer_files.empty()) {
+                std::fprintf(stderr, "switchyard-make-model: --tokenizer needs its files\n");
+                return false;
+            }
+            continue;
+        }
         const char * value = argv[++i];
         int64_t      n     = 0;
         bool         ok    = true;
@@ -100,6 +120,8 @@ bool parse_args(int argc, char ** argv, Args & a) {
                              value, weight_type_names().c_str());
                 return false;
             }
+        } else if (arg == "--tokenizer-pre") {
+            a.tokenizer_pre = value;
         } else if (arg == "--rope-base") {
             ok = parse_float(value, a.shape.rope_base);
         } else if (arg == "--rms-eps") {
@@ -124,6 +146,7 @@ bool parse_args(int argc, char ** argv, Args & a) {
                 return false;
             }
             ok = parse_int(value, *field);
+            a.vocab_given = a.vocab_given || field == &a.shape.n_vocab;
         }
         if (!ok) {
             std::fprintf(stderr, "switchyard-make-model: bad value '%s' for %s\n", value, arg.c_str());
@@ -192,6 +215,30 @@ bool make_file(const Args & args, const Plan & plan, int threads, Summary & summ
            verify_model(out.temp_path(), plan, error) && out.commit(error);
 }
 
+// --tokenizer: the vocabulary read into the shape (its size the vocabulary's); false with a message
+bool read_vocabulary(Args & args, std::string & error) {
+    if (args.tokenizer_files.empty()) {
+        if (!args.tokenizer_pre.empty()) {
+            error = "--tokenizer-pre applies to a vocabulary read by --tokenizer";
+            return false;
+        }
+        return true;
+    }
+    auto vocabulary = std::make_shared<Vocabulary>();
+    if (!read_tokenizer_files(args.tokenizer_files, args.tokenizer_pre, *vocabulary, error)) {
+        return false;
+    }
+    const auto n = static_cast<int64_t>(vocabulary->tokens.size());
+    if (args.vocab_given && args.shape.n_vocab != n) {
+        error = "--vocab " + std::to_string(args.shape.n_vocab) + " differs from the " + std::to_string(n) +
+                " tokens of --tokenizer";
+        return false;
+    }
+    args.shape.n_vocab    = n;
+    args.shape.vocabulary = std::move(vocabulary);
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char ** argv) {
@@ -204,8 +251,12 @@ int main(int argc, char ** argv) {
         usage(stdout);
         return 0;
     }
+    std::string error;
+    if (!read_vocabulary(args, error)) {
+        std::fprintf(stderr, "switchyard-make-model: %s\n", error.c_str());
+        return 1;
+    }
     const std::string bad_shape = check_shape(args.shape);
-    std::string       error;
     const Plan        plan = bad_shape.empty() ? plan_tensors(args.shape, error) : Plan{};
     if (!bad_shape.empty() || !error.empty()) {
         std::fprintf(stderr, "switchyard-make-model: %s\n", bad_shape.empty() ? error.c_str() : bad_shape.c_str());
@@ -228,5 +279,10 @@ int main(int argc, char ** argv) {
                 plan.tensors.size(), static_cast<double>(summary.params) / 1e6, size_label(summary.params).c_str(),
                 static_cast<double>(summary.bytes) / (1 << 20), static_cast<unsigned long long>(args.shape.seed),
                 seconds);
+    if (const auto & v = args.shape.vocabulary) {
+        std::printf("vocabulary: %s (tokenizer.ggml.model %s, pre %s), %zu tokens%s\n", v->source.c_str(),
+                    v->model.c_str(), v->pre.c_str(), v->tokens.size(),
+                    v->merges.empty() ? "" : (", " + std::to_string(v->merges.size()) + " merges").c_str());
+    }
     return 0;
 }

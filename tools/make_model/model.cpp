@@ -142,8 +142,12 @@ std::string check_shape(const Shape & s) {
     if (s.n_head % s.n_head_kv != 0) {
         return "the head count must be a multiple of the KV head count";
     }
-    if (s.n_vocab < 259) {
+    if (s.n_vocab < 259 && !s.vocabulary) { // the synthetic vocabulary's; a real one (--tokenizer) has its own size
         return "the vocabulary needs at least 259 tokens (3 special and 256 byte tokens)";
+    }
+    if (s.vocabulary && static_cast<size_t>(s.n_vocab) != s.vocabulary->tokens.size()) {
+        return "the vocabulary has " + std::to_string(s.vocabulary->tokens.size()) + " tokens, the shape " +
+               std::to_string(s.n_vocab);
     }
     if (s.n_embd > (int64_t{1} << 20) || s.n_ff > (int64_t{1} << 22) || s.n_vocab > (int64_t{1} << 22) ||
         s.n_layer > 1024) {
@@ -294,25 +298,62 @@ void set_metadata(gguf_context * ctx, const Shape & s, const Plan & plan) {
     gguf_set_val_f32(ctx, "llama.attention.layer_norm_rms_epsilon", s.rms_eps);
     gguf_set_val_u32(ctx, "llama.vocab_size", static_cast<uint32_t>(s.n_vocab));
 
-    const std::vector<std::string> tokens = vocabulary(s.n_vocab);
-    std::vector<const char *>      token_ptrs;
-    std::vector<float>             scores;
-    std::vector<int32_t>           types;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-        token_ptrs.push_back(tokens[i].c_str());
-        scores.push_back(i < 259 ? 0.0f : -static_cast<float>(i - 259));
-        // llama.cpp's token types: 1 normal, 2 unknown, 3 control, 6 byte
-        types.push_back(i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1);
+    if (s.vocabulary) {
+        set_vocabulary(ctx, *s.vocabulary);
+        return;
     }
-    gguf_set_val_str(ctx, "tokenizer.ggml.model", "llama");
-    gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", token_ptrs.data(), token_ptrs.size());
-    gguf_set_arr_data(ctx, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores.data(), scores.size());
-    gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, types.data(), types.size());
-    gguf_set_val_u32(ctx, "tokenizer.ggml.unknown_token_id", 0);
-    gguf_set_val_u32(ctx, "tokenizer.ggml.bos_token_id", 1);
-    gguf_set_val_u32(ctx, "tokenizer.ggml.eos_token_id", 2);
-    gguf_set_val_bool(ctx, "tokenizer.ggml.add_bos_token", true);
-    gguf_set_val_bool(ctx, "tokenizer.ggml.add_eos_token", false);
+    Vocabulary synthetic;
+    synthetic.model  = "llama";
+    synthetic.tokens = vocabulary(s.n_vocab);
+    for (size_t i = 0; i < synthetic.tokens.size(); ++i) {
+        synthetic.scores.push_back(i < 259 ? 0.0f : -static_cast<float>(i - 259));
+        // llama.cpp's token types: 1 normal, 2 unknown, 3 control, 6 byte
+        synthetic.types.push_back(i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1);
+    }
+    synthetic.unk     = 0;
+    synthetic.bos     = 1;
+    synthetic.eos     = 2;
+    synthetic.add_bos = true;
+    synthetic.add_eos = false;
+    set_vocabulary(ctx, synthetic);
+}
+
+void set_vocabulary(gguf_context * ctx, const Vocabulary & v) {
+    const auto set_strings = [ctx](const char * key, const std::vector<std::string> & values) {
+        std::vector<const char *> ptrs;
+        ptrs.reserve(values.size());
+        for (const std::string & value : values) {
+            ptrs.push_back(value.c_str());
+        }
+        gguf_set_arr_str(ctx, key, ptrs.data(), ptrs.size());
+    };
+    gguf_set_val_str(ctx, "tokenizer.ggml.model", v.model.c_str());
+    if (!v.pre.empty()) {
+        gguf_set_val_str(ctx, "tokenizer.ggml.pre", v.pre.c_str());
+    }
+    set_strings("tokenizer.ggml.tokens", v.tokens);
+    if (!v.scores.empty()) {
+        gguf_set_arr_data(ctx, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, v.scores.data(), v.scores.size());
+    }
+    gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, v.types.data(), v.types.size());
+    if (!v.merges.empty()) {
+        set_strings("tokenizer.ggml.merges", v.merges);
+    }
+    const std::pair<const char *, int32_t> ids[] = {{"tokenizer.ggml.unknown_token_id", v.unk},
+                                                    {"tokenizer.ggml.bos_token_id", v.bos},
+                                                    {"tokenizer.ggml.eos_token_id", v.eos},
+                                                    {"tokenizer.ggml.padding_token_id", v.pad}};
+    for (const auto & [key, id] : ids) {
+        if (id >= 0) {
+            gguf_set_val_u32(ctx, key, static_cast<uint32_t>(id));
+        }
+    }
+    if (v.add_bos) {
+        gguf_set_val_bool(ctx, "tokenizer.ggml.add_bos_token", *v.add_bos);
+    }
+    if (v.add_eos) {
+        gguf_set_val_bool(ctx, "tokenizer.ggml.add_eos_token", *v.add_eos);
+    }
 }
 
 } // namespace switchyard::make_model

@@ -1,7 +1,7 @@
 // switchyard-make-model: the model it writes. A shape (hyper-parameters as flags or a preset) becomes a plan: the
 // key-value pairs of a LLaMA-architecture GGUF as llama.cpp reads them (general.*, llama.*, tokenizer.ggml.*
-// with a small synthetic SentencePiece-style vocabulary) and the list of tensors with their names, shapes and
-// storage types. The weights themselves are random (weights.cpp), and the file says so (general.name,
+// with a small synthetic SentencePiece-style vocabulary, or a real one read by --tokenizer: tokenizer_files.h)
+// and the list of tensors with their names, shapes and storage types. The weights themselves are random (weights.cpp), and the file says so (general.name,
 // general.description).
 #pragma once
 
@@ -9,10 +9,26 @@
 #include "gguf.h"
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace switchyard::make_model {
+
+// A vocabulary as the tokenizer.ggml.* keys hold it (llama.cpp's names; what its convert_hf_to_gguf.py writes).
+struct Vocabulary {
+    std::string              model;  // tokenizer.ggml.model: "llama" (SentencePiece-style) or "gpt2" (byte-level BPE)
+    std::string              pre;    // tokenizer.ggml.pre ("" : not written)
+    std::vector<std::string> tokens; // tokenizer.ggml.tokens, by id
+    std::vector<float>       scores; // tokenizer.ggml.scores (llama; empty: not written)
+    std::vector<int32_t>     types;  // tokenizer.ggml.token_type: 1 normal, 2 unknown, 3 control, 4 user-defined,
+                                     // 5 unused, 6 byte
+    std::vector<std::string> merges; // tokenizer.ggml.merges (gpt2)
+    int32_t                  bos = -1, eos = -1, unk = -1, pad = -1; // the *_token_id keys (-1: not written)
+    std::optional<bool>      add_bos, add_eos;                       // add_bos_token, add_eos_token
+    std::string              source;  // where it came from, for the summary ("encoder.json + vocab.bpe")
+};
 
 struct Shape {
     std::string preset        = "tiny";
@@ -28,6 +44,8 @@ struct Shape {
     std::string weight_type   = "mixed"; // a ggml type name for every matrix (any case), or "mixed" (Q4_K_M-like)
     uint64_t    seed          = 42;
     bool        tied_output   = false; // no output.weight: the output projection is token_embd (as in small models)
+    // --tokenizer: the vocabulary to write instead of the synthetic one (n_vocab is then its size)
+    std::shared_ptr<const Vocabulary> vocabulary;
 };
 
 // Sets the preset's values (tiny or 1b); false for an unknown preset.
@@ -76,5 +94,8 @@ std::string model_name(const Shape & shape, uint64_t params);
 
 // Sets every key-value pair of the file on ctx (general.size_label and general.name from the plan's size).
 void set_metadata(gguf_context * ctx, const Shape & shape, const Plan & plan);
+
+// Sets the tokenizer.ggml.* keys of a vocabulary on ctx.
+void set_vocabulary(gguf_context * ctx, const Vocabulary & vocabulary);
 
 } // namespace switchyard::make_model

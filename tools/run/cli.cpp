@@ -131,7 +131,10 @@ const std::map<std::string, Setter> & setters() {
     static const std::map<std::string, Setter> table = {
         {"-m", [](Options & o, const std::string & v) { o.model = v; return v.empty() ? "must name a file" : ""; }},
         {"-p", [](Options & o, const std::string & v) { o.prompt = v; o.prompt_given = true; return ""; }},
-        {"-f", [](Options & o, const std::string & v) { o.prompt_file = v; return v.empty() ? "must name a file" : ""; }},
+        {"-f", [](Options & o, const std::string & v) {
+             (o.prompt_file.empty() ? o.prompt_file : o.more_prompt_files.emplace_back()) = v;
+             return v.empty() ? "must name a file" : "";
+         }},
         {"-n", [](Options & o, const std::string & v) { o.n_text = v; return ""; }}, // read after all flags
         {"-c", int_in(0, 1 << 22, [](Options & o, int64_t n) { o.n_ctx = n; })},
         {"-b", int_in(1, 1 << 16, [](Options & o, int64_t n) { o.n_batch = n; })},
@@ -184,6 +187,7 @@ const std::map<std::string, Setter> & setters() {
 const std::map<std::string, std::function<void(Options &)>> & switches() {
     static const std::map<std::string, std::function<void(Options &)>> table = {
         {"--bench", [](Options & o) { o.bench = true; }},
+        {"--tokenize", [](Options & o) { o.tokenize = true; }},
         {"--list-devices", [](Options & o) { o.list_devices = true; }},
         {"--test-device", [](Options & o) { o.test_device = true; }},
         {"--no-repack", [](Options & o) { o.devices.repack = false; }},
@@ -241,8 +245,17 @@ bool read_counts(Options & o, std::string & error) {
     return true;
 }
 
-// the prompt given once only; no run-only output with --bench
+// the prompt given once only; no run-only output with --bench; --tokenize needs text to tokenize
 bool check_combinations(const Options & o, std::string & error) {
+    if (o.tokenize && (o.bench || o.tokens_given)) {
+        error = std::string("--tokenize prints the ids of the prompt's text: not with ") +
+                (o.bench ? "--bench" : "--tokens");
+        return false;
+    }
+    if (!o.more_prompt_files.empty() && !o.tokenize) {
+        error = "-f given twice: only --tokenize takes several prompt files";
+        return false;
+    }
     if (o.bench) {
         if (!o.plan_path.empty() || !o.trace_path.empty()) {
             error = std::string(o.plan_path.empty() ? "--trace" : "--plan") + " applies to a generation run, not to --bench";

@@ -33,6 +33,7 @@ struct Options {
     std::string          prompt = "Once upon a time"; // -p
     bool                 prompt_given = false;
     std::string          prompt_file;                 // -f: the prompt read from this file
+    std::vector<std::string> more_prompt_files;       // -f given again (--tokenize only): one line of ids each
     bool                 escape = false;              // -e: process \n \t \\ \" \' \xNN in the prompt
     std::vector<int32_t> tokens;                      // --tokens: ids instead of a prompt
     bool                 tokens_given = false;
@@ -46,6 +47,7 @@ struct Options {
     bool                 seed_given   = false;
     std::string          plan_path;                   // --plan
     std::string          trace_path;                  // --trace
+    bool                 tokenize     = false;        // --tokenize: print the prompt's token ids and exit
     bool                 bench        = false;        // --bench
     BenchOptions         bench_options;               // -p -n -pg -r -o in --bench
     bool                 list_devices = false;        // --list-devices
@@ -55,7 +57,8 @@ struct Options {
 };
 
 // Parses argv; false with a message naming the flag on a usage error (an unknown flag, a missing or bad value, a
-// prompt given twice: --tokens with -p or -f, or -p with -f; --plan or --trace with --bench).
+// prompt given twice: --tokens with -p or -f, or -p with -f, or -f twice without --tokenize; --plan or --trace
+// with --bench; --tokenize with --bench or --tokens).
 bool parse_options(int argc, char ** argv, Options & options, std::string & error);
 
 // --help's text

@@ -2,20 +2,26 @@
 // embedded default model with random weights), places it on the devices through the backend scheduler,
 // processes the prompt in batches and generates token by token, streaming the text (generate.h); then prints the
 // speed, the scheduler's plan and the memory each device holds. --bench runs llama-bench's tests instead
-// (bench.h). Exit status: 0 success, 1 an error (file, model, device, computation), 2 a usage error.
+// (bench.h); --tokenize prints the prompt's token ids and exits, reading only the file's metadata. Exit status:
+// 0 success, 1 an error (file, model, device, computation), 2 a usage error.
 #include "bench.h"
 #include "cli.h"
 #include "default_model.h"
 #include "devices.h"
 #include "generate.h"
 #include "model.h"
+#include "prompt.h"
+#include "tokenizer.h"
 
 #include "ggml-backend.h"
 #include "ggml.h"
+#include "gguf.h"
 
 #include "support/test_device.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -65,6 +71,45 @@ void print_header(std::FILE * out, const Model & model, const Devices & devices,
     std::fprintf(out, "\n");
 }
 
+// --tokenize: the prompt's ids through the file's tokenizer, as llama-tokenize --ids prints them (add_special as
+// the file asks, special tokens parsed), from the metadata alone (a vocabulary-only file will do); one line per
+// prompt file when -f is given several times.
+int tokenize_only(const std::string & path, const Options & o) {
+    std::FILE * f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) {
+        return fail("cannot open '" + path + "': " + std::strerror(errno));
+    }
+    std::fclose(f);
+    gguf_context * ctx = gguf_init_from_file(path.c_str(), gguf_init_params{/*no_alloc=*/true, /*ctx=*/nullptr});
+    if (ctx == nullptr) {
+        return fail("'" + path + "' is not a valid GGUF file");
+    }
+    std::string                      error;
+    const std::unique_ptr<Tokenizer> tok = Tokenizer::from_gguf(ctx, error);
+    gguf_free(ctx);
+    if (!tok) {
+        return fail("cannot tokenize: " + error);
+    }
+    std::vector<std::string> texts = {o.prompt};
+    if (!o.prompt_file.empty()) {
+        texts.assign(1 + o.more_prompt_files.size(), "");
+        for (size_t i = 0; i < texts.size(); ++i) {
+            if (!read_prompt_file(i == 0 ? o.prompt_file : o.more_prompt_files[i - 1], texts[i], error)) {
+                return fail(error);
+            }
+        }
+    }
+    for (const std::string & text : texts) {
+        const std::vector<int32_t> ids  = tok->encode(o.escape ? process_escapes(text) : text, true);
+        std::string                line = "[";
+        for (size_t i = 0; i < ids.size(); ++i) {
+            line += (i > 0 ? ", " : "") + std::to_string(ids[i]);
+        }
+        std::printf("%s]\n", line.c_str());
+    }
+    return 0;
+}
+
 int load_and_run(const std::string & path, const Options & o, std::FILE * info) {
     // the devices outlive the model: the meta device asks them for split states while buffers exist
     std::string              error;
@@ -107,6 +152,14 @@ int main(int argc, char ** argv) {
     if (o.version) {
         print_version(stdout);
         return 0;
+    }
+    if (o.tokenize) {
+        std::string path = o.model;
+        bool        wrote = false;
+        if (path.empty() && !ensure_default_model(path, wrote, error)) {
+            return fail(error);
+        }
+        return tokenize_only(path, o);
     }
     // the test device, released on every way out (after the objects of the block below)
     struct TestDevice {

@@ -1,17 +1,20 @@
-// tokenizer.ggml.model = "gpt2": GPT-2's byte-level BPE.
+// tokenizer.ggml.model = "gpt2": byte-level BPE (GPT-2's, LLaMA 3's, Qwen2's, ...).
 //
-// encode: the text is split around the special tokens it spells (tokenizer_vocab.h); each plain part goes through
-// the GPT-2 pre-tokenizer (unicode.h; tokenizer.ggml.pre is not read: every file gets GPT-2's pattern, where
-// llama.cpp picks another pattern for some models, LLaMA 3's among them). Each part's bytes become the printable
-// characters of GPT-2's byte table, which then merge by tokenizer.ggml.merges ("left right", the rank being the
-// index: the lowest-ranked adjacent pair first, ties to the leftmost) until no pair merges. A merged symbol that is
-// no token goes out character by character (the unknown token for a character that is no token either, nothing
-// when the file names no unknown token).
+// encode: the text is split around the special tokens it spells (tokenizer_vocab.h); each plain part is read as
+// code points (a byte of malformed UTF-8 as U+FFFD, as llama.cpp reads it) and cut into words by the
+// pre-tokenizer that tokenizer.ggml.pre names (tokenizer_pre.h; "default" when the key is absent; an unknown
+// name is an error). Each word, written back as UTF-8, has its bytes mapped to the printable characters of
+// GPT-2's byte table; a word that is then a token as a whole is that token when the pre-tokenizer says so
+// (ignore_merges, LLaMA 3's); otherwise its characters merge by tokenizer.ggml.merges ("left right", the rank
+// being the index: the lowest-ranked adjacent pair first, ties to the leftmost) until no pair merges. A merged
+// symbol that is no token goes out byte by byte, each byte of its text that is a token by itself (nothing for
+// the others), as llama.cpp does. add_bos_token defaults to the pre-tokenizer's choice (true for LLaMA 3's).
 //
 // piece: a token's characters mapped back to bytes through the inverse table (a character outside it as its
 // UTF-8); user-defined and unknown tokens as their text; control and unused tokens as "".
 #include "tokenizer_vocab.h"
 
+#include "tokenizer_pre.h"
 #include "unicode.h"
 
 #include <algorithm>
@@ -22,24 +25,38 @@ namespace {
 
 class Gpt2Tokenizer final : public Tokenizer {
 public:
-    Gpt2Tokenizer(Vocab vocab, StringMap ranks) : vocab_(std::move(vocab)), ranks_(std::move(ranks)) {}
+    Gpt2Tokenizer(Vocab vocab, StringMap ranks, std::unique_ptr<PreTokenizer> pre)
+        : vocab_(std::move(vocab)), ranks_(std::move(ranks)), pre_(std::move(pre)) {}
 
-    std::vector<int32_t> encode(const std::string & text, bool add_bos) const override {
+    std::vector<int32_t> encode(const std::string & text, bool add_special) const override {
         std::vector<int32_t> out;
-        if (add_bos && vocab_.add_bos && vocab_.bos >= 0) {
+        if (add_special && vocab_.add_bos && vocab_.bos >= 0) {
             out.push_back(vocab_.bos);
         }
+        std::string word;
         for (const Fragment & fragment : split_specials(vocab_, text)) {
             if (fragment.special >= 0) {
                 out.push_back(fragment.special);
                 continue;
             }
-            for (std::string_view part : gpt2_pre_tokenize(fragment.text)) {
-                encode_part(part, out);
+            const std::vector<uint32_t> cps   = utf8_decode_lenient(fragment.text);
+            size_t                      start = 0;
+            for (const size_t len : pre_->split(cps)) {
+                word.clear();
+                for (size_t i = start; i < start + len; ++i) {
+                    utf8_append(word, cps[i]);
+                }
+                encode_word(word, out);
+                start += len;
             }
+        }
+        if (add_special && vocab_.add_eos && vocab_.eos >= 0) {
+            out.push_back(vocab_.eos);
         }
         return out;
     }
+
+    const char * pre_tokenizer() const override { return pre_->name().c_str(); }
 
     std::string piece(int32_t id) const override {
         if (!vocab_.valid(id)) {
@@ -83,12 +100,18 @@ private:
         return out;
     }
 
-    void encode_part(std::string_view part, std::vector<int32_t> & out) const {
+    void encode_word(std::string_view word, std::vector<int32_t> & out) const {
         const auto & table = gpt2_byte_to_unicode();
         std::string  mapped;
-        mapped.reserve(part.size() * 2);
-        for (char c : part) {
+        mapped.reserve(word.size() * 2);
+        for (char c : word) {
             mapped += table[static_cast<unsigned char>(c)];
+        }
+        if (pre_->ignore_merges()) {
+            if (const int32_t id = vocab_.find(mapped); id >= 0) {
+                out.push_back(id);
+                return;
+            }
         }
         const std::string_view all(mapped);
         std::string            key;
@@ -107,19 +130,17 @@ private:
                 out.push_back(id);
                 continue;
             }
-            for (size_t pos = 0; pos < symbol.size();) {
-                const size_t  len = utf8_char_len(symbol, pos);
-                const int32_t id  = vocab_.find(symbol.substr(pos, len));
-                if (id >= 0 || vocab_.unk >= 0) {
-                    out.push_back(id >= 0 ? id : vocab_.unk);
+            for (size_t pos = 0; pos < symbol.size(); ++pos) {
+                if (const int32_t id = vocab_.find(symbol.substr(pos, 1)); id >= 0) {
+                    out.push_back(id);
                 }
-                pos += len;
             }
         }
     }
 
-    Vocab     vocab_;
-    StringMap ranks_; // "left right" -> rank
+    Vocab                         vocab_;
+    StringMap                     ranks_; // "left right" -> rank
+    std::unique_ptr<PreTokenizer> pre_;
 };
 
 // tokenizer.ggml.merges as "left right" -> index (the first of duplicates); false with error set when it is
@@ -154,18 +175,29 @@ bool read_merges(const gguf_context * ctx, StringMap & ranks, std::string & erro
     return true;
 }
 
+// tokenizer.ggml.pre's pre-tokenizer ("default" when absent); nullptr with error set for a key that is not a
+// string or names no pre-tokenizer this file knows.
+std::unique_ptr<PreTokenizer> read_pre_tokenizer(const gguf_context * ctx, std::string & error) {
+    const char *  key = "tokenizer.ggml.pre";
+    const int64_t id  = gguf_find_key(ctx, key);
+    if (id >= 0 && gguf_get_kv_type(ctx, id) != GGUF_TYPE_STRING) {
+        error = std::string(key) + ": expected a string";
+        return nullptr;
+    }
+    return PreTokenizer::find(id >= 0 ? gguf_get_val_str(ctx, id) : "", error);
+}
+
 } // namespace
 
 std::unique_ptr<Tokenizer> make_gpt2_tokenizer(const gguf_context * ctx, std::string & error) {
-    Vocab vocab;
-    if (!read_vocab(ctx, /*need_scores=*/false, /*add_bos_default=*/false, vocab, error)) {
+    std::unique_ptr<PreTokenizer> pre = read_pre_tokenizer(ctx, error);
+    Vocab                         vocab;
+    StringMap                     ranks;
+    if (!pre || !read_vocab(ctx, /*need_scores=*/false, pre->add_bos(), vocab, error) ||
+        !read_merges(ctx, ranks, error)) {
         return nullptr;
     }
-    StringMap ranks;
-    if (!read_merges(ctx, ranks, error)) {
-        return nullptr;
-    }
-    return std::make_unique<Gpt2Tokenizer>(std::move(vocab), std::move(ranks));
+    return std::make_unique<Gpt2Tokenizer>(std::move(vocab), std::move(ranks), std::move(pre));
 }
 
 } // namespace switchyard::run

@@ -2,11 +2,12 @@
 //
 // encode: the text is split around the special tokens it spells (tokenizer_vocab.h); each plain part gets its
 // spaces as U+2581 and, when tokenizer.ggml.add_space_prefix (default true) and the part starts the text or
-// follows a special token, one U+2581 in front (as llama.cpp does). Its UTF-8 characters then merge, the adjacent
-// pair whose concatenation is the highest-scoring token first (ties: the leftmost). A character left as no token
-// goes out as its UTF-8 bytes through the <0xXX> byte tokens; when one of those bytes has no byte token, the
-// character is one unknown token instead (nothing when the file names no unknown token either; llama.cpp would
-// fail there).
+// follows a special token, one U+2581 in front (as llama.cpp does). Its characters then merge, the adjacent
+// pair whose concatenation is the highest-scoring token first (ties: the leftmost). A character is as long as
+// its first byte says (as llama.cpp cuts it, tokenizer_vocab.h lead_len_symbols: a malformed sequence takes the
+// bytes after it along). A character left as no token goes out as its bytes through the <0xXX> byte tokens;
+// when one of those bytes has no byte token, the character is one unknown token instead (nothing when the file
+// names no unknown token either; llama.cpp would fail there). With add_eos_token, EOS ends the ids.
 //
 // piece: U+2581 as a space; a byte token as its byte; control and unused tokens as ""; the unknown token as
 // U+2585 (as llama.cpp prints it). decode (tokenizer.h) goes further than llama.cpp, as SentencePiece does: a
@@ -36,9 +37,9 @@ public:
         }
     }
 
-    std::vector<int32_t> encode(const std::string & text, bool add_bos) const override {
+    std::vector<int32_t> encode(const std::string & text, bool add_special) const override {
         std::vector<int32_t> out;
-        if (add_bos && vocab_.add_bos && vocab_.bos >= 0) {
+        if (add_special && vocab_.add_bos && vocab_.bos >= 0) {
             out.push_back(vocab_.bos);
         }
         bool after_special = true; // the start of the text counts as one
@@ -51,8 +52,13 @@ public:
             encode_plain(fragment.text, add_space_prefix_ && after_special, out);
             after_special = false;
         }
+        if (add_special && vocab_.add_eos && vocab_.eos >= 0) {
+            out.push_back(vocab_.eos);
+        }
         return out;
     }
+
+    const char * pre_tokenizer() const override { return ""; }
 
     std::string piece(int32_t id) const override {
         if (!vocab_.valid(id)) {
@@ -148,7 +154,7 @@ private:
             }
             return vocab_.scores[static_cast<size_t>(id)];
         };
-        for (std::string_view symbol : merge_symbols(all, utf8_symbols(all), score)) {
+        for (std::string_view symbol : merge_symbols(all, lead_len_symbols(all), score)) {
             if (const int32_t id = vocab_.find(symbol); id >= 0) {
                 out.push_back(id);
             } else {

@@ -4,18 +4,13 @@
 #include "unicode.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace switchyard::run {
 
 namespace {
 
 constexpr std::string_view kPrefix = "tokenizer.ggml.";
-
-// The texts of the end-of-turn tokens that also end generation when present (as llama.cpp's list of eot / eom
-// names, narrowed to the common ones).
-constexpr std::array<std::string_view, 6> kEogTexts = {
-    "<|eot_id|>", "<|im_end|>", "<|endoftext|>", "<|eom_id|>", "<|end|>", "<end_of_turn>",
-};
 
 // The id of an array key of element type `type`, -1 when absent (error empty) or when it is not such an array
 // of n elements (n = 0: any length; error set).
@@ -62,6 +57,20 @@ bool read_token_id(const gguf_context * ctx, const std::string & key, size_t n_v
         return false;
     }
     out = static_cast<int32_t>(value);
+    return true;
+}
+
+// An optional bool key: `value` unchanged when absent; false with error set when it is not a bool.
+bool read_bool(const gguf_context * ctx, const std::string & key, bool & value, std::string & error) {
+    const int64_t id = gguf_find_key(ctx, key.c_str());
+    if (id < 0) {
+        return true;
+    }
+    if (gguf_get_kv_type(ctx, id) != GGUF_TYPE_BOOL) {
+        error = key + ": expected a bool";
+        return false;
+    }
+    value = gguf_get_val_bool(ctx, id);
     return true;
 }
 
@@ -124,42 +133,41 @@ bool read_special_ids(const gguf_context * ctx, bool add_bos_default, Vocab & vo
         !read_token_id(ctx, prefix + "unknown_token_id", n, vocab.unk, error)) {
         return false;
     }
-    vocab.add_bos           = add_bos_default;
-    const std::string key   = prefix + "add_bos_token";
-    const int64_t     id    = gguf_find_key(ctx, key.c_str());
-    if (id >= 0) {
-        if (gguf_get_kv_type(ctx, id) != GGUF_TYPE_BOOL) {
-            error = key + ": expected a bool";
-            return false;
-        }
-        vocab.add_bos = gguf_get_val_bool(ctx, id);
-    }
-    return true;
+    vocab.add_bos = add_bos_default;
+    vocab.add_eos = false;
+    return read_bool(ctx, prefix + "add_bos_token", vocab.add_bos, error) &&
+           read_bool(ctx, prefix + "add_eos_token", vocab.add_eos, error);
 }
 
-// The end-of-generation set and the tokens matched literally in text.
+// The tokens matched literally in text.
 void collect_specials(Vocab & vocab) {
-    if (vocab.eos >= 0) {
-        vocab.eog.push_back(vocab.eos);
-    }
-    for (std::string_view text : kEogTexts) {
-        const int32_t id = vocab.find(text);
-        if (id >= 0 && std::find(vocab.eog.begin(), vocab.eog.end(), id) == vocab.eog.end()) {
-            vocab.eog.push_back(id);
-        }
-    }
     for (size_t i = 0; i < vocab.tokens.size(); ++i) {
         const TokenType t = vocab.types[i];
         const bool special = t == TokenType::Control || t == TokenType::UserDefined || t == TokenType::Unknown;
         if (special && !vocab.tokens[i].empty()) {
-            vocab.specials[static_cast<unsigned char>(vocab.tokens[i][0])].push_back(static_cast<int32_t>(i));
+            vocab.specials.push_back(static_cast<int32_t>(i));
         }
     }
-    for (std::vector<int32_t> & ids : vocab.specials) {
-        std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
-            return vocab.tokens[static_cast<size_t>(a)].size() > vocab.tokens[static_cast<size_t>(b)].size();
-        });
+    std::stable_sort(vocab.specials.begin(), vocab.specials.end(), [&](int32_t a, int32_t b) {
+        return vocab.tokens[static_cast<size_t>(a)].size() > vocab.tokens[static_cast<size_t>(b)].size();
+    });
+}
+
+// The symbols of text, each as long as len_at(its position) says, linked in order.
+template <typename Length>
+std::vector<Symbol> linked_symbols(std::string_view text, Length && len_at) {
+    std::vector<Symbol> symbols;
+    symbols.reserve(text.size());
+    for (size_t pos = 0; pos < text.size();) {
+        const size_t len = len_at(pos);
+        const int    i   = static_cast<int>(symbols.size());
+        symbols.push_back({pos, len, i - 1, -1});
+        if (i > 0) {
+            symbols[static_cast<size_t>(i) - 1].next = i;
+        }
+        pos += len;
     }
+    return symbols;
 }
 
 } // namespace
@@ -170,51 +178,59 @@ bool read_vocab(const gguf_context * ctx, bool need_scores, bool add_bos_default
         !read_special_ids(ctx, add_bos_default, vocab, error)) {
         return false;
     }
+    const int64_t name = gguf_find_key(ctx, "general.name");
+    apply_token_rules(vocab, name >= 0 && gguf_get_kv_type(ctx, name) == GGUF_TYPE_STRING
+                                 ? gguf_get_val_str(ctx, name) : "");
     collect_specials(vocab);
     return true;
 }
 
 std::vector<Fragment> split_specials(const Vocab & vocab, std::string_view text) {
-    std::vector<Fragment> out;
-    size_t plain = 0; // start of the plain text not yet emitted
-    for (size_t pos = 0; pos < text.size();) {
-        int32_t match = -1;
-        for (int32_t id : vocab.specials[static_cast<unsigned char>(text[pos])]) {
-            if (text.substr(pos).starts_with(vocab.tokens[static_cast<size_t>(id)])) {
-                match = id;
-                break;
+    std::vector<Fragment> fragments;
+    if (!text.empty()) {
+        fragments.push_back({text, -1});
+    }
+    std::vector<Fragment> next;
+    for (const int32_t id : vocab.specials) {
+        const std::string & special = vocab.tokens[static_cast<size_t>(id)];
+        if (text.find(special) == std::string_view::npos) {
+            continue; // nowhere in the text: nothing to cut
+        }
+        next.clear();
+        for (const Fragment & fragment : fragments) {
+            if (fragment.special >= 0) {
+                next.push_back(fragment);
+                continue;
+            }
+            const bool       rstrip = !vocab.rstrip.empty() && vocab.rstrip[static_cast<size_t>(id)];
+            std::string_view rest   = fragment.text;
+            for (size_t at = rest.find(special); at != std::string_view::npos; at = rest.find(special)) {
+                if (at > 0) {
+                    next.push_back({rest.substr(0, at), -1});
+                }
+                next.push_back({rest.substr(at, special.size()), id});
+                rest.remove_prefix(at + special.size());
+                while (rstrip && !rest.empty() && std::isspace(static_cast<unsigned char>(rest[0]))) {
+                    rest.remove_prefix(1);
+                }
+            }
+            if (!rest.empty()) {
+                next.push_back({rest, -1});
             }
         }
-        if (match < 0) {
-            ++pos;
-            continue;
-        }
-        if (pos > plain) {
-            out.push_back({text.substr(plain, pos - plain), -1});
-        }
-        out.push_back({text.substr(pos, vocab.tokens[static_cast<size_t>(match)].size()), match});
-        pos += vocab.tokens[static_cast<size_t>(match)].size();
-        plain = pos;
+        fragments.swap(next);
     }
-    if (plain < text.size()) {
-        out.push_back({text.substr(plain), -1});
-    }
-    return out;
+    return fragments;
 }
 
 std::vector<Symbol> utf8_symbols(std::string_view text) {
-    std::vector<Symbol> symbols;
-    symbols.reserve(text.size());
-    for (size_t pos = 0; pos < text.size();) {
-        const size_t len = utf8_char_len(text, pos);
-        const int    i   = static_cast<int>(symbols.size());
-        symbols.push_back({pos, len, i - 1, -1});
-        if (i > 0) {
-            symbols[static_cast<size_t>(i) - 1].next = i;
-        }
-        pos += len;
-    }
-    return symbols;
+    return linked_symbols(text, [&](size_t pos) { return utf8_char_len(text, pos); });
+}
+
+std::vector<Symbol> lead_len_symbols(std::string_view text) {
+    return linked_symbols(text, [&](size_t pos) {
+        return std::min(utf8_lead_len(static_cast<unsigned char>(text[pos])), text.size() - pos);
+    });
 }
 
 } // namespace switchyard::run

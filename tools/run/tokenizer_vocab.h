@@ -4,7 +4,6 @@
 
 #include "tokenizer.h"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -45,9 +44,12 @@ struct Vocab {
     int32_t                  eos     = -1;
     int32_t                  unk     = -1;
     bool                     add_bos = false;
-    std::vector<int32_t>     eog;      // eos and the end-of-turn tokens present
-    // the tokens matched literally in text (control, user-defined, unknown), by first byte, longest first
-    std::array<std::vector<int32_t>, 256> specials;
+    bool                     add_eos = false;
+    std::vector<int32_t>     eog;      // the end-of-generation tokens: eos and those of tokenizer_special.cpp
+    std::vector<bool>        rstrip;   // (empty, or one per token) whitespace after the token is dropped (Phi-3)
+    // the tokens matched literally in text (control, user-defined, unknown; not empty), longest first (ties:
+    // the lower id first)
+    std::vector<int32_t>     specials;
 
     int32_t find(std::string_view text) const {
         const auto it = ids.find(text);
@@ -58,9 +60,14 @@ struct Vocab {
 };
 
 // Reads tokens (required), scores (required when need_scores; its length must match when present), token_type
-// (optional), the bos / eos / unknown ids (optional, any integer type, in range) and add_bos_token (optional,
-// add_bos_default when absent). false with a message naming the key in `error` otherwise.
+// (optional), the bos / eos / unknown ids (optional, any integer type, in range), add_bos_token (optional,
+// add_bos_default when absent) and add_eos_token (optional, false when absent). false with a message naming the
+// key in `error` otherwise.
 bool read_vocab(const gguf_context * ctx, bool need_scores, bool add_bos_default, Vocab & vocab, std::string & error);
+
+// llama.cpp's rules by token text (tokenizer_special.cpp): the types of the tokens that look special, the
+// end-of-generation set, and Phi-3's stripping; model_name is general.name.
+void apply_token_rules(Vocab & vocab, std::string_view model_name);
 
 // A piece of the text being encoded: plain text (special = -1) or the special token it spells.
 struct Fragment {
@@ -68,7 +75,10 @@ struct Fragment {
     int32_t          special = -1;
 };
 
-// Splits text around the special tokens it spells, left to right, the longest token first at each position.
+// Splits text around the special tokens it spells, as llama.cpp does: the longest special token first, at every
+// place the text (what is left of it between the tokens found so far) spells it, left to right; then the next
+// longest, and so on. After a token with rstrip, the whitespace (space, \t \n \v \f \r) that follows it in the
+// same piece of text is dropped.
 std::vector<Fragment> split_specials(const Vocab & vocab, std::string_view text);
 
 // One symbol of the merge loop: text[pos, pos + len) of the string being merged; len 0 once merged away.
@@ -81,6 +91,10 @@ struct Symbol {
 
 // The symbols of text, one per UTF-8 character, linked in order.
 std::vector<Symbol> utf8_symbols(std::string_view text);
+
+// The symbols of text as llama.cpp's SentencePiece-style tokenizer cuts it: each as long as its first byte says
+// (unicode.h utf8_lead_len, at most the bytes left), whatever the bytes that follow.
+std::vector<Symbol> lead_len_symbols(std::string_view text);
 
 // Merges adjacent symbols, best pair first, until no pair merges. priority(pos, left_len, right_len) says whether
 // the pair starting at pos merges (a value, higher first; ties go to the leftmost pair) or not (nullopt).

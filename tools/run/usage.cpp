@@ -12,6 +12,7 @@ namespace switchyard::run {
 void print_usage(std::FILE * f) {
     std::fprintf(f,
         "usage: switchyard-run [-m FILE] [-p PROMPT | -f FILE | --tokens IDS] [options]\n"
+        "       switchyard-run --tokenize [-m FILE] [-p PROMPT | -f FILE [-f FILE..]] [-e]\n"
         "       switchyard-run --bench [-m FILE] [-p N,..] [-n N,..] [-pg PP,TG] [-r N] [-o md|csv|json]\n"
         "\n"
         "Runs a GGUF model of the LLaMA family (general.architecture llama or qwen2): processes the prompt in\n"
@@ -25,6 +26,10 @@ void print_usage(std::FILE * f) {
         "                          --no-escape: off)\n"
         "  --tokens 1,2,3          token ids instead of a prompt; the generated ids are printed instead of text\n"
         "                          (not with -p or -f)\n"
+        "  --tokenize              print the prompt's token ids as [1, 2, 3] and exit, as llama.cpp's\n"
+        "                          llama-tokenize --ids does (BOS and EOS as the file asks; special tokens in the\n"
+        "                          text are parsed); with several -f, one line for each file. Reads only the\n"
+        "                          model's metadata: a vocabulary-only GGUF will do\n"
         "  -n, --n-predict N       tokens to generate (default 32; -1: until the end of text or a full context)\n"
         "  -c, --ctx-size N        KV cache positions (default: prompt + n; with -n -1 the model's context\n"
         "                          length, at most 4096; for --bench what the tests need). A prompt longer than\n"
