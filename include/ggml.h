@@ -1312,7 +1312,8 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * gate, float scale);
     // hc_post: x F32 [n_embd, n_tokens], residual F32 [n_embd, hc, n_tokens], post F32 [hc, n_tokens],
     //   comb F32 [hc, hc, n_tokens] -> F32 [n_embd, hc, n_tokens]:
-    //   res[i, d, t] = x[i, t]*post[d, t] + sum_s residual[i, s, t]*comb[d, s, t]
+    //   res[i, d, t] = x[i, t]*post[d, t] + sum_s residual[i, s, t]*comb[d, s, t]; comb NULL is the identity:
+    //   res[i, d, t] = x[i, t]*post[d, t] + residual[i, d, t]
     GGML_API struct ggml_tensor * ggml_dsv4_hc_post(
             struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * residual, struct ggml_tensor * post,
             struct ggml_tensor * comb);

@@ -56,6 +56,11 @@ void add_im2col(std::vector<OpCase> & cases) {
                              }, dt == GGML_TYPE_F16 ? 1e-6 : 1e-7});
         }
     }
+    // upstream's test-backend-ops shape: channels that are not a multiple of IC (7 = 2 batches of 3, one unused)
+    cases.push_back({"IM2COL_3D(dst=f32,k=[3,3,2],IC=3,data=[6,5,4,7])", GGML_OP_IM2COL_3D, [](B & b) {
+                         return ggml_im2col_3d(b.ctx(), b.input(GGML_TYPE_F32, 3, 3, 2, 6), b.input(GGML_TYPE_F32, 6, 5, 4, 7),
+                                               3, 1, 1, 1, 0, 0, 0, 1, 1, 1, GGML_TYPE_F32);
+                     }, 1e-7});
     struct Col { int s0, oc, p0; };
     for (const Col & c : {Col{2, 4, 1}, Col{3, 2, 0}, Col{1, 3, 2}}) {
         for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16}) {

@@ -71,6 +71,11 @@ void add_hyper_connections(std::vector<OpCase> & cases) {
                                                       b.input(GGML_TYPE_F32, s.hc, s.n_tokens),
                                                       b.input(GGML_TYPE_F32, s.hc, s.hc, s.n_tokens));
                          }});
+        cases.push_back({"DSV4_HC_POST(identity," + shape, GGML_OP_DSV4_HC_POST, [s](B & b) {
+                             return ggml_dsv4_hc_post(b.ctx(), b.input(GGML_TYPE_F32, s.n_embd, s.n_tokens),
+                                                      b.input(GGML_TYPE_F32, s.n_embd, s.hc, s.n_tokens),
+                                                      b.input(GGML_TYPE_F32, s.hc, s.n_tokens), nullptr);
+                         }});
     }
 }
 

@@ -94,9 +94,9 @@ struct ggml_tensor * ggml_im2col_3d(struct ggml_context * ctx, struct ggml_tenso
     if (!inputs_ok(name, {a, b})) {
         return nullptr;
     }
-    // as upstream, only the data's ne[3] is read as N*IC; the kernel's ne[3] (OC*IC) is not used here
-    shape_check(IC > 0 && divisible(b->ne[3], IC), name, "IC = %lld must divide ne[3] of data b %s",
-                static_cast<long long>(IC), shape(b));
+    // as upstream: the data's ne[3] is read as N*IC with N = ne[3] / IC (channels past N*IC unused; N = 0 gives an
+    // empty result), and the kernel's ne[3] (OC*IC) is not used here
+    shape_check(IC > 0, name, "IC = %lld must be positive", static_cast<long long>(IC));
     const Ne out = conv_3d_out(a, b, Conv3{{s0, s1, s2}, {p0, p1, p2}, {d0, d1, d2}}, name);
     const Ne ne  = {a->ne[0] * a->ne[1] * a->ne[2] * IC, out[0], out[1], out[2] * (b->ne[3] / IC)};
     ggml_tensor * t = set_op(new_result(ctx, dst_type, ne, name), GGML_OP_IM2COL_3D, {a, b});

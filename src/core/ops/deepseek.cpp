@@ -14,7 +14,8 @@
 //                    (op_params[1] = 1): a gate F32 [n_embd, hc, n_tokens] in place of the weights, each weight
 //                    sigmoid(gate[i, h, t]). op_params[0] = scale (f32; 1 ungated) multiplies the sum.
 // DSV4_HC_POST:      x F32 [n_embd, n_tokens], residual F32 [n_embd, hc, n_tokens], post F32 [hc, n_tokens], comb F32
-//                    [hc, hc, n_tokens] -> F32 [n_embd, hc, n_tokens]. src = {x, residual, post, comb}.
+//                    [hc, hc, n_tokens] or NULL (the identity) -> F32 [n_embd, hc, n_tokens]. src = {x, residual,
+//                    post, comb}.
 // The formulas are in ggml.h and in the CPU kernels (cpu/kernels/deepseek_ext.cpp).
 #include "core/ops/op_common.h"
 
@@ -132,11 +133,11 @@ struct ggml_tensor * ggml_dsv4_hc_pre_gated(struct ggml_context * ctx, struct gg
 struct ggml_tensor * ggml_dsv4_hc_post(struct ggml_context * ctx, struct ggml_tensor * x, struct ggml_tensor * residual,
                                        struct ggml_tensor * post, struct ggml_tensor * comb) {
     const char * name = "ggml_dsv4_hc_post";
-    if (!inputs_ok(name, {x, residual, post, comb})) {
+    if (!inputs_ok(name, {x, residual, post})) { // comb may be NULL: the identity, as upstream
         return nullptr;
     }
     for (const ggml_tensor * in : {x, residual, post, comb}) {
-        shape_check(in->type == GGML_TYPE_F32, name, "input %s must be f32", shape(in));
+        shape_check(in == nullptr || in->type == GGML_TYPE_F32, name, "input %s must be f32", shape(in));
     }
     const int64_t n_embd = x->ne[0], n_tokens = x->ne[1], hc = residual->ne[1];
     shape_check(is_single(x, 2), name, "x %s must be [n_embd, n_tokens]", shape(x));
@@ -144,8 +145,8 @@ struct ggml_tensor * ggml_dsv4_hc_post(struct ggml_context * ctx, struct ggml_te
                 "residual %s must be [n_embd, hc, n_tokens] with hc > 0 for x %s", shape(residual), shape(x));
     shape_check(post->ne[0] == hc && post->ne[1] == n_tokens && is_single(post, 2), name,
                 "post %s must be [hc, n_tokens] for residual %s", shape(post), shape(residual));
-    shape_check(comb->ne[0] == hc && comb->ne[1] == hc && comb->ne[2] == n_tokens && comb->ne[3] == 1, name,
-                "comb %s must be [hc, hc, n_tokens] for residual %s", shape(comb), shape(residual));
+    shape_check(comb == nullptr || (comb->ne[0] == hc && comb->ne[1] == hc && comb->ne[2] == n_tokens && comb->ne[3] == 1),
+                name, "comb %s must be [hc, hc, n_tokens] for residual %s", shape(comb), shape(residual));
     ggml_tensor * t = new_result(ctx, GGML_TYPE_F32, {n_embd, hc, n_tokens, 1}, name);
     return set_op(t, GGML_OP_DSV4_HC_POST, {x, residual, post, comb});
 }

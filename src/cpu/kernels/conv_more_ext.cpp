@@ -156,8 +156,8 @@ bool im2col_3d_supports(const ggml_tensor * dst) {
     }
     const Geometry3 g    = geometry_3d(dst);
     const int64_t   ic_n = op_i32(dst, 9);
-    if (ic_n <= 0 || data->ne[3] % ic_n != 0) {
-        return false;
+    if (ic_n <= 0) {
+        return false; // N = data->ne[3] / ic_n batches; channels past N * ic_n are not read (as upstream)
     }
     int64_t out[3];
     for (int i = 0; i < 3; ++i) {

@@ -12,7 +12,8 @@
 //            dst[d, s, t] = c[d, s]. Threads split the tokens.
 // DSV4_HC_PRE:  dst[i, t] = scale * sum_h x[i, h, t] w[h, t] (h in order); gated, w[h, t] is replaced by
 //            1 / (1 + exp(-gate[i, h, t])). Threads split the (i, t) items.
-// DSV4_HC_POST: dst[i, d, t] = x[i, t] post[d, t] + sum_s residual[i, s, t] comb[d, s, t] (s in order). Threads
+// DSV4_HC_POST: dst[i, d, t] = x[i, t] post[d, t] + sum_s residual[i, s, t] comb[d, s, t] (s in order; without
+//            comb, + residual[i, d, t]). Threads
 //            split the (i, d, t) items.
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
@@ -205,7 +206,11 @@ void hc_post_compute(const ComputeParams & p, ggml_tensor * dst) {
     for (int64_t item = items.begin; item < items.end; ++item) {
         const int64_t i = item % n_embd, d = (item / n_embd) % hc, t = item / (n_embd * hc);
         float         sum = f32_at(x, i, t, 0, 0) * f32_at(post, d, t, 0, 0);
-        for (int64_t s = 0; s < hc; ++s) sum += f32_at(residual, i, s, t, 0) * f32_at(comb, d, s, t, 0);
+        if (comb == nullptr) {
+            sum += f32_at(residual, i, d, t, 0); // the identity
+        } else {
+            for (int64_t s = 0; s < hc; ++s) sum += f32_at(residual, i, s, t, 0) * f32_at(comb, d, s, t, 0);
+        }
         put_f32(dst, i, d, t, 0, sum);
     }
 }
@@ -215,7 +220,7 @@ bool hc_pre_supports(const ggml_tensor * dst) {
 }
 
 bool hc_post_supports(const ggml_tensor * dst) {
-    return all_f32_inputs(dst, 4);
+    return all_f32_inputs(dst, 3) && (dst->src[3] == nullptr || dst->src[3]->type == GGML_TYPE_F32);
 }
 
 } // namespace

@@ -137,7 +137,7 @@ bool im2col_3d(ggml_tensor * node) {
     const ggml_tensor * k = node->src[0], *x = node->src[1];
     int64_t             s[3], p[3], d[3];
     for (int i = 0; i < 3; ++i) s[i] = param_i32(node, i), p[i] = param_i32(node, 3 + i), d[i] = param_i32(node, 6 + i);
-    const int64_t ic_n = param_i32(node, 9), od_n = node->ne[3] / (x->ne[3] / ic_n);
+    const int64_t ic_n = param_i32(node, 9), od_n = node->ne[3] / std::max<int64_t>(x->ne[3] / ic_n, 1);
     for_each(node, [&](int64_t col, int64_t ow, int64_t oh, int64_t i3) {
         const int64_t kw = col % k->ne[0], kh = (col / k->ne[0]) % k->ne[1], kd = (col / (k->ne[0] * k->ne[1])) % k->ne[2];
         const int64_t ic = col / (k->ne[0] * k->ne[1] * k->ne[2]), od = i3 % od_n, n = i3 / od_n;

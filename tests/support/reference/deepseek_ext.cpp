@@ -96,7 +96,8 @@ bool dsv4_hc_post(ggml_tensor * node) {
     for_each(node, [&](int64_t i, int64_t dst, int64_t t, int64_t) {
         double sum = static_cast<double>(get(x, i, t, 0, 0)) * get(post, dst, t, 0, 0);
         for (int64_t src = 0; src < res->ne[1]; ++src) {
-            sum += static_cast<double>(get(res, i, src, t, 0)) * get(comb, dst, src, t, 0);
+            const double c = comb == nullptr ? (src == dst ? 1.0 : 0.0) : get(comb, dst, src, t, 0); // NULL: identity
+            sum += static_cast<double>(get(res, i, src, t, 0)) * c;
         }
         set(node, i, dst, t, 0, static_cast<float>(sum));
     });

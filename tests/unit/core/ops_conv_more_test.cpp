@@ -53,8 +53,18 @@ TEST_F(ConvMoreOps, Im2col3dLayout) {
     expect_layout(r, GGML_TYPE_F16, {54, 10, 4, 8}, {2, 108, 1080, 4320});
     EXPECT_EQ(r->op, GGML_OP_IM2COL_3D);
     EXPECT_EQ(params(r, 10), (std::vector<int32_t>{1, 2, 1, 1, 0, 0, 1, 1, 1, 3}));
+    // as upstream, N = ne[3] / IC of the data: 7 channels hold 2 batches of 3 (the last channel unused), and 1
+    // channel none (an empty result, od * 0)
+    ggml_tensor * n2 = ggml_im2col_3d(ctx_, t(GGML_TYPE_F16, 3, 3, 2, 12), t(GGML_TYPE_F32, 10, 9, 5, 7), 3, 1, 1, 1,
+                                      0, 0, 0, 1, 1, 1, GGML_TYPE_F32);
+    ASSERT_NE(n2, nullptr);
+    EXPECT_EQ(n2->ne[3], 4 * 2);
+    ggml_tensor * n0 = ggml_im2col_3d(ctx_, t(GGML_TYPE_F16, 3, 3, 2, 12), t(GGML_TYPE_F32, 10, 9, 5, 1), 3, 1, 1, 1,
+                                      0, 0, 0, 1, 1, 1, GGML_TYPE_F32);
+    ASSERT_NE(n0, nullptr);
+    EXPECT_EQ(ggml_nelements(n0), 0);
     EXPECT_FALSE(fatal_message([&] {
-                     ggml_im2col_3d(ctx_, t(GGML_TYPE_F16, 3, 3, 2, 12), t(GGML_TYPE_F32, 10, 9, 5, 7), 3, 1, 1, 1, 0, 0,
+                     ggml_im2col_3d(ctx_, t(GGML_TYPE_F16, 3, 3, 2, 12), t(GGML_TYPE_F32, 10, 9, 5, 6), 0, 1, 1, 1, 0, 0,
                                     0, 1, 1, 1, GGML_TYPE_F32);
                  }).empty());
     EXPECT_FALSE(fatal_message([&] {

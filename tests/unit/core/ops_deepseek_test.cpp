@@ -99,6 +99,11 @@ TEST_F(DeepseekOps, HcPreAndPostMoveBetweenOneAndHcStreams) {
     EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_post(ctx_, pre, x, t(GGML_TYPE_F32, 3, 3), comb); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_post(ctx_, pre, x, post, t(GGML_TYPE_F32, 4, 3, 3)); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_dsv4_hc_post(ctx_, pre, t(GGML_TYPE_F16, 8, 4, 3), post, comb); }).empty());
+    // comb NULL: the identity (as upstream), src[3] NULL
+    ggml_tensor * id = ggml_dsv4_hc_post(ctx_, pre, x, post, nullptr);
+    ASSERT_NE(id, nullptr);
+    expect_layout(id, GGML_TYPE_F32, {8, 4, 3, 1}, {4, 32, 128, 384});
+    EXPECT_EQ(id->src[3], nullptr);
 }
 
 } // namespace
