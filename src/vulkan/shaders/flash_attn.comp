@@ -13,7 +13,6 @@
 // at uniform addresses stay uniform.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint D         = 64; // head size of q and k
 layout(constant_id = 2) const uint DV        = 64; // head size of v
 layout(constant_id = 3) const uint R         = 1;  // rows per workgroup
