@@ -3,8 +3,16 @@
 // f32 mask broadcast over dims 2 and 3, ALiBi, logit soft-capping and sinks. The arithmetic is f32 throughout
 // (the precision parameter asks for nothing less), with q as it is, as the CPU kernel computes it.
 //
-// The plan (rows per workgroup, output dimensions per invocation) follows from the shapes and the device's shared
-// memory alone; supports and record both take it from plan_for.
+// The plan (rows per workgroup, output dimensions per invocation, keys per chunk) follows from the shapes and the
+// device's shared memory alone; supports and record both take it from plan_for.
+//
+// Keys in chunks: lavapipe (llvmpipe) ends the loops of an invocation after 65535 iterations of all its loops
+// together, a guard against endless shaders, and a tile of 128 keys costs an invocation about D + 2 x 128 of
+// them (the q.k loop over D, the maximum and the V loop over the tile's keys; the loops over rows and output
+// dimensions are unrolled). Past about 16384 keys at D = 256 the loops were cut short and the output was
+// wrong. So the keys go in chunks of at most kIterationBudget iterations, one workgroup per chunk, and a second
+// pass (shaders/flash_attn_combine.comp) merges the chunks' results from scratch memory; with one chunk the
+// first pass writes the output itself.
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -30,12 +38,21 @@ constexpr uint32_t kWorkgroupSize = 128;   // also the keys per tile
 constexpr uint32_t kMaxRows       = 8;     // rows per workgroup (flash_attn.comp)
 constexpr uint32_t kMaxOut        = 16;    // rows x output dimensions per invocation (flash_attn.comp)
 constexpr uint64_t kSharedBudget  = 32768; // bytes of shared memory used at most
+constexpr uint64_t kIterationBudget = 32768; // loop iterations of an invocation per chunk, half of lavapipe's limit
+
+struct CombineParams {
+    uint32_t n_chunks, n_head, n_q, rows;
+    uint32_t nb_d1, nb_d2, nb_d3, off_d;
+    uint32_t off_s;
+};
 
 // Rows per workgroup (nh heads x nq queries), the workgroups over queries and over the heads of a group, and the
 // output dimensions per invocation and row; rows == 0 when the head sizes do not fit.
 struct Plan {
     uint32_t nh = 0, nq = 0, rows = 0, ndv = 0;
     uint32_t q_blocks = 0, h_blocks = 0;
+    uint32_t kv_chunk = 0, n_chunks = 0; // keys per chunk (a multiple of kWorkgroupSize), chunks
+    uint64_t partial_bytes = 0;          // scratch for the chunks' results (0 with one chunk)
 };
 
 Plan plan_for(const Device & device, const ggml_tensor * node) {
@@ -60,6 +77,14 @@ Plan plan_for(const Device & device, const ggml_tensor * node) {
     pl.rows     = pl.nh * pl.nq;
     pl.q_blocks = static_cast<uint32_t>((n_q + pl.nq - 1) / pl.nq);
     pl.h_blocks = static_cast<uint32_t>((group + pl.nh - 1) / pl.nh);
+    const uint64_t tiles = std::max<uint64_t>(1, kIterationBudget / (D + 2 * kWorkgroupSize + 16));
+    const uint64_t n_kv  = static_cast<uint64_t>(k->ne[1]);
+    pl.kv_chunk          = static_cast<uint32_t>(tiles * kWorkgroupSize);
+    pl.n_chunks          = static_cast<uint32_t>(std::max<uint64_t>(1, (n_kv + pl.kv_chunk - 1) / pl.kv_chunk));
+    if (pl.n_chunks > 1) {
+        const uint64_t rows = n_q * static_cast<uint64_t>(q->ne[2]) * static_cast<uint64_t>(q->ne[3]);
+        pl.partial_bytes    = pl.n_chunks * rows * (static_cast<uint64_t>(v->ne[0]) + 2) * sizeof(float);
+    }
     return pl;
 }
 
@@ -111,8 +136,35 @@ bool supports_flash_attn(const Device & device, const ggml_tensor * node) {
     const Plan       pl    = plan_for(device, node);
     const uint32_t * count = device.physical().props.limits.maxComputeWorkGroupCount;
     return pl.rows != 0 && pl.q_blocks <= count[0] && uint64_t(pl.h_blocks) * uint64_t(k->ne[2]) <= count[1] &&
-           uint64_t(q->ne[3]) <= count[2];
+           uint64_t(q->ne[3]) * pl.n_chunks <= std::min<uint32_t>(count[2], 65535) &&
+           pl.partial_bytes <= device.max_window();
 }
+
+namespace {
+
+// The second pass over the chunks' results in `part`.
+bool record_combine(Recorder & rec, const ggml_tensor * node, const Plan & pl, const Operand & part, const Operand & os,
+                    const Operand & od) {
+    const ggml_tensor * q = node->src[0], *v = node->src[2];
+    const Shape         sd = shape_of(node);
+    CombineParams       p{};
+    p.n_chunks = pl.n_chunks;
+    p.n_head   = static_cast<uint32_t>(q->ne[2]);
+    p.n_q      = static_cast<uint32_t>(q->ne[1]);
+    p.rows     = static_cast<uint32_t>(q->ne[1] * q->ne[2] * q->ne[3]);
+    p.nb_d1    = sd.nb[1];
+    p.nb_d2    = sd.nb[2];
+    p.nb_d3    = sd.nb[3];
+    p.off_d    = od.residual / 4;
+    p.off_s    = node->src[4] != nullptr ? os.residual / 4 : 0;
+    uint32_t gx, gy;
+    rec.groups_for(static_cast<uint64_t>(p.rows) * static_cast<uint64_t>(v->ne[0]), kWorkgroupSize, gx, gy);
+    return rec.dispatch("flash_attn_combine",
+                        {kWorkgroupSize, static_cast<uint32_t>(v->ne[0]), node->src[4] != nullptr ? 1u : 0u},
+                        {part, os, od}, &p, sizeof p, gx, gy);
+}
+
+} // namespace
 
 bool record_flash_attn(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * q = node->src[0], *k = node->src[1], *v = node->src[2];
@@ -157,12 +209,18 @@ bool record_flash_attn(Recorder & rec, const ggml_tensor * node) {
     p.scale    = op_f32(node, 0);
     p.max_bias = op_f32(node, 1);
     p.softcap  = op_f32(node, 2);
-    const uint32_t gy = pl.h_blocks * static_cast<uint32_t>(k->ne[2]);
-    return rec.dispatch("flash_attn",
-                        {kWorkgroupSize, static_cast<uint32_t>(q->ne[0]), static_cast<uint32_t>(v->ne[0]), pl.rows,
-                         pl.ndv, float_type_code(q->type), weight_type_code(k->type), weight_type_code(v->type),
-                         mask ? float_type_code(mask->type) : 0u, mask ? 1u : 0u, sinks ? 1u : 0u},
-                        {oq, ok, ov, om, os, od}, &p, sizeof p, pl.q_blocks, gy, static_cast<uint32_t>(q->ne[3]));
+    const uint32_t gy      = pl.h_blocks * static_cast<uint32_t>(k->ne[2]);
+    const bool     chunked = pl.n_chunks > 1;
+    const Operand  part    = chunked ? rec.scratch(0, pl.partial_bytes, true) : od;
+    if (!rec.dispatch("flash_attn",
+                      {kWorkgroupSize, static_cast<uint32_t>(q->ne[0]), static_cast<uint32_t>(v->ne[0]), pl.rows,
+                       pl.ndv, float_type_code(q->type), weight_type_code(k->type), weight_type_code(v->type),
+                       mask ? float_type_code(mask->type) : 0u, mask ? 1u : 0u, sinks ? 1u : 0u, pl.kv_chunk},
+                      {oq, ok, ov, om, os, od, part}, &p, sizeof p, pl.q_blocks, gy,
+                      static_cast<uint32_t>(q->ne[3]) * pl.n_chunks)) {
+        return false;
+    }
+    return !chunked || record_combine(rec, node, pl, rec.scratch(0, pl.partial_bytes, false), os, od);
 }
 
 } // namespace switchyard::vulkan::ops

@@ -3,7 +3,6 @@
 // invocation per element; an id outside b's rows gives NaN.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TA = 0;
 layout(constant_id = 2) const uint TB = 0;
 layout(constant_id = 3) const uint TD = 0;

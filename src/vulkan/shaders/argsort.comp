@@ -5,7 +5,6 @@
 // first ne_d0 indices of the sorted row are written (all of them for ARGSORT, k for TOP_K, descending).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TS = 0;
 
 const uint kMaxRow = 1024;

@@ -2,7 +2,6 @@
 // ADD, SUB, MUL, DIV with broadcasting of b over a (b's extent divides a's in every dimension).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0; // 0 add, 1 sub, 2 mul, 3 div
 layout(constant_id = 2) const uint TA = 0;
 layout(constant_id = 3) const uint TB = 0;

@@ -5,7 +5,6 @@
 // both tensors are whole blocks, so a block never straddles two rows).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TS   = 0; // dequant.glsl code of the source
 layout(constant_id = 2) const uint TD   = 0; // MODE 0: the destination's float type
 layout(constant_id = 3) const uint MODE = 0;

@@ -1,7 +1,11 @@
-// Shared by every shader: storage extensions, typed views of a binding, fp16/bf16 conversions with
-// round-to-nearest-even (as the host's), and the flat invocation index of a 2D dispatch.
+// Shared by every shader: the workgroup size, storage extensions, typed views of a binding, fp16/bf16
+// conversions with round-to-nearest-even (as the host's), and the flat invocation index of a 2D dispatch.
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
+
+// Every shader's workgroup is (specialisation constant 0, 1, 1). Declared here, before any code reads
+// gl_WorkGroupSize: glslang folds a use that precedes the declaration to the default size 1.
+layout(local_size_x_id = 0) in;
 
 // Element types of a typed binding (specialisation constants T*): the backend's codes (ops/types.h).
 #define TYPE_F32  0u

@@ -11,9 +11,14 @@
 // Keys the mask hides (-inf) add nothing, whatever K and V hold there. Loops over keys, rows and dimensions have
 // the same trip count in every invocation (indices are clamped rather than branched on), so shared-memory reads
 // at uniform addresses stay uniform.
+//
+// The keys are taken in chunks of KV_CHUNK (a multiple of the workgroup size), one chunk per workgroup along z
+// (z = i3 * chunks + chunk): lavapipe ends the loops of an invocation after 65535 iterations of all of them
+// together, and a tile costs about D + 2 x 128 (ops/flash_attn.cpp sizes the chunks well below that). With one
+// chunk the workgroup writes the output; with more it writes each row's running maximum, sum and unnormalised
+// output to `part` ([chunks][rows][DV + 2], rows in the output's order), and flash_attn_combine.comp merges them.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint D         = 64; // head size of q and k
 layout(constant_id = 2) const uint DV        = 64; // head size of v
 layout(constant_id = 3) const uint R         = 1;  // rows per workgroup
@@ -24,6 +29,7 @@ layout(constant_id = 7) const uint TV        = 0;
 layout(constant_id = 8) const uint TM        = 0;
 layout(constant_id = 9) const uint HAS_MASK  = 0;
 layout(constant_id = 10) const uint HAS_SINKS = 0;
+layout(constant_id = 11) const uint KV_CHUNK  = 4096; // keys per chunk
 
 #define KV_Q4_0   10u
 #define KV_Q4_1   11u
@@ -43,6 +49,7 @@ layout(binding = 2) readonly buffer V8 { uint8_t v8[]; };
 TYPED_BUFFER(3, m, readonly)
 layout(binding = 4) readonly buffer Sinks { float sinks[]; };
 layout(binding = 5) writeonly buffer Dst { float dst[]; };
+layout(binding = 6) writeonly buffer Part { float part[]; };
 
 layout(push_constant) uniform Params {
     uint  n_q, n_kv, n_head, group, nq;
@@ -206,14 +213,37 @@ void accumulate(Rows b, uint j0, inout float o[kMaxOut]) {
     }
 }
 
+// With several chunks: this chunk's unnormalised output, maximum and sum of every row, for the combine pass.
+void write_partial(Rows b, uint chunk, uint n_chunks, float o[kMaxOut]) {
+    const uint t = gl_LocalInvocationID.x, W = gl_WorkGroupSize.x;
+    const uint rows = p.n_head * p.n_q * (gl_NumWorkGroups.z / n_chunks);
+    for (uint r = 0; r < R; ++r) {
+        if (!row_valid(b, r)) {
+            continue;
+        }
+        const uint at = (chunk * rows + row_head(b, r) + p.n_head * (row_query(b, r) + p.n_q * b.i3)) * (DV + 2u);
+        for (uint i = 0; i < NDV; ++i) {
+            if (t + i * W < DV) {
+                part[at + t + i * W] = o[r * NDV + i];
+            }
+        }
+        if (t == 0) {
+            part[at + DV]      = m_s[r];
+            part[at + DV + 1u] = l_s[r];
+        }
+    }
+}
+
 void main() {
     const uint W  = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
     const uint nh = R / p.nq, h_blocks = (p.group + nh - 1u) / nh;
     const uint hb = gl_WorkGroupID.y % h_blocks;
+    const uint n_chunks = (p.n_kv + KV_CHUNK - 1u) / KV_CHUNK;
+    const uint chunk    = gl_WorkGroupID.z % n_chunks;
     Rows       b;
     b.h0         = (gl_WorkGroupID.y / h_blocks) * p.group + hb * nh;
     b.q0         = gl_WorkGroupID.x * p.nq;
-    b.i3         = gl_WorkGroupID.z;
+    b.i3         = gl_WorkGroupID.z / n_chunks;
     b.group_left = p.group - hb * nh;
     init_rows(b);
     float o[kMaxOut], l[kMaxRows], s[kMaxRows];
@@ -224,7 +254,8 @@ void main() {
         l[r] = 0.0;
     }
     barrier();
-    for (uint j0 = 0; j0 < p.n_kv; j0 += W) {
+    const uint kv_end = min(p.n_kv, (chunk + 1u) * KV_CHUNK);
+    for (uint j0 = chunk * KV_CHUNK; j0 < kv_end; j0 += W) {
         score_key(b, j0 + t, s);
         for (uint r = 0; r < R; ++r) {
             s_s[r * W + t] = s[r];
@@ -253,6 +284,10 @@ void main() {
         l_s[t] = sum;
     }
     barrier();
+    if (n_chunks > 1u) {
+        write_partial(b, chunk, n_chunks, o);
+        return;
+    }
     for (uint r = 0; r < R; ++r) {
         for (uint i = 0; i < NDV; ++i) {
             const uint d = t + i * W;

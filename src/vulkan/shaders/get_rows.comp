@@ -3,7 +3,6 @@
 // f32. One invocation per output element.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TS = 0; // dequant.glsl type code
 
 layout(binding = 0) readonly buffer W { uint8_t w8[]; };

@@ -5,7 +5,6 @@
 #include "common.glsl"
 #include "activations.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0; // ggml_glu_op
 
 layout(binding = 0) readonly buffer A { float a[]; };

@@ -3,7 +3,6 @@
 // iw = ow * s0 + kw * d0 - p0, ih = oh * s1 + kh * d1 - p1, and 0 outside b. One invocation per element of d.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TB = 0;
 layout(constant_id = 2) const uint TD = 0;
 

@@ -5,7 +5,6 @@
 // start + step * i (f32) and reads nothing.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP    = 0; // 0 concat, 1 pad, 2 repeat, 3 arange
 layout(constant_id = 2) const uint WIDTH = 4; // element bytes: 4 or 2
 

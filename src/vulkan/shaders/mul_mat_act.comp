@@ -8,7 +8,6 @@
 #include "common.glsl"
 #include "div_rn.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TB   = 0;
 layout(constant_id = 2) const uint MODE = 0;
 

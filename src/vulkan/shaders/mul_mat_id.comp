@@ -3,7 +3,6 @@
 // and token t. One workgroup per output element (mul_mat_dot.glsl); an id outside the experts gives NaN.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TW         = 0; // dequant.glsl type code
 layout(constant_id = 2) const uint TB         = 0;
 layout(constant_id = 3) const uint HAS_EXCESS = 0;

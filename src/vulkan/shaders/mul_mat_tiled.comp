@@ -8,7 +8,6 @@
 // block's min. The bindings and push constants are mul_mat.comp's.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in; // 256
 layout(constant_id = 1) const uint TW         = 0; // dequant.glsl type code
 layout(constant_id = 2) const uint TB         = 0;
 layout(constant_id = 3) const uint HAS_EXCESS = 0;

@@ -4,7 +4,6 @@
 // in one dispatch; d is still written).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0; // 0 norm, 1 rms_norm, 2 l2_norm
 layout(constant_id = 2) const uint FUSE_MUL = 0;
 

@@ -6,7 +6,6 @@
 #include "common.glsl"
 #include "div_rn.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TS   = 0;
 layout(constant_id = 2) const uint TQ   = 14; // ops/types.h weight_type_code: Q4_0 .. IQ4_NL
 layout(constant_id = 3) const uint MODE = 0;

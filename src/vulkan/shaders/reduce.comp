@@ -4,7 +4,6 @@
 // gives 0).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0; // 0 sum_rows, 1 argmax
 layout(constant_id = 2) const uint TS = 0;
 layout(constant_id = 3) const uint TD = 0; // sum_rows only

@@ -5,7 +5,6 @@
 // their two elements (2k, 2k + 1).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint T = 0;
 
 TYPED_BUFFER(0, a, readonly)

@@ -3,7 +3,6 @@
 // rows, i32 or i64 indices). One invocation per source element.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TD = 0;
 
 layout(binding = 0) readonly buffer S { float s[]; };

@@ -3,7 +3,6 @@
 // per head i2), with an optional per-head sink logit that joins the normalisation. One workgroup per row.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TM = 0; // mask type
 
 layout(binding = 0) readonly buffer A { float a[]; };

@@ -5,7 +5,6 @@
 // destination, so shapes may differ when the element counts agree.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0; // the backend's unary codes (ops/unary.cpp)
 layout(constant_id = 2) const uint TS = 0;
 layout(constant_id = 3) const uint TD = 0;

@@ -2,7 +2,8 @@
 // invocation of a workgroup (ARGMAX, SUM_ROWS), sorts of up to 1024 elements with f16 ties (ARGSORT, TOP_K) and
 // the first row length that stays on the CPU, other element types of the layout ops, f16 data for IM2COL, and
 // MUL_MAT_ID for f16, Q4_0, Q4_1 (the Q8_1 excess path) and Q8_0 weights with broadcast activations, and the
-// quantizing CPY and SET_ROWS (bit-exact), and RMS_NORM fused with the MUL that follows it. Each case runs on
+// quantizing CPY and SET_ROWS (bit-exact), FLASH_ATTN_EXT over 17000 keys (in chunks), and RMS_NORM fused with
+// the MUL that follows it. Each case runs on
 // the first Vulkan device against the scalar reference (support/op_harness.h).
 #include "vk_fixture.h"
 
@@ -82,6 +83,20 @@ std::vector<OpCase> vulkan_cases() {
                          ggml_tensor * idx = b.input(GGML_TYPE_I32, 4, 2, 1, 1, InputKind::Distinct, 10);
                          return ggml_set_rows(b.ctx(), dst, src, idx);
                      }, 0.0});
+    // more keys than one pass of a shader may loop over on lavapipe (65535 loop iterations an invocation, about
+    // 16000 keys at d = 256): the keys go in chunks whose results a second pass merges, with the sinks
+    for (const ggml_type t : {GGML_TYPE_F16, GGML_TYPE_Q8_0}) {
+        cases.push_back({std::string("FLASH_ATTN_EXT(k=v=") + ggml_type_name(t) + ",d=256,n_q=2,n_kv=17000,heads=4/1,sinks)",
+                         GGML_OP_FLASH_ATTN_EXT, [t](B & b) {
+                             ggml_tensor * q    = b.input(GGML_TYPE_F32, 256, 2, 4, 1);
+                             ggml_tensor * k    = b.input(t, 256, 17000, 1, 1);
+                             ggml_tensor * v    = b.input(t, 256, 17000, 1, 1);
+                             ggml_tensor * mask = b.input(GGML_TYPE_F16, 17000, 2, 1, 1, InputKind::Mask);
+                             ggml_tensor * r    = ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.0625f, 0.0f, 0.0f);
+                             ggml_flash_attn_ext_add_sinks(r, b.input(GGML_TYPE_F32, 4));
+                             return r;
+                         }, 1e-6});
+    }
     // RMS_NORM followed by MUL runs as one dispatch; the norm must still be there for a later reader
     cases.push_back({"RMS_NORM+MUL(fused)", GGML_OP_MUL, [](B & b) {
                          ggml_tensor * n = ggml_rms_norm(b.ctx(), b.input(GGML_TYPE_F32, 64, 5, 3), 1e-5f);
