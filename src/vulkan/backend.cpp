@@ -125,8 +125,9 @@ ggml_status backend_graph_compute(ggml_backend_t backend, ggml_cgraph * cgraph) 
         }
         // RMS_NORM and the MUL by a weight that follows it: one dispatch
         const ggml_tensor * next = i + 1 < ggml_graph_n_nodes(cgraph) ? ggml_graph_node(cgraph, i + 1) : nullptr;
-        const bool          fuse = next != nullptr && ops::can_fuse_rms_norm_mul(node, next);
-        if (!(fuse ? ops::record_rms_norm_mul(rec, node, next) : info.record(rec, node))) {
+        const bool          fuse = next != nullptr && ops::can_fuse_rms_norm_mul(node, next) &&
+                          fits_windows(*ctx->device, node) && fits_windows(*ctx->device, next);
+        if (!(fuse ? ops::record_rms_norm_mul(rec, node, next) : record_node(rec, node))) {
             log_error("[ggml_backend_graph_compute] %s: cannot record %s for '%s'\n", ctx->device->name().c_str(),
                       ggml_op_desc(node), node->name);
             return ctx->stream.error() != GGML_STATUS_SUCCESS ? ctx->stream.error() : GGML_STATUS_FAILED;

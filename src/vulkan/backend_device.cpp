@@ -66,7 +66,7 @@ bool dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
             return false;
         }
     }
-    return info.supports(*device, op);
+    return info.supports(*device, op) && fits_device(*device, op);
 }
 
 bool dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) {

@@ -231,8 +231,24 @@ void Device::memory_info(size_t * free, size_t * total) const {
 }
 
 size_t Device::max_buffer_size() const {
-    // a buffer is bound whole to a storage descriptor, so its size stays within the largest range one covers
-    return physical_.props.limits.maxStorageBufferRange;
+    // one VkBuffer with its own allocation, within the largest device-local heap; ops bind windows of it of at
+    // most max_range() bytes (recorder.h), and split the work where a tensor is larger (split.h)
+    VkDeviceSize heap = 0;
+    for (uint32_t i = 0; i < physical_.memory.memoryHeapCount; ++i) {
+        if (physical_.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
+            heap = std::max(heap, physical_.memory.memoryHeaps[i].size);
+        }
+    }
+    const VkDeviceSize limit = physical_.max_buffer > 0 ? physical_.max_buffer : physical_.props.limits.maxStorageBufferRange;
+    return static_cast<size_t>(heap > 0 ? std::min(limit, heap) : limit);
+}
+
+VkDeviceSize Device::window_alignment() const {
+    return std::max<VkDeviceSize>(4, physical_.props.limits.minStorageBufferOffsetAlignment);
+}
+
+uint64_t Device::max_window() const {
+    return physical_.props.limits.maxStorageBufferRange - (window_alignment() - 1);
 }
 
 VkResult Device::submit(const VkSubmitInfo & info, VkFence fence) {

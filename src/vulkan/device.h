@@ -59,6 +59,10 @@ public:
     void release(Allocation & a);
     void   memory_info(size_t * free, size_t * total) const;
     size_t max_buffer_size() const;
+    // The largest view one storage descriptor binds wherever it starts: maxStorageBufferRange less the slack of a
+    // window aligned down to minStorageBufferOffsetAlignment (recorder.h).
+    uint64_t max_window() const;
+    VkDeviceSize window_alignment() const;
 
     // Blocking transfers on the queue (through a staging buffer); false (logged) on a device error.
     bool write(VkBuffer dst, VkDeviceSize offset, const void * data, size_t size);

@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -84,8 +85,13 @@ bool inspect(VkPhysicalDevice handle, uint32_t vk_index, PhysicalDevice & out) {
     if (out.external_memory_host) {
         subgroup.pNext = &host;
     }
-    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+    VkPhysicalDeviceMaintenance3Properties   m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &subgroup};
+    VkPhysicalDeviceMaintenance4PropertiesKHR m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES_KHR, &m3};
+    const bool has_m4 = has_extension(handle, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, has_m4 ? static_cast<void *>(&m4) : &m3};
     vkGetPhysicalDeviceProperties2(handle, &p2);
+    out.max_allocation = m3.maxMemoryAllocationSize;
+    out.max_buffer     = has_m4 ? std::min(m4.maxBufferSize, m3.maxMemoryAllocationSize) : m3.maxMemoryAllocationSize;
     out.subgroup_size          = subgroup.subgroupSize > 0 ? subgroup.subgroupSize : 32;
     out.subgroup_arithmetic    = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                                  (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);

@@ -22,6 +22,10 @@ struct PhysicalDevice {
     bool                             subgroup_arithmetic = false;
     bool                             external_memory_host   = false; // VK_EXT_external_memory_host
     VkDeviceSize                     host_pointer_alignment = 0;
+    // The largest single allocation (maxMemoryAllocationSize) and VkBuffer (maxBufferSize of
+    // VK_KHR_maintenance4; the allocation limit where the device does not report it).
+    VkDeviceSize                     max_allocation = 0;
+    VkDeviceSize                     max_buffer     = 0;
     std::string                      name; // props.deviceName
 };
 

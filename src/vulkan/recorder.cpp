@@ -16,8 +16,8 @@ Operand Recorder::operand(const ggml_tensor * t, bool write) {
         return o; // supports_op keeps this from happening
     }
     const VkDeviceSize max_range = device_.physical().props.limits.maxStorageBufferRange;
-    const VkDeviceSize align     = std::max<VkDeviceSize>(4, device_.physical().props.limits.minStorageBufferOffsetAlignment);
-    o.buffer = ref.buffer;
+    const VkDeviceSize align     = device_.window_alignment();
+    const VkDeviceSize bytes     = ggml_nbytes(t);
     if (ref.size <= max_range) {
         o.window = 0;
         o.range  = ref.size;
@@ -25,8 +25,14 @@ Operand Recorder::operand(const ggml_tensor * t, bool write) {
         o.window = ref.offset / align * align;
         o.range  = std::min(ref.size - o.window, max_range);
     }
+    if (ref.offset + bytes > o.window + o.range) { // record_node keeps this from happening
+        log_error("[ggml_backend_vk] '%s': %llu bytes at %llu do not fit one descriptor window\n", t->name,
+                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(ref.offset));
+        return Operand{};
+    }
+    o.buffer   = ref.buffer;
     o.residual = static_cast<uint32_t>(ref.offset - o.window);
-    o.span     = {ref.buffer, ref.offset, ref.offset + ggml_nbytes(t)};
+    o.span     = {ref.buffer, ref.offset, ref.offset + bytes};
     o.write    = write;
     return o;
 }

@@ -4,6 +4,7 @@
 // constants, and dispatches. Record functions return false when something failed (the stream is then failed).
 #pragma once
 
+#include "vulkan/split.h"
 #include "vulkan/stream.h"
 
 #include <initializer_list>
@@ -26,7 +27,8 @@ public:
     Device & device() { return device_; }
     Stream & stream() { return stream_; }
 
-    // The operand of a tensor read / written by the op. t must be in a Vulkan buffer of this device.
+    // The operand of a tensor read / written by the op. t must be in a Vulkan buffer of this device, and its bytes
+    // within one window (Device::max_window); otherwise the stream fails.
     Operand in(const ggml_tensor * t) { return operand(t, false); }
     Operand out(const ggml_tensor * t) { return operand(t, true); }
     // Scratch memory of `size` bytes (slot 0 or 1), written (write = true) or read by the op; buffer is
@@ -42,11 +44,17 @@ public:
 
     uint32_t subgroup_size() const { return device_.physical().subgroup_size; }
 
+    // The window of a gathered source dimension of `ne` indices the node being recorded computes (split.h):
+    // all of it, {0, ne, ne}, unless the node is a part of a larger one.
+    GatherWindow gather(int64_t ne) const { return gather_.total > 0 ? gather_ : GatherWindow{0, ne, ne}; }
+    void         set_gather(const GatherWindow & window) { gather_ = window; }
+
 private:
     Operand operand(const ggml_tensor * t, bool write);
 
-    Stream & stream_;
-    Device & device_;
+    Stream &     stream_;
+    Device &     device_;
+    GatherWindow gather_;
 };
 
 // Element offset of an operand (residual / element size) and strides in elements, for push constants.

@@ -26,6 +26,16 @@ bool supports_add_id(const Device &, const ggml_tensor * node) {
            fits_u32(node);
 }
 
+// a's rows are independent, the ids follow them; the bias rows the ids pick are read whole
+bool map_add_id(const ggml_tensor *, SplitMap & map) {
+    map.splits[1] = map.splits[2] = true;
+    map.src[0][1] = {Follow::Same, 1};
+    map.src[0][2] = {Follow::Same, 2};
+    map.src[2][0] = {Follow::Same, 1};
+    map.src[2][1] = {Follow::Same, 2};
+    return true;
+}
+
 bool record_add_id(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * a   = node->src[0];
     const ggml_tensor * b   = node->src[1];

@@ -32,6 +32,12 @@ bool supports_binary(const Device &, const ggml_tensor * node) {
            ggml_can_repeat(b, a) && ggml_are_same_shape(a, node) && fits_u32(a) && fits_u32(b) && fits_u32(node);
 }
 
+// dimensions 1..3 split; b repeats into them
+bool map_binary(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Repeat, map);
+    return true;
+}
+
 bool record_binary(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * a = node->src[0];
     const ggml_tensor * b = node->src[1];

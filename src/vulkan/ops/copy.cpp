@@ -73,6 +73,12 @@ bool supports_copy(const Device &, const ggml_tensor * node) {
            fits_u32(src) && fits_u32(node);
 }
 
+// as unary: split only between tensors of one shape
+bool map_copy(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Same, map);
+    return ggml_are_same_shape(node->src[0], node);
+}
+
 bool record_copy(Recorder & rec, const ggml_tensor * node) {
     if (is_block_source(node)) {
         return record_block_copy(rec, node);

@@ -1,4 +1,6 @@
-// GET_ROWS (shaders/get_rows.comp): rows of float or block-quantized tensors gathered into f32, indices i32.
+// GET_ROWS (shaders/get_rows.comp): rows of float or block-quantized tensors gathered into f32, indices i32 or
+// i64. A source too large for one descriptor window is read in windows of rows, one dispatch each, every
+// dispatch writing the outputs whose row its window holds (split.h).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -12,6 +14,7 @@ struct GetRowsParams {
     uint32_t ne[4], nb_s[4], nb_i[4], nb_d[4];
     uint32_t off_s, off_i, off_d, n;
     uint32_t i64_idx;
+    uint32_t first_row, n_rows; // the source's window of rows (split.h)
 };
 
 } // namespace
@@ -22,6 +25,18 @@ bool supports_get_rows(const Device &, const ggml_tensor * node) {
     return weight_type_code(src->type) != kNoType && (idx->type == GGML_TYPE_I32 || idx->type == GGML_TYPE_I64) &&
            node->type == GGML_TYPE_F32 && src->nb[0] == ggml_type_size(src->type) && fits_u32(src) && fits_u32(node) &&
            fits_u32(idx) && ggml_nbytes(src) < (size_t(1) << 32);
+}
+
+// dimensions 1..3 split (the indices follow the output's rows); the source's rows are gathered
+bool map_get_rows(const ggml_tensor * node, SplitMap & map) {
+    map.splits[1] = map.splits[2] = map.splits[3] = true;
+    map.src[0][1] = {Follow::Gather, 1};
+    map.src[0][2] = {Follow::Same, 2};
+    map.src[0][3] = {Follow::Same, 3};
+    for (int d = 0; d < 3; ++d) {
+        map.src[1][d] = {Follow::Same, static_cast<uint8_t>(d + 1)};
+    }
+    return true;
 }
 
 bool record_get_rows(Recorder & rec, const ggml_tensor * node) {
@@ -41,6 +56,9 @@ bool record_get_rows(Recorder & rec, const ggml_tensor * node) {
     p.off_d   = od.residual / 4;
     p.n       = static_cast<uint32_t>(ggml_nelements(node));
     p.i64_idx = idx->type == GGML_TYPE_I64;
+    const GatherWindow rows = rec.gather(src->ne[1]);
+    p.first_row = static_cast<uint32_t>(rows.first);
+    p.n_rows    = static_cast<uint32_t>(rows.count);
     uint32_t gx, gy;
     rec.groups_for(p.n, kWorkgroup, gx, gy);
     return rec.dispatch("get_rows", {kWorkgroup, weight_type_code(src->type)}, {os, oi, od}, &p, sizeof p, gx, gy);

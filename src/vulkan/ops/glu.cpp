@@ -25,6 +25,12 @@ bool supports_glu(const Device &, const ggml_tensor * node) {
            (b == nullptr || (b->type == GGML_TYPE_F32 && ggml_are_same_shape(b, node))) && fits_u32(a) && fits_u32(node);
 }
 
+// rows are independent (a's rows hold both halves when b is absent)
+bool map_glu(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Same, map);
+    return true;
+}
+
 bool record_glu(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * a  = node->src[0];
     const ggml_tensor * b  = node->src[1];

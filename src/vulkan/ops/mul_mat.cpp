@@ -63,8 +63,9 @@ struct MulMatIdParams {
     uint32_t nb_i0, nb_i1, off_i;
     uint32_t nb_d1, nb_d2, off_d;
     uint32_t excess_base;
+    uint32_t expert_first, n_expert_total; // the weights' window of experts (split.h)
 };
-static_assert(sizeof(MulMatIdParams) == 96);
+static_assert(sizeof(MulMatIdParams) == 104);
 
 constexpr uint32_t kDotWorkgroup = 64;
 
@@ -113,12 +114,32 @@ Operand convert_activations(Recorder & rec, const ggml_tensor * b, Act act, bool
     return rec.scratch(0, bytes, false);
 }
 
+// scratch bytes per activation element: the f32 rounded copy, and Q8_1's excess term per block of 32, rounded up
+uint32_t scratch_bytes(const ggml_tensor * w, const ggml_tensor * b) {
+    const Act act = activation_for(w->type, b->type);
+    return act == Act::AsIs ? 0 : act == Act::Q8_1 ? 5 : 4;
+}
+
 } // namespace
 
 bool supports_mul_mat(const Device &, const ggml_tensor * node) {
     const ggml_tensor * w = node->src[0];
     const ggml_tensor * b = node->src[1];
     return supports_product(w, b, node) && b->ne[2] % w->ne[2] == 0 && b->ne[3] % w->ne[3] == 0;
+}
+
+// the outputs' rows follow the weights' rows, the columns the activations', the batch dimensions both (the
+// weights' by ratio)
+bool map_mul_mat(const ggml_tensor * node, SplitMap & map) {
+    map.splits[0] = map.splits[1] = map.splits[2] = map.splits[3] = true;
+    map.src[0][1] = {Follow::Same, 0};
+    map.src[0][2] = {Follow::Ratio, 2};
+    map.src[0][3] = {Follow::Ratio, 3};
+    map.src[1][1] = {Follow::Same, 1};
+    map.src[1][2] = {Follow::Same, 2};
+    map.src[1][3] = {Follow::Same, 3};
+    map.scratch_bytes[1] = scratch_bytes(node->src[0], node->src[1]);
+    return true;
 }
 
 bool record_mul_mat(Recorder & rec, const ggml_tensor * node) {
@@ -183,6 +204,20 @@ bool supports_mul_mat_id(const Device &, const ggml_tensor * node) {
            node->ne[1] == ids->ne[0] && node->ne[2] == b->ne[2] && node->ne[3] == 1;
 }
 
+// the outputs' rows follow the weights' rows, slots and tokens the activations' and the ids'; the experts are
+// gathered
+bool map_mul_mat_id(const ggml_tensor * node, SplitMap & map) {
+    map.splits[0] = map.splits[1] = map.splits[2] = true;
+    map.src[0][1] = {Follow::Same, 0};
+    map.src[0][2] = {Follow::Gather, 0};
+    map.src[1][1] = {Follow::Repeat, 1};
+    map.src[1][2] = {Follow::Same, 2};
+    map.src[2][0] = {Follow::Same, 1};
+    map.src[2][1] = {Follow::Same, 2};
+    map.scratch_bytes[1] = scratch_bytes(node->src[0], node->src[1]);
+    return true;
+}
+
 bool record_mul_mat_id(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * w   = node->src[0];
     const ggml_tensor * b   = node->src[1];
@@ -210,7 +245,10 @@ bool record_mul_mat_id(Recorder & rec, const ggml_tensor * node) {
     }
     p.K        = static_cast<uint32_t>(w->ne[0]);
     p.M        = static_cast<uint32_t>(w->ne[1]);
-    p.n_expert = static_cast<uint32_t>(w->ne[2]);
+    const GatherWindow experts = rec.gather(w->ne[2]);
+    p.n_expert       = static_cast<uint32_t>(experts.count);
+    p.expert_first   = static_cast<uint32_t>(experts.first);
+    p.n_expert_total = static_cast<uint32_t>(experts.total);
     p.n_used   = static_cast<uint32_t>(ids->ne[0]);
     p.n_tokens = static_cast<uint32_t>(b->ne[2]);
     p.n_b      = static_cast<uint32_t>(b->ne[1]);

@@ -53,6 +53,12 @@ bool record_rows(Recorder & rec, const ggml_tensor * node, const ggml_tensor * m
 
 } // namespace
 
+// rows are independent
+bool map_norm(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Same, map);
+    return true;
+}
+
 bool record_norm(Recorder & rec, const ggml_tensor * node) { return record_rows(rec, node, nullptr); }
 
 bool can_fuse_rms_norm_mul(const ggml_tensor * norm, const ggml_tensor * mul) {

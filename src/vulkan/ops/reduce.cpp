@@ -32,6 +32,17 @@ bool supports_reduce(const Device &, const ggml_tensor * node) {
            node->ne[1] == 1 && node->ne[2] == 1 && node->ne[3] == 1;
 }
 
+// rows are independent: SUM_ROWS keeps them where they are, ARGMAX makes row i1 element i1 of its result
+bool map_reduce(const ggml_tensor * node, SplitMap & map) {
+    if (node->op == GGML_OP_ARGMAX) {
+        map.splits[0] = true;
+        map.src[0][1] = {Follow::Same, 0};
+        return true;
+    }
+    follow_rows(node, Follow::Same, map);
+    return true;
+}
+
 bool record_reduce(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * src    = node->src[0];
     const bool          argmax = node->op == GGML_OP_ARGMAX;

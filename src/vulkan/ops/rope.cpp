@@ -51,6 +51,16 @@ bool supports_rope(const Device &, const ggml_tensor * node) {
            fits_u32(a) && fits_u32(node);
 }
 
+// rows are independent; the position of a row is pos[i2], the frequency factors are read whole
+bool map_rope(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Same, map);
+    for (int d = 1; d < 4; ++d) {
+        map.src[1][d] = map.src[2][d] = {};
+    }
+    map.src[1][0] = {Follow::Same, 2};
+    return true;
+}
+
 bool record_rope(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * a   = node->src[0];
     const ggml_tensor * pos = node->src[1];

@@ -37,6 +37,19 @@ bool supports_softmax(const Device &, const ggml_tensor * node) {
     return sinks == nullptr || (sinks->type == GGML_TYPE_F32 && ggml_is_contiguous(sinks) && sinks->ne[0] >= a->ne[2]);
 }
 
+// rows are independent, but the ALiBi slope and the sink of a row follow its head (dimension 2): dimensions 1
+// and 3 split; the mask's rows are read by index, its dimension 3 repeats
+bool map_softmax(const ggml_tensor * node, SplitMap & map) {
+    map.splits[1] = map.splits[3] = true;
+    map.src[0][1] = {Follow::Same, 1};
+    map.src[0][3] = {Follow::Same, 3};
+    if (node->src[1] != nullptr) {
+        map.src[1][1] = {Follow::Same, 1};
+        map.src[1][3] = {Follow::Repeat, 3};
+    }
+    return true;
+}
+
 bool record_softmax(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * a     = node->src[0];
     const ggml_tensor * mask  = node->src[1];

@@ -36,6 +36,12 @@ bool supports_sort(const Device &, const ggml_tensor * node) {
     return node->ne[0] <= src->ne[0];
 }
 
+// rows are independent
+bool map_sort(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Same, map);
+    return true;
+}
+
 bool record_sort(Recorder & rec, const ggml_tensor * node) {
     const ggml_tensor * src = node->src[0];
     const Operand       os = rec.in(src), od = rec.out(node);

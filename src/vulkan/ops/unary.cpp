@@ -69,6 +69,12 @@ bool supports_unary(const Device &, const ggml_tensor * node) {
            fits_u32(src) && fits_u32(node);
 }
 
+// dimensions 1..3 split where source and destination have one shape (element order is then coordinate order)
+bool map_unary(const ggml_tensor * node, SplitMap & map) {
+    follow_rows(node, Follow::Same, map);
+    return ggml_are_same_shape(node->src[0], node);
+}
+
 bool record_unary(Recorder & rec, const ggml_tensor * node) {
     float f[4] = {};
     switch (node->op) {

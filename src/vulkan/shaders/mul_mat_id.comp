@@ -1,6 +1,8 @@
 #version 450
 // MUL_MAT_ID: dst[m, e, t] = sum_k W[k, m, ids[e, t]] * B[k, e % n_b, t], the expert matrices picked per slot e
-// and token t. One workgroup per output element (mul_mat_dot.glsl); an id outside the experts gives NaN.
+// and token t. One workgroup per output element (mul_mat_dot.glsl); an id outside the experts gives NaN. The
+// weights' binding holds experts [expert_first, expert_first + n_expert) of n_expert_total; outputs of other
+// experts are left to the dispatches of the other windows (split.h).
 #include "common.glsl"
 
 layout(constant_id = 1) const uint TW         = 0; // dequant.glsl type code
@@ -23,6 +25,7 @@ layout(push_constant) uniform Params {
     uint  nb_i0, nb_i1, off_i; // elements
     uint  nb_d1, nb_d2, off_d; // elements
     uint  excess_base;
+    uint  expert_first, n_expert_total;
 } p;
 
 #include "mul_mat_dot.glsl"
@@ -35,14 +38,18 @@ void main() {
     const uint m = id % p.M, e = (id / p.M) % p.n_used, t = id / (p.M * p.n_used);
     const int  expert = ids[p.off_i + e * p.nb_i0 + t * p.nb_i1];
     const uint di     = p.off_d + m + e * p.nb_d1 + t * p.nb_d2;
-    if (expert < 0 || uint(expert) >= p.n_expert) { // uniform in the group
+    if (expert < 0 || uint(expert) >= p.n_expert_total) { // uniform in the group
         if (gl_LocalInvocationID.x == 0) {
             d[di] = uintBitsToFloat(0x7fc00000u);
         }
         return;
     }
+    const uint local = uint(expert) - p.expert_first;
+    if (local >= p.n_expert) {
+        return;
+    }
     const uint n    = e % p.n_b;
-    const uint row  = p.off_w + m * p.nb01 + uint(expert) * p.nb02;
+    const uint row  = p.off_w + m * p.nb01 + local * p.nb02;
     const uint col  = p.off_b + n * p.nb_b.y + t * p.nb_b.z;
     const uint nblk = p.K / block_elements(TW);
     const float r   = row_dot(p.K, row, col, p.nb_b.x, p.excess_base + (t * p.n_b + n) * nblk);
