@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -187,25 +186,18 @@ TEST(LlamaTokenizer, MakeModelVocabulary) {
     EXPECT_EQ(tok->n_vocab(), 320);
 }
 
-TEST(LlamaTokenizer, EncodesAKilobyteWellUnderAMillisecond) {
+// A long text (4 KiB, about 1000 tokens) round-trips through encode and decode. Its speed is measured by
+// bench/ (no timed assertions in tests: CI machines are shared and noisy).
+TEST(LlamaTokenizer, EncodesAndDecodesFourKilobytes) {
     const auto tok = load(make_model_vocab(32000));
     ASSERT_NE(tok, nullptr);
     std::string text;
     while (text.size() < 4096) {
         text += "the quick brown fox jumps over a lazy dog, caf\xc3\xa9 na\xc3\xafve 12345; ";
     }
-    double best_ms = 1e9;
-    for (int run = 0; run < 5; ++run) {
-        const auto t0  = std::chrono::steady_clock::now();
-        const Ids  ids = tok->encode(text, true);
-        const auto t1  = std::chrono::steady_clock::now();
-        ASSERT_GT(ids.size(), 1000u);
-        best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-    const double ms_per_kb = best_ms / (static_cast<double>(text.size()) / 1024.0);
-    RecordProperty("ms_per_kb", std::to_string(ms_per_kb));
-    EXPECT_LT(ms_per_kb, 0.5);
-    EXPECT_EQ(tok->decode(tok->encode(text, true)), text);
+    const Ids ids = tok->encode(text, true);
+    EXPECT_GT(ids.size(), 1000u);
+    EXPECT_EQ(tok->decode(ids), text);
 }
 
 // ---- gpt2 (byte-level BPE) ----
