@@ -10,6 +10,10 @@ if (GGML_VULKAN) # the Vulkan backend: ggml::ggml-vulkan and ggml-vulkan.h
     list(APPEND GGML_PUBLIC_HEADERS include/ggml-vulkan.h)
     list(APPEND GGML_INSTALL_TARGETS ggml-vulkan)
 endif()
+if (GGML_MPI) # the MPI layer: ggml::ggml-mpi and ggml-mpi.h
+    list(APPEND GGML_PUBLIC_HEADERS include/ggml-mpi.h)
+    list(APPEND GGML_INSTALL_TARGETS ggml-mpi)
+endif()
 install(FILES ${GGML_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(TARGETS ${GGML_INSTALL_TARGETS}

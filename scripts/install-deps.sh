@@ -5,10 +5,12 @@ set -euo pipefail
 
 # libvulkan-dev, glslc: build the Vulkan backend (GGML_VULKAN); mesa-vulkan-drivers: lavapipe, the CPU Vulkan
 # device the Vulkan tests run on in CI; g++-aarch64-linux-gnu, qemu-user: the aarch64 cross build (preset
-# aarch64) and its tests, with GoogleTest built from googletest's sources (/usr/src/googletest)
+# aarch64) and its tests, with GoogleTest built from googletest's sources (/usr/src/googletest); openmpi-bin,
+# libopenmpi-dev: the MPI layer (GGML_MPI) and its tests under mpirun
 packages=(cmake ninja-build g++ clang pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libvulkan-dev glslc mesa-vulkan-drivers
-          g++-aarch64-linux-gnu qemu-user googletest)
+          g++-aarch64-linux-gnu qemu-user googletest
+          openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,7 +13,7 @@
 cmake_minimum_required(VERSION 3.25)
 
 # every option the table may name; each must have a row, so that a renamed or dropped row fails here
-set(table_options GGML_VULKAN GGML_BUILD_TOOLS GGML_BUILD_EXAMPLES GGML_BUILD_BENCHMARKS)
+set(table_options GGML_VULKAN GGML_MPI GGML_BUILD_TOOLS GGML_BUILD_EXAMPLES GGML_BUILD_BENCHMARKS)
 
 foreach (var MODE README WORK_DIR)
     if (NOT DEFINED ${var} OR "${${var}}" STREQUAL "")

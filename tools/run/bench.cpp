@@ -3,6 +3,7 @@
 #include "bench_table.h"
 #include "context.h"
 #include "dram_probe.h"
+#include "ranks.h"
 #include "report.h"
 
 #include <algorithm>
@@ -65,13 +66,15 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
     ContextParams params{std::max(o.n_ctx, needed), o.n_batch, o.flash_attn != FlashAttn::Off};
     auto          ctx = Context::create(model, devices, params, error);
     if (!ctx) {
-        std::fprintf(stderr, "switchyard-run: error: %s\n", error.c_str());
+        std::fprintf(stderr, "%serror: %s\n", ranks::prefix().c_str(), error.c_str());
         return 1;
     }
     std::vector<int32_t> tokens(static_cast<size_t>(needed));
     for (size_t i = 0; i < tokens.size(); ++i) {
         tokens[i] = static_cast<int32_t>((i * 7 + 3) % static_cast<size_t>(model.hparams().n_vocab));
     }
+    ranks::reset_traffic();
+    int64_t             n_run      = 0;       // tokens run, for the per-rank traffic under mpirun
     const BenchRow *    bound_test = nullptr; // the first tgN, whose repetitions the DRAM probe interleaves
     std::vector<double> dram;                 // GB/s
     for (BenchRow & test : rows) {
@@ -80,9 +83,10 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
         for (int rep = -1; rep < o.bench_options.reps; ++rep) { // -1: the warm-up
             double rate = 0.0;
             if (!run_once(*ctx, test, tokens, rate, error)) {
-                std::fprintf(stderr, "switchyard-run: error: %s: %s\n", test.test.c_str(), error.c_str());
+                std::fprintf(stderr, "%serror: %s: %s\n", ranks::prefix().c_str(), test.test.c_str(), error.c_str());
                 return 1;
             }
+            n_run += test.n_prompt + test.n_gen;
             if (rep >= 0) {
                 test.rates.push_back(rate);
                 if (probe) {
@@ -107,6 +111,8 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
     if (bound_test != nullptr) {
         print_generation_bound(info, bound_test->test, model, bound_test->rates, dram);
     }
+    ranks::end_phase("every test", n_run);
+    ranks::print_traffic(info);
     return 0;
 }
 

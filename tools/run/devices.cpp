@@ -147,6 +147,16 @@ std::unique_ptr<Devices> Devices::create(const DeviceOptions & options, std::str
     }
     d->cpu_ = d->backends_.back();
     ggml_backend_cpu_set_n_threads(d->cpu_, d->n_threads_);
+    // the other backends that compute on CPU cores (an MPI device's own rank's CPU) take as many
+    for (ggml_backend_t b : d->backends_) {
+        ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(b));
+        auto set = reg != nullptr ? reinterpret_cast<ggml_backend_set_n_threads_t>(
+                                        ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads"))
+                                  : nullptr;
+        if (b != d->cpu_ && set != nullptr) {
+            set(b, d->n_threads_);
+        }
+    }
     return d;
 }
 

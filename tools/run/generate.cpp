@@ -3,6 +3,7 @@
 #include "context.h"
 #include "diagnose.h"
 #include "prompt.h"
+#include "ranks.h"
 #include "report.h"
 #include "sampler.h"
 #include "text_stream.h"
@@ -21,11 +22,15 @@ namespace switchyard::run {
 namespace {
 
 int fail(const std::string & message) {
-    std::fprintf(stderr, "switchyard-run: error: %s\n", message.c_str());
+    std::fprintf(stderr, "%serror: %s\n", ranks::prefix().c_str(), message.c_str());
     return 1;
 }
 
-void warn(const std::string & message) { std::fprintf(stderr, "switchyard-run: warning: %s\n", message.c_str()); }
+void warn(const std::string & message) {
+    if (ranks::rank() == 0) {
+        std::fprintf(stderr, "switchyard-run: warning: %s\n", message.c_str());
+    }
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -101,7 +106,9 @@ bool generate_tokens(Context & ctx, const Model & model, const Options & o, cons
     const int64_t limit = o.n_predict < 0 ? std::numeric_limits<int64_t>::max() : o.n_predict;
     const auto    t0    = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < limit; ++i) {
-        const int32_t id = sampler.sample(logits.data(), static_cast<int32_t>(model.hparams().n_vocab));
+        // every rank continues with rank 0's choice (their logits are the same; this keeps them in step)
+        const int32_t id =
+            ranks::token_from_rank0(sampler.sample(logits.data(), static_cast<int32_t>(model.hparams().n_vocab)));
         if (tok != nullptr && tok->is_eog(id)) {
             break;
         }
@@ -168,11 +175,13 @@ int generate(const Model & model, const Devices & devices, const Options & o) {
         ctx->set_trace(&trace);
     }
     std::vector<float> logits;
+    ranks::reset_traffic();
     const auto         t0 = std::chrono::steady_clock::now();
     if (!ctx->decode(ids, false, logits, error)) {
         return fail(error);
     }
     const double t_prompt = seconds_since(t0);
+    ranks::end_phase("prompt", static_cast<int64_t>(ids.size()));
     if (first_non_finite(logits) >= 0) {
         return fail(non_finite_error(*ctx, ids, logits, "of the prompt"));
     }
@@ -200,6 +209,8 @@ int generate(const Model & model, const Devices & devices, const Options & o) {
     }
     std::printf("\n");
     print_speed(ids.size(), t_prompt, g);
+    ranks::end_phase("generation", static_cast<int64_t>(std::max<size_t>(g.ids.size(), 1) - 1));
+    ranks::print_traffic(stdout);
     print_plan_summary(*ctx);
     print_memory(model, *ctx);
     if (!o.trace_path.empty()) {

@@ -11,6 +11,7 @@
 #include "generate.h"
 #include "model.h"
 #include "prompt.h"
+#include "ranks.h"
 #include "tokenizer.h"
 
 #include "ggml-backend.h"
@@ -32,7 +33,7 @@ using namespace switchyard::run;
 namespace {
 
 int fail(const std::string & message) {
-    std::fprintf(stderr, "switchyard-run: error: %s\n", message.c_str());
+    std::fprintf(stderr, "%serror: %s\n", ranks::prefix().c_str(), message.c_str());
     return 1;
 }
 
@@ -110,11 +111,23 @@ int tokenize_only(const std::string & path, const Options & o) {
     return 0;
 }
 
-int load_and_run(const std::string & path, const Options & o, std::FILE * info) {
+int load_and_run(const std::string & path, const Options & o, uint64_t args, std::FILE * info) {
     // the devices outlive the model: the meta device asks them for split states while buffers exist
     std::string              error;
     std::unique_ptr<Devices> devices;
     std::unique_ptr<Model>   model = Model::open(path, error);
+    // with several ranks, all of them stop here together if one could not open the model or differs
+    ranks::View view;
+    view.ok      = model != nullptr;
+    view.error   = error;
+    view.options = args;
+    if (model) {
+        view.file_size = model->file_size();
+        view.header    = model->header_checksum();
+    }
+    if (!ranks::agree(view, error)) {
+        return fail(error);
+    }
     if (!model || !(devices = Devices::create(o.devices, error))) {
         return fail(error);
     }
@@ -131,19 +144,27 @@ int load_and_run(const std::string & path, const Options & o, std::FILE * info) 
                       model->n_repacked(), mib, ggml_backend_buft_name(placement.cpu_repack));
         notes.push_back(line);
     }
+    ranks::remember_weights(*model);
     print_header(info, *model, *devices, o, notes);
     std::fflush(info);
     return o.bench ? run_bench(*model, *devices, o, path, info) : generate(*model, *devices, o);
 }
 
-} // namespace
-
-int main(int argc, char ** argv) {
+int run(int argc, char ** argv) {
     Options     o;
     std::string error;
     if (!parse_options(argc, argv, o, error)) {
-        std::fprintf(stderr, "switchyard-run: %s (see --help)\n", error.c_str());
+        std::fprintf(stderr, "%s%s (see --help)\n", ranks::prefix().c_str(), error.c_str());
         return 2;
+    }
+    // under mpirun: rank 0 prints, every rank's CPU holds a share of the layers unless --device says otherwise,
+    // and the ranks on one machine share its cores
+    ranks::quiet_followers();
+    if (ranks::distributed() && o.devices.names.empty() && !o.test_device) {
+        o.devices.names = ranks::default_devices();
+    }
+    if (ranks::distributed() && o.devices.n_threads == 0) {
+        o.devices.n_threads = ranks::default_threads();
     }
     if (o.help) {
         print_usage(stdout);
@@ -190,7 +211,11 @@ int main(int argc, char ** argv) {
                      wrote ? " (just written)" : "");
     }
     if (!o.seed_given) {
-        o.sampling.seed = std::random_device{}();
+        o.sampling.seed = ranks::seed_from_rank0(std::random_device{}());
     }
-    return load_and_run(path, o, info);
+    return load_and_run(path, o, ranks::fingerprint(argc, argv), info);
 }
+
+} // namespace
+
+int main(int argc, char ** argv) { return ranks::finish(run(argc, argv)); }

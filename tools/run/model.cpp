@@ -343,4 +343,13 @@ size_t Model::repacked_bytes() const {
     return bytes;
 }
 
+uint64_t Model::header_checksum() const {
+    const size_t n = std::min(file_.size(), static_cast<size_t>(gguf_get_data_offset(gguf_)));
+    uint64_t     h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; ++i) {
+        h = (h ^ file_.data()[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
 } // namespace switchyard::run

@@ -62,6 +62,9 @@ public:
 
     uint64_t n_params() const { return n_params_; }
     uint64_t n_bytes() const { return n_bytes_; } // of all tensors in the file
+    size_t   file_size() const { return file_.size(); }
+    // FNV-1a of the file's bytes before the tensor data (header, metadata, tensor infos): ranks compare it
+    uint64_t header_checksum() const;
     // bytes of weights each device holds, per buffer; mapped = true for weights used in place from the file,
     // repacked = true for the CPU_REPACK buffer
     struct Holding {

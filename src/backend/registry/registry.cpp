@@ -9,6 +9,9 @@
 #ifdef GGML_USE_CPU
 #include "ggml-cpu.h"
 #endif
+#ifdef GGML_USE_MPI
+#include "mpi/mpi.h"
+#endif
 #ifdef GGML_USE_VULKAN
 #include "ggml-vulkan.h"
 #endif
@@ -33,6 +36,20 @@ Registry::Registry() {
 #endif
 #ifdef GGML_USE_CPU
     add_reg(ggml_backend_cpu_reg(), nullptr);
+#endif
+#ifdef GGML_USE_MPI
+    // under an MPI launcher, every rank's devices (the ones above: its CPU and GPU-type devices) as MPI<r>:<name>
+    std::vector<ggml_backend_dev_t> local;
+    for (ggml_backend_dev_t dev : devices_) {
+        const auto type = ggml_backend_dev_type(dev);
+        if (type == GGML_BACKEND_DEVICE_TYPE_CPU || type == GGML_BACKEND_DEVICE_TYPE_GPU ||
+            type == GGML_BACKEND_DEVICE_TYPE_IGPU) {
+            local.push_back(dev);
+        }
+    }
+    if (ggml_backend_reg_t reg = mpi::make_reg(local)) {
+        add_reg(reg, nullptr);
+    }
 #endif
 }
 
@@ -232,3 +249,10 @@ ggml_backend_t ggml_backend_init_best(void) {
 }
 
 } // extern "C"
+
+#ifdef GGML_USE_MPI
+extern "C" ggml_backend_reg_t ggml_backend_mpi_reg(void) {
+    Registry::instance(); // makes the reg over the local devices
+    return switchyard::mpi::current_reg();
+}
+#endif
