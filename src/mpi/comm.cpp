@@ -94,7 +94,11 @@ void check(int rc, const char * what, int peer) {
     abort_job(1, why);
 }
 
-// Waits for req with the deadline; what/peer name the operation in the message.
+// Waits for req with the deadline; what/peer name the operation in the message. It polls without sleeping for
+// kSpinSeconds (a peer computing a layer answers within milliseconds, and a sleep's wake-up would add to every
+// all-reduce), then sleeps in steps growing to a millisecond.
+constexpr double kSpinSeconds = 0.05;
+
 void wait(MPI_Request & req, const char * what, int peer) {
     using clock       = std::chrono::steady_clock;
     const auto start  = clock::now();
@@ -105,10 +109,11 @@ void wait(MPI_Request & req, const char * what, int peer) {
         if (done) {
             break;
         }
-        if (spins < 2000) {
-            continue; // a short spin: most messages arrive within microseconds
-        }
         const double waited = std::chrono::duration<double>(clock::now() - start).count();
+        if (waited < kSpinSeconds) {
+            std::this_thread::yield(); // the peer is usually a layer's compute away: answer at once
+            continue;
+        }
         if (waited > g_state.timeout_s) {
             char why[160];
             std::snprintf(why, sizeof why, "%s with rank %d: nothing for %.0f s (SWITCHYARD_MPI_TIMEOUT)", what, peer, waited);

@@ -63,7 +63,7 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
         needed = std::max(needed, r.n_prompt + r.n_gen);
     }
     std::string error;
-    ContextParams params{std::max(o.n_ctx, needed), o.n_batch, o.flash_attn != FlashAttn::Off};
+    ContextParams params{std::max(o.n_ctx, needed), o.n_batch, o.n_ubatch, o.flash_attn != FlashAttn::Off};
     auto          ctx = Context::create(model, devices, params, error);
     if (!ctx) {
         std::fprintf(stderr, "%serror: %s\n", ranks::prefix().c_str(), error.c_str());

@@ -138,6 +138,7 @@ const std::map<std::string, Setter> & setters() {
         {"-n", [](Options & o, const std::string & v) { o.n_text = v; return ""; }}, // read after all flags
         {"-c", int_in(0, 1 << 22, [](Options & o, int64_t n) { o.n_ctx = n; })},
         {"-b", int_in(1, 1 << 16, [](Options & o, int64_t n) { o.n_batch = n; })},
+        {"-ub", int_in(1, 1 << 16, [](Options & o, int64_t n) { o.n_ubatch = n; })},
         {"-t", int_in(1, GGML_MAX_N_THREADS, [](Options & o, int64_t n) { o.devices.n_threads = static_cast<int>(n); })},
         {"-r", int_in(1, 1000, [](Options & o, int64_t n) { o.bench_options.reps = static_cast<int>(n); })},
         {"-pg", set_pg},
@@ -201,7 +202,7 @@ const std::map<std::string, std::function<void(Options &)>> & switches() {
 const std::map<std::string, std::string> & aliases() {
     static const std::map<std::string, std::string> table = {
         {"--model", "-m"}, {"--prompt", "-p"}, {"--file", "-f"}, {"--n-predict", "-n"}, {"--ctx-size", "-c"},
-        {"--batch-size", "-b"}, {"--threads", "-t"}, {"--n-gpu-layers", "-ngl"}, {"--gpu-layers", "-ngl"},
+        {"--batch-size", "-b"}, {"--ubatch-size", "-ub"}, {"--threads", "-t"}, {"--n-gpu-layers", "-ngl"}, {"--gpu-layers", "-ngl"},
         {"-sm", "--split-mode"}, {"-ts", "--tensor-split"}, {"-dev", "--device"}, {"--repetitions", "-r"},
         {"-nr", "--no-repack"}, {"-s", "--seed"}, {"--escape", "-e"}, {"--flash-attn", "-fa"},
         {"--output", "-o"}, {"--n-prompt", "-p"}, {"--n-gen", "-n"}

@@ -41,6 +41,7 @@ struct Options {
     std::string          n_text;                      // -n as given (a list in --bench), read by parse_options
     int64_t              n_ctx     = 0;               // -c; 0: what the run needs (prompt + n, or the tests')
     int64_t              n_batch   = 512;             // -b
+    int64_t              n_ubatch  = 0;               // -ub; 0: n_batch, or 64 for a layer split over MPI ranks
     FlashAttn            flash_attn = FlashAttn::Auto; // -fa
     DeviceOptions        devices;                     // --device, -ngl, --split-mode, --tensor-split, -t, -nr
     SamplerParams        sampling;                    // --temp, --top-k, --top-p, --min-p, --repeat-*, --seed

@@ -69,12 +69,13 @@ bool Context::decode(const std::vector<int32_t> & tokens, bool all_logits, std::
                 std::to_string(n_past_) + " used, " + std::to_string(tokens.size()) + " more asked)";
         return false;
     }
-    const int64_t n = static_cast<int64_t>(tokens.size());
-    for (int64_t i0 = 0; i0 < n; i0 += params_.n_batch) {
-        const int64_t n_batch = std::min(params_.n_batch, n - i0);
+    const int64_t n    = static_cast<int64_t>(tokens.size());
+    const int64_t step = params_.n_ubatch > 0 ? std::min(params_.n_ubatch, params_.n_batch) : params_.n_batch;
+    for (int64_t i0 = 0; i0 < n; i0 += step) {
+        const int64_t n_batch = std::min(step, n - i0);
         const bool    want    = all_logits || i0 + n_batch == n;
         std::vector<float> part;
-        if (!run_batch(tokens.data() + i0, n_batch, all_logits, part, error)) {
+        if (!run_batch(tokens.data() + i0, n_batch, all_logits, want, part, error)) {
             return false;
         }
         if (want) {
@@ -84,7 +85,7 @@ bool Context::decode(const std::vector<int32_t> & tokens, bool all_logits, std::
     return true;
 }
 
-bool Context::run_batch(const int32_t * tokens, int64_t n, bool all_logits, std::vector<float> & logits,
+bool Context::run_batch(const int32_t * tokens, int64_t n, bool all_logits, bool read_logits, std::vector<float> & logits,
                         std::string & error) {
     ggml_context * ctx = graph_context(graph_mem_);
     GraphInputs    in;
@@ -105,8 +106,10 @@ bool Context::run_batch(const int32_t * tokens, int64_t n, bool all_logits, std:
         error = std::string("decode: the computation failed: ") + ggml_status_to_string(status);
         return false;
     }
-    logits.resize(static_cast<size_t>(ggml_nelements(in.logits)));
-    ggml_backend_tensor_get(in.logits, logits.data(), 0, logits.size() * sizeof(float));
+    if (read_logits) {
+        logits.resize(static_cast<size_t>(ggml_nelements(in.logits)));
+        ggml_backend_tensor_get(in.logits, logits.data(), 0, logits.size() * sizeof(float));
+    }
     ggml_free(ctx);
     n_past_ += n;
     return true;

@@ -21,6 +21,7 @@ class TraceRecorder;
 struct ContextParams {
     int64_t n_ctx      = 512;  // positions the KV cache holds
     int64_t n_batch    = 512;  // tokens per graph at most
+    int64_t n_ubatch   = 0;    // tokens per computation (0: n_batch); a pipeline over ranks overlaps them
     bool    flash_attn = true; // attention by FLASH_ATTN_EXT, else soft_max(K·Q)·V (graph.h)
 };
 
@@ -55,7 +56,10 @@ public:
 
 private:
     explicit Context(const Model & model) : model_(model) {}
-    bool run_batch(const int32_t * tokens, int64_t n, bool all_logits, std::vector<float> & logits, std::string & error);
+    // read_logits false: the logits stay where they were computed (reading them waits for every device, which
+    // would stop the micro-batches of a pipeline from overlapping)
+    bool run_batch(const int32_t * tokens, int64_t n, bool all_logits, bool read_logits, std::vector<float> & logits,
+                   std::string & error);
 
     const Model &        model_;
     ContextParams        params_;

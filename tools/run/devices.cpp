@@ -1,6 +1,7 @@
 #include "devices.h"
 
 #include "cpu_repack.h"
+#include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
 #include "hparams.h"
 
@@ -50,6 +51,23 @@ std::vector<int64_t> share_out(int64_t n, const std::vector<float> & weights) {
         return {};
     }
     return shares;
+}
+
+// n threads for a backend whose reg can set them (CPU, MPI), and for each simple backend of a meta backend
+void set_threads(ggml_backend_t b, int n) {
+    if (ggml_backend_is_meta(b)) {
+        for (size_t i = 0; i < ggml_backend_meta_n_backends(b); ++i) {
+            set_threads(ggml_backend_meta_simple_backend(b, i), n);
+        }
+        return;
+    }
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(b));
+    auto               set = reg != nullptr ? reinterpret_cast<ggml_backend_set_n_threads_t>(
+                                    ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads"))
+                                            : nullptr;
+    if (set != nullptr) {
+        set(b, n);
+    }
 }
 
 bool is_gpu_like(ggml_backend_dev_t dev) {
@@ -147,14 +165,11 @@ std::unique_ptr<Devices> Devices::create(const DeviceOptions & options, std::str
     }
     d->cpu_ = d->backends_.back();
     ggml_backend_cpu_set_n_threads(d->cpu_, d->n_threads_);
-    // the other backends that compute on CPU cores (an MPI device's own rank's CPU) take as many
+    // the other backends that compute on CPU cores take as many: the meta device's CPUs, an MPI device's CPU on
+    // its own rank (left at their default, they would add up to more threads than cores)
     for (ggml_backend_t b : d->backends_) {
-        ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(b));
-        auto set = reg != nullptr ? reinterpret_cast<ggml_backend_set_n_threads_t>(
-                                        ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads"))
-                                  : nullptr;
-        if (b != d->cpu_ && set != nullptr) {
-            set(b, d->n_threads_);
+        if (b != d->cpu_) {
+            set_threads(b, d->n_threads_);
         }
     }
     return d;
@@ -262,6 +277,17 @@ Placement Devices::place(const Hparams & hp, const TypeOf & type_of, std::vector
     }
     if (n_off > hp.n_layer) {
         p.output = meta_ != nullptr ? meta_ : devs_.back();
+        if (meta_ != nullptr) {
+            // the output projection by vocabulary rows: each device computes its share of the logits (the largest
+            // matrix of a small model, read once per token: mirrored, every device would read all of it)
+            std::vector<float> weights = options_.tensor_split;
+            if (weights.empty()) {
+                weights.assign(devs_.size(), 1.0f);
+            }
+            if (std::vector<int64_t> rows = share_out(hp.n_vocab, weights); !rows.empty()) {
+                states_["output.weight"] = split_along(1, rows);
+            }
+        }
     }
     return p;
 }

@@ -166,7 +166,7 @@ int generate(const Model & model, const Devices & devices, const Options & o) {
     if ((!o.plan_path.empty() && !plan.open(o.plan_path, error)) || (!o.trace_path.empty() && !trace.open(o.trace_path, error))) {
         return fail(error);
     }
-    auto ctx = Context::create(model, devices, {n_ctx, o.n_batch, o.flash_attn != FlashAttn::Off}, error);
+    auto ctx = Context::create(model, devices, {n_ctx, o.n_batch, o.n_ubatch, o.flash_attn != FlashAttn::Off}, error);
     if (!ctx) {
         return fail(error);
     }

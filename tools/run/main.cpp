@@ -166,6 +166,9 @@ int run(int argc, char ** argv) {
     if (ranks::distributed() && o.devices.n_threads == 0) {
         o.devices.n_threads = ranks::default_threads();
     }
+    if (ranks::distributed() && o.devices.mode == SplitMode::Layer && o.n_ubatch == 0) {
+        o.n_ubatch = 64; // a prompt in micro-batches: rank r works on one while rank r + 1 works on the one before
+    }
     if (o.help) {
         print_usage(stdout);
         return 0;

@@ -36,6 +36,8 @@ void print_usage(std::FILE * f) {
         "                          the context keeps its last N tokens (a warning); a full context ends the\n"
         "                          generation with a warning and exit status 0, as llama.cpp does\n"
         "  -b, --batch-size N      prompt tokens per graph (default 512)\n"
+        "  -ub, --ubatch-size N    prompt tokens per computation (default: -b; 64 under mpirun with\n"
+        "                          --split-mode layer, so that the ranks work on micro-batches at once)\n"
         "  -fa, --flash-attn M     on or auto (default): attention by FLASH_ATTN_EXT; off: soft_max(K*Q)*V\n"
         "  -t, --threads N         CPU threads, 1..%d (default: the hardware's, at most 8)\n"
         "  --device A[,B..]        devices to offload to (see --list-devices; default: every GPU)\n"

@@ -45,7 +45,7 @@ Loaded load(const std::string & path, bool flash_attn, int64_t n_ctx = 64) {
     const Model &            m = *r.model;
     EXPECT_TRUE(r.model->place(r.devices->place(m.hparams(), [&](const std::string & n) { return m.type_of(n); }, notes),
                                error));
-    r.ctx = Context::create(*r.model, *r.devices, {n_ctx, 512, flash_attn}, error);
+    r.ctx = Context::create(*r.model, *r.devices, {n_ctx, 512, 0, flash_attn}, error);
     EXPECT_NE(r.ctx, nullptr) << error;
     return r;
 }
