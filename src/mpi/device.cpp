@@ -91,20 +91,20 @@ bool of_mpi_type(ggml_backend_buffer_t buffer) {
     return buffer != nullptr && buffer->buft != nullptr && buffer->buft->iface.alloc_buffer == buft_alloc_buffer;
 }
 
-// A copy of t whose MPI buffer (its own or its view source's) is replaced by the probe, so that the analog
-// device judges the op as if its sources were in its own memory.
-const ggml_tensor * probed(const ggml_tensor * t, ggml_backend_buffer * probe, ggml_tensor & copy, ggml_tensor & view_copy) {
+// A copy of t that shows no MPI buffer (its own or its view source's): to the analog device the op's tensors then
+// look not yet allocated, as the scheduler asks before allocating, and every backend answers for its own memory.
+const ggml_tensor * probed(const ggml_tensor * t, ggml_tensor & copy, ggml_tensor & view_copy) {
     if (t == nullptr) {
         return nullptr;
     }
     copy = *t;
     if (of_mpi_type(copy.buffer)) {
-        copy.buffer = probe;
+        copy.buffer = nullptr;
     }
     if (t->view_src != nullptr) {
         view_copy = *t->view_src;
         if (of_mpi_type(view_copy.buffer)) {
-            view_copy.buffer = probe;
+            view_copy.buffer = nullptr;
         }
         copy.view_src = &view_copy;
     }
@@ -112,12 +112,12 @@ const ggml_tensor * probed(const ggml_tensor * t, ggml_backend_buffer * probe, g
 }
 
 bool dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
-    Device &                                 d = dev_ctx(dev);
-    ggml_tensor                              node, node_view;
-    std::array<ggml_tensor, GGML_MAX_SRC>    srcs, views;
-    probed(op, &d.probe, node, node_view);
+    Device &                              d = dev_ctx(dev);
+    ggml_tensor                           node, node_view;
+    std::array<ggml_tensor, GGML_MAX_SRC> srcs, views;
+    probed(op, node, node_view);
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
-        node.src[j] = const_cast<ggml_tensor *>(probed(op->src[j], &d.probe, srcs[static_cast<size_t>(j)], views[static_cast<size_t>(j)]));
+        node.src[j] = const_cast<ggml_tensor *>(probed(op->src[j], srcs[static_cast<size_t>(j)], views[static_cast<size_t>(j)]));
     }
     return ggml_backend_dev_supports_op(d.analog, &node);
 }
@@ -181,7 +181,6 @@ std::unique_ptr<Device> make_device(int r, const Descriptor & desc, const std::v
     d->inner        = r == rank() ? same : nullptr;
     d->analog       = same != nullptr ? same : cpu;
     d->analog_buft  = ggml_backend_dev_buffer_type(d->analog);
-    d->probe.buft   = d->analog_buft;
     d->buft         = {
                 .iface =
             {

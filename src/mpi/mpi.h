@@ -21,7 +21,6 @@ struct Device {
     ggml_backend_dev_t         inner       = nullptr; // the local device on its own rank, else NULL
     ggml_backend_dev_t         analog      = nullptr; // the local device that answers for it
     ggml_backend_buffer_type_t analog_buft = nullptr;
-    ggml_backend_buffer        probe{};               // an empty buffer of analog_buft (supports_op)
     ggml_backend_device        device{};
     ggml_backend_buffer_type   buft{};
     std::string                buft_name;

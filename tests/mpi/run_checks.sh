@@ -9,6 +9,9 @@
 #   missing-file    the model missing on rank 1 only: every rank ends, non-zero, naming rank 1, within 10 s
 #   other-args      rank 1 started with other arguments: the same
 #   killed-rank     rank 1 killed mid-run: the job ends, non-zero, within 10 s
+#   vulkan          ranks with their local devices: a layer split over rank 0's Vulkan device and rank 1's CPU, and
+#                   a tensor split over both devices of both ranks, give one process's tokens (GGML_VK_VISIBLE_DEVICES
+#                   0, lavapipe on a machine without a GPU; skipped without a Vulkan device)
 set -euo pipefail
 check=${1:?usage: run_checks.sh CHECK BIN_DIR WORK_DIR}
 bin=${2:?}
@@ -103,6 +106,23 @@ missing-file | other-args | killed-rank)
         [ "$took" -le 10 ] || fail "the job took $took s to end"
         grep -qF "$expect" <<< "$out" || fail "no message '$expect'"
     fi
+    ;;
+vulkan)
+    export GGML_VK_VISIBLE_DEVICES=${GGML_VK_VISIBLE_DEVICES:-0}
+    if ! mpirun_n 2 -x GGML_VK_VISIBLE_DEVICES "$bin/switchyard-run" --list-devices 2>/dev/null | grep -q 'MPI1:Vulkan0'; then
+        echo "PASSED: vulkan (skipped: no Vulkan device)"
+        exit 0
+    fi
+    model=$(make_model mpi-f16 "${model_args[@]}" --type f16)
+    want=$(generated "$("$bin/switchyard-run" -m "$model" "${run_args[@]}")")
+    for setup in "layer MPI0:Vulkan0,MPI1:CPU" "tensor MPI0:CPU,MPI1:Vulkan0" "tensor MPI0:CPU,MPI0:Vulkan0,MPI1:CPU,MPI1:Vulkan0"; do
+        read -r mode devices <<< "$setup"
+        out=$(mpirun_n 2 -x GGML_VK_VISIBLE_DEVICES "$bin/switchyard-run" -m "$model" "${run_args[@]}" --split-mode "$mode" \
+              --device "$devices" 2>&1) || fail "$mode split over $devices: exit status $?: $out"
+        got=$(generated "$out")
+        echo "$mode split over $devices: $got"
+        [ "$got" = "$want" ] || fail "$mode split over $devices: other tokens than one process ($want): $out"
+    done
     ;;
 *) echo "unknown check $check"; exit 2 ;;
 esac
