@@ -9,6 +9,7 @@
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace switchyard::vulkan::ops {
@@ -51,6 +52,7 @@ struct MulMatParams {
     uint32_t off_b;
     uint32_t nb_d1, nb_d2, nb_d3, off_d;
     uint32_t excess_base;
+    uint32_t k_begin, k_end, accumulate; // mul_mat_tiled.comp only
 };
 static_assert(sizeof(MulMatParams) <= 128);
 
@@ -74,6 +76,9 @@ constexpr uint32_t kDotWorkgroup = 64;
 // mul_mat_tiled.comp needs for their excess term), 256 invocations a tile.
 constexpr uint32_t kTiledMinColumns = 8;
 constexpr uint32_t kTileM = 64, kTileN = 64, kTileK = 32, kTileWorkgroup = 256;
+// K per dispatch of the tiled path: 512 steps of about 50 loop iterations each, well within the 65535 lavapipe
+// allows an invocation (the product was wrong from K = 40960 on, right at 32768)
+constexpr uint32_t kTiledKPerDispatch = 512 * kTileK;
 constexpr uint32_t kMaxGroups = 65535; // per dimension, the least every device allows
 
 // The weights, activations and result as both products need them.
@@ -185,9 +190,16 @@ bool record_mul_mat(Recorder & rec, const ggml_tensor * node) {
     const bool     has_excess = act == Act::Q8_1;
     const uint32_t tiles_m    = (p.M + kTileM - 1) / kTileM, tiles_n = (p.N + kTileN - 1) / kTileN;
     if (p.N >= kTiledMinColumns && tiles_m <= kMaxGroups && tiles_n <= kMaxGroups && p.ne12 * p.ne13 <= kMaxGroups) {
-        return rec.dispatch("mul_mat_tiled",
-                            {kTileWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u, kTileM, kTileN, kTileK},
-                            {ow, ob, has_excess ? ob : od, od}, &p, sizeof p, tiles_m, tiles_n, p.ne12 * p.ne13);
+        for (p.k_begin = 0; p.k_begin < p.K; p.k_begin += kTiledKPerDispatch) {
+            p.k_end      = std::min(p.K, p.k_begin + kTiledKPerDispatch);
+            p.accumulate = p.k_begin > 0;
+            if (!rec.dispatch("mul_mat_tiled",
+                              {kTileWorkgroup, weight_type_code(w->type), tb, has_excess ? 1u : 0u, kTileM, kTileN, kTileK},
+                              {ow, ob, has_excess ? ob : od, od}, &p, sizeof p, tiles_m, tiles_n, p.ne12 * p.ne13)) {
+                return false;
+            }
+        }
+        return true;
     }
     uint32_t gx, gy;
     rec.groups_for(static_cast<uint64_t>(ggml_nelements(node)), 1, gx, gy);

@@ -5,7 +5,9 @@
 // walked in steps of BK: the step's weights (dequantized, dequant.glsl, any weight type) and activations are
 // staged in shared memory, then every invocation accumulates its outputs from them. For Q4_1 / Q5_1
 // (HAS_EXCESS, BK = 32: a step is one block) the Q8_1 excess term of the step's block is added, times the
-// block's min. The bindings and push constants are mul_mat.comp's.
+// block's min. The bindings and push constants are mul_mat.comp's, and [k_begin, k_end): the part of K this
+// dispatch sums, added to d when `accumulate` (lavapipe ends the loops of an invocation after 65535 iterations of
+// all of them, about 1300 steps here, so ops/mul_mat.cpp cuts a long K into several dispatches).
 #include "common.glsl"
 
 layout(constant_id = 1) const uint TW         = 0; // dequant.glsl type code
@@ -29,6 +31,7 @@ layout(push_constant) uniform Params {
     uint  off_b;
     uint  nb_d1, nb_d2, nb_d3, off_d; // elements
     uint  excess_base;
+    uint  k_begin, k_end, accumulate;
 } p;
 
 const uint TM = BM / 16, TN = BN / 16; // outputs per invocation along m and n
@@ -86,7 +89,7 @@ void main() {
     for (uint i = 0; i < TM * TN; ++i) {
         acc[i] = 0.0;
     }
-    for (uint k0 = 0; k0 < p.K; k0 += BK) {
+    for (uint k0 = p.k_begin; k0 < p.k_end; k0 += BK) {
         load_weights(m0, k0, row_w);
         load_activations(n0, k0, col_b, first_excess);
         barrier();
@@ -117,7 +120,8 @@ void main() {
         for (uint j = 0; j < TN; ++j) {
             const uint m = m0 + tx + 16u * i, n = n0 + ty + 16u * j;
             if (m < p.M && n < p.N) {
-                d[p.off_d + m + n * p.nb_d1 + i2 * p.nb_d2 + i3 * p.nb_d3] = acc[i * TN + j];
+                const uint at = p.off_d + m + n * p.nb_d1 + i2 * p.nb_d2 + i3 * p.nb_d3;
+                d[at]         = p.accumulate != 0 ? d[at] + acc[i * TN + j] : acc[i * TN + j];
             }
         }
     }

@@ -2,8 +2,8 @@
 // invocation of a workgroup (ARGMAX, SUM_ROWS), sorts of up to 1024 elements with f16 ties (ARGSORT, TOP_K) and
 // the first row length that stays on the CPU, other element types of the layout ops, f16 data for IM2COL, and
 // MUL_MAT_ID for f16, Q4_0, Q4_1 (the Q8_1 excess path) and Q8_0 weights with broadcast activations, and the
-// quantizing CPY and SET_ROWS (bit-exact), FLASH_ATTN_EXT over 17000 keys (in chunks), and RMS_NORM fused with
-// the MUL that follows it. Each case runs on
+// quantizing CPY and SET_ROWS (bit-exact), FLASH_ATTN_EXT over 17000 keys (in chunks), the tiled MUL_MAT over
+// K = 65536 (in parts), and RMS_NORM fused with the MUL that follows it. Each case runs on
 // the first Vulkan device against the scalar reference (support/op_harness.h).
 #include "vk_fixture.h"
 
@@ -95,6 +95,13 @@ std::vector<OpCase> vulkan_cases() {
                              ggml_tensor * r    = ggml_flash_attn_ext(b.ctx(), q, k, v, mask, 0.0625f, 0.0f, 0.0f);
                              ggml_flash_attn_ext_add_sinks(r, b.input(GGML_TYPE_F32, 4));
                              return r;
+                         }, 1e-6});
+    }
+    // the tiled product over a K longer than one dispatch may loop over on lavapipe (from 40960 on): K in parts,
+    // the later ones added to the output; Q4_1 with its per-block excess term
+    for (const ggml_type t : {GGML_TYPE_F32, GGML_TYPE_Q4_1}) {
+        cases.push_back({std::string("MUL_MAT(type_a=") + ggml_type_name(t) + ",m=70,n=16,k=65536)", GGML_OP_MUL_MAT, [t](B & b) {
+                             return ggml_mul_mat(b.ctx(), b.input(t, 65536, 70), b.input(GGML_TYPE_F32, 65536, 16));
                          }, 1e-6});
     }
     // RMS_NORM followed by MUL runs as one dispatch; the norm must still be there for a later reader
