@@ -21,7 +21,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DBUILD_SHARED_LIBS=OFF \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DSWITCHYARD_FUZZ=ON -DGGML_BUILD_EXAMPLES=OFF -DGGML_BUILD_BENCHMARKS=OFF -DGGML_VULKAN=OFF -DGGML_CUDA=OFF \
+    -DSWITCHYARD_FUZZ=ON -DGGML_BUILD_EXAMPLES=OFF -DGGML_BUILD_BENCHMARKS=OFF -DGGML_VULKAN=OFF -DGGML_MPI=OFF -DGGML_CUDA=OFF \
     >/dev/null
 cmake --build "$build" --target gguf_fuzz_buffer gguf_fuzz_file
 

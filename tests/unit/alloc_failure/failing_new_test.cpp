@@ -13,7 +13,6 @@
 // The tests in this file check the allocator itself.
 #include "injection.h"
 
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstddef>
@@ -48,12 +47,13 @@ bool next_fails(bool c_allocation) {
     return false;
 }
 
-using AlignedAllocFn = void * (*) (size_t, size_t);
-
-// libc's aligned_alloc (or the sanitizer's interceptor of it), found past our own definition.
-AlignedAllocFn real_aligned_alloc() {
-    static AlignedAllocFn fn = reinterpret_cast<AlignedAllocFn>(dlsym(RTLD_NEXT, "aligned_alloc"));
-    return fn;
+// Aligned memory that free() takes, from posix_memalign, which this binary does not interpose: libc's, or the
+// sanitizer's interceptor of it. (The next aligned_alloc after our own, found with dlsym(RTLD_NEXT), is libc's
+// when clang links the sanitizer's runtime into the executable, and its blocks are then unknown to the
+// sanitizer's free.)
+void * real_aligned_alloc(size_t alignment, size_t size) {
+    void * p = nullptr;
+    return posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) == 0 ? p : nullptr;
 }
 
 void * raw_allocate(size_t size, size_t alignment) {
@@ -64,7 +64,7 @@ void * raw_allocate(size_t size, size_t alignment) {
         return std::malloc(size);
     }
     const size_t padded = (size + alignment - 1) / alignment * alignment; // aligned_alloc needs a multiple
-    return real_aligned_alloc()(alignment, padded);
+    return real_aligned_alloc(alignment, padded);
 }
 
 void * allocate(size_t size, size_t alignment, bool nothrow) {
@@ -147,7 +147,7 @@ extern "C" void * aligned_alloc(size_t alignment, size_t size) noexcept {
     if (switchyard::alloc_failure::next_fails(true)) {
         return nullptr;
     }
-    return switchyard::alloc_failure::real_aligned_alloc()(alignment, size);
+    return switchyard::alloc_failure::real_aligned_alloc(alignment, size);
 }
 
 // ---- the allocator's own tests ----
