@@ -137,42 +137,36 @@ bool active() {
 int rank() { return active() ? g_state.rank : 0; }
 int size() { return active() ? g_state.size : 1; }
 
+// Calls post(offset, count) for each piece of at most kPiece bytes of [0, size), waiting for each request.
+template <typename Post> void in_pieces(size_t size, const char * what, int peer, Post post) {
+    for (size_t done = 0; done < size; done += kPiece) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        check(post(done, static_cast<int>(std::min(kPiece, size - done)), req), what, peer);
+        wait(req, what, peer);
+    }
+}
+
 void send(const void * data, size_t size, int to) {
     const char * p = static_cast<const char *>(data);
-    for (size_t done = 0; done < size || (size == 0 && done == 0); done += kPiece) {
-        const int   n   = static_cast<int>(std::min(kPiece, size - done));
-        MPI_Request req = MPI_REQUEST_NULL;
-        check(MPI_Isend(p + done, n, MPI_BYTE, to, 0, g_state.comm, &req), "sending", to);
-        wait(req, "sending", to);
-        if (size == 0) {
-            break;
-        }
-    }
+    in_pieces(size, "sending", to, [&](size_t at, int n, MPI_Request & req) {
+        return MPI_Isend(p + at, n, MPI_BYTE, to, 0, g_state.comm, &req);
+    });
     g_stats.bytes_sent += size;
 }
 
 void recv(void * data, size_t size, int from) {
     char * p = static_cast<char *>(data);
-    for (size_t done = 0; done < size || (size == 0 && done == 0); done += kPiece) {
-        const int   n   = static_cast<int>(std::min(kPiece, size - done));
-        MPI_Request req = MPI_REQUEST_NULL;
-        check(MPI_Irecv(p + done, n, MPI_BYTE, from, 0, g_state.comm, &req), "receiving", from);
-        wait(req, "receiving", from);
-        if (size == 0) {
-            break;
-        }
-    }
+    in_pieces(size, "receiving", from, [&](size_t at, int n, MPI_Request & req) {
+        return MPI_Irecv(p + at, n, MPI_BYTE, from, 0, g_state.comm, &req);
+    });
     g_stats.bytes_received += size;
 }
 
 void bcast(void * data, size_t size, int root) {
     char * p = static_cast<char *>(data);
-    for (size_t done = 0; done < size; done += kPiece) {
-        const int   n   = static_cast<int>(std::min(kPiece, size - done));
-        MPI_Request req = MPI_REQUEST_NULL;
-        check(MPI_Ibcast(p + done, n, MPI_BYTE, root, g_state.comm, &req), "a broadcast", root);
-        wait(req, "a broadcast", root);
-    }
+    in_pieces(size, "a broadcast", root, [&](size_t at, int n, MPI_Request & req) {
+        return MPI_Ibcast(p + at, n, MPI_BYTE, root, g_state.comm, &req);
+    });
     if (g_state.rank == root) {
         g_stats.bytes_sent += size * static_cast<size_t>(g_state.size - 1);
     } else {
@@ -207,8 +201,7 @@ void allreduce_sum(float * data, size_t n) {
         return;
     }
     // more ranks: every part, then the sum in rank order (the meta device's order on one machine)
-    std::vector<float> parts(n * static_cast<size_t>(g_state.size));
-    const size_t       piece = kPiece / sizeof(float) / static_cast<size_t>(g_state.size);
+    const size_t piece = kPiece / sizeof(float) / static_cast<size_t>(g_state.size);
     for (size_t done = 0; done < n; done += piece) {
         const size_t count = std::min(piece, n - done);
         std::vector<float> gathered(count * static_cast<size_t>(g_state.size));

@@ -141,23 +141,20 @@ bool agree(const View & mine, std::string & error) {
     return true;
 }
 
-int32_t token_from_rank0(int32_t id) {
+namespace {
+// value as rank 0 has it, on every rank
+template <typename T> T from_rank0(T value) {
 #ifdef SWITCHYARD_RUN_MPI
     if (distributed()) {
-        ggml_backend_mpi_bcast(&id, sizeof id, 0);
+        ggml_backend_mpi_bcast(&value, sizeof value, 0);
     }
 #endif
-    return id;
+    return value;
 }
+} // namespace
 
-uint32_t seed_from_rank0(uint32_t seed) {
-#ifdef SWITCHYARD_RUN_MPI
-    if (distributed()) {
-        ggml_backend_mpi_bcast(&seed, sizeof seed, 0);
-    }
-#endif
-    return seed;
-}
+int32_t  token_from_rank0(int32_t id) { return from_rank0(id); }
+uint32_t seed_from_rank0(uint32_t seed) { return from_rank0(seed); }
 
 namespace {
 size_t g_weight_bytes = 0;
