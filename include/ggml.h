@@ -7,9 +7,10 @@
 // a compute graph, and hands the graph to a backend (see ggml-backend.h) or to the CPU (ggml-cpu.h) to run.
 //
 // Names, signatures, enum values and struct layouts follow upstream ggml's current API so programs written for
-// ggml build against Switchyard unchanged. Error model: op constructors treat impossible shapes as programming
-// errors (logged with the function name, then the abort callback); anything that depends on run-time data or
-// resources returns NULL / false / a ggml_status instead.
+// ggml build against Switchyard unchanged (that is also why this file is over 1000 lines: it declares upstream's
+// whole ggml.h API in one header, as programs include it). Error model: op constructors treat impossible shapes
+// as programming errors (logged with the function name, then the abort callback); anything that depends on
+// run-time data or resources returns NULL / false / a ggml_status instead.
 //
 // One file of about 1,500 lines, over the style guide's 1,000, on purpose: upstream programs include ggml.h alone
 // and expect every core declaration in it, so the compatibility contract keeps it whole.
