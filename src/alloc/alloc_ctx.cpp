@@ -17,11 +17,6 @@
 #include <algorithm>
 #include <vector>
 
-// The meta device lives in src/backend/meta; until it is part of every build these are weak references
-// (null when absent), so this file links either way. TODO(#5): drop once the meta device has landed.
-#pragma weak ggml_backend_buft_is_meta
-#pragma weak ggml_backend_meta_alloc_ctx_tensors_from_buft
-
 using namespace switchyard;
 using switchyard::alloc::PlacementUndo;
 
@@ -189,7 +184,9 @@ struct ggml_backend_buffer * ggml_backend_alloc_ctx_tensors_from_buft(struct ggm
         log_error("[%s] the context must be created with no_alloc = true\n", caller);
         return nullptr;
     }
-    if (&ggml_backend_buft_is_meta != nullptr && ggml_backend_buft_is_meta(buft)) {
+    // a meta buffer type places each tensor by its split rules: the meta device's public entry point (declared in
+    // ggml-backend-impl.h, as upstream's allocator calls it), not an include of the layer above
+    if (ggml_backend_buft_is_meta(buft)) {
         return ggml_backend_meta_alloc_ctx_tensors_from_buft(ctx, buft);
     }
     return guard(caller, nullptr, [&] { return alloc_ctx_tensors(ctx, buft, caller); });

@@ -2,7 +2,7 @@
 
 #include "base/log.h"
 #include "core/context.h"
-#include "core/type_traits.h"
+#include "quant/types.h"
 
 #include <cstdarg>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // they describe.
 #include "gguf/reader.h"
 
-#include "core/type_traits.h"
+#include "quant/types.h"
 
 #include <cinttypes>
 #include <cstring>

@@ -5,7 +5,7 @@
 
 #include "base/fp16.h"
 #include "base/log.h"
-#include "core/type_traits.h"
+#include "quant/types.h"
 
 #include <cstring>
 

@@ -6,6 +6,8 @@
 // synchronize waits for all of them. The meta backend has no events, no graph plans and no asynchronous
 // tensor I/O of its own (the wrappers fall back to synchronize + blocking access).
 #include "backend/meta/backend.h"
+#include "backend/meta/plan_json.h"
+#include "backend/sched/plan_hook.h"
 
 #include "base/log.h"
 
@@ -114,6 +116,8 @@ ggml_backend_t new_meta_backend(MetaDevice & dev) {
     mb->comm    = comm_init(*mb);
     auto * backend = new ggml_backend{meta_guid(), kInterface, &dev.device, mb.get()};
     mb.release();
+    // the scheduler's plan export shows how this backend runs a split (sched sits below meta: the hook)
+    sched::set_backend_plan_json(&plan_json);
     return backend;
 }
 

@@ -1,18 +1,20 @@
 // Observability: the plan as JSON (GGML_SCHED_PLAN, ggml_backend_sched_plan_json) and the assignment printout
 // (GGML_SCHED_DEBUG).
+#include "backend/sched/plan_hook.h"
 #include "backend/sched/sched.h"
-
-#include "backend/meta/plan_json.h"
 
 #include "base/json.h"
 #include "base/log.h"
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
 namespace switchyard::sched {
 
 namespace {
+
+std::atomic<BackendPlanJsonFn> g_backend_plan_json{nullptr};
 
 std::string backend_name(const ggml_backend_sched * sched, int id) {
     return id >= 0 && id < sched->n_backends ? ggml_backend_name(sched->backends[id]) : "none";
@@ -44,7 +46,8 @@ void append_splits(const ggml_backend_sched * sched, std::string & j) {
         }
         j += "]";
         // a split on a meta backend also shows how the meta device runs its nodes ("null" for other backends)
-        const std::string meta_part = meta::plan_json(sched->backends[split.backend_id], &split.graph);
+        const BackendPlanJsonFn describe  = g_backend_plan_json.load(std::memory_order_acquire);
+        const std::string       meta_part = describe ? describe(sched->backends[split.backend_id], &split.graph) : "null";
         if (meta_part != "null") {
             j += ", \"meta\": " + meta_part;
         }
@@ -68,6 +71,8 @@ void append_fallbacks(const ggml_backend_sched * sched, std::string & j) {
 }
 
 } // namespace
+
+void set_backend_plan_json(BackendPlanJsonFn fn) { g_backend_plan_json.store(fn, std::memory_order_release); }
 
 std::string plan_json(const ggml_backend_sched * sched) {
     std::string j = "{\n";

@@ -14,7 +14,7 @@
 #include "core/ops/op_common.h"
 
 #include "base/log.h"
-#include "core/type_traits.h"
+#include "quant/types.h"
 
 #include <cstdio>
 #include <optional>

@@ -27,7 +27,7 @@
 #include "cpu/repack/mul_mat.h"
 
 #include "base/fp16.h"
-#include "core/type_traits.h"
+#include "quant/types.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,6 @@
-// The table of storage types: name, elements per block, bytes per block, whether it is block-quantized.
-// The conversions (to_float / from_float_ref) come from src/quant.
+// The table of storage types: name, elements per block, bytes per block, whether it is block-quantized. It
+// belongs to the storage formats (this folder, below core): a tensor's size depends on its type, never the other
+// way round. The conversions (to_float / from_float_ref) are in formats.h.
 #pragma once
 
 #include "ggml.h"
