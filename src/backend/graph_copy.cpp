@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/owners.h"
 #include "core/graph.h"
+#include "core/op_traits.h"
 
 #include <cstring>
 #include <unordered_map>
@@ -158,8 +159,7 @@ bool ggml_backend_compare_graph_backend(ggml_backend_t backend1, ggml_backend_t 
                 ok = false;
                 break;
             }
-            const ggml_op op = g1->nodes[i]->op;
-            if (op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE) {
+            if (op_is_view(g1->nodes[i]->op)) {
                 continue;
             }
             if (!callback(i, g1->nodes[i], g2->nodes[i], user_data)) {

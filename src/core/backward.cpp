@@ -15,6 +15,7 @@
 #include "core/graph.h"
 
 #include "base/abort.h"
+#include "core/op_traits.h"
 
 #include <cstring>
 #include <vector>
@@ -394,10 +395,9 @@ bool ignores_source(const ggml_tensor * node, int i) {
     }
 }
 
-bool is_view_op(ggml_op op) {
-    return op == GGML_OP_CPY || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE ||
-           op == GGML_OP_TRANSPOSE;
-}
+// ops whose result may be a view of a source without being in-place: the views and CPY (which returns a view of
+// its destination)
+bool differentiable_view(ggml_op op) { return op == GGML_OP_CPY || op_is_view(op); }
 
 void check_trainable(const ggml_cgraph * g) {
     bool any_param = false, any_loss = false;
@@ -438,7 +438,7 @@ std::vector<bool> mark_needed(ggml_context * ctx, ggml_cgraph * g, ggml_tensor *
         if (!need) {
             continue;
         }
-        if (node->view_src && !is_view_op(node->op)) {
+        if (node->view_src && !differentiable_view(node->op)) {
             fatal("[ggml_build_backward_expand] in-place op %s of node '%s' cannot be differentiated",
                   ggml_op_desc(node), node->name);
         }

@@ -179,4 +179,16 @@ constexpr bool is_valid_op(int op) {
     return op >= 0 && op < GGML_OP_COUNT;
 }
 
+// NONE and the view ops: nothing to compute (the is_empty column)
+constexpr bool op_is_empty(ggml_op op) {
+    return is_valid_op(op) && kOpTable[static_cast<size_t>(op)].is_empty;
+}
+
+// VIEW, RESHAPE, PERMUTE, TRANSPOSE: the result re-describes its source's memory (empty, and not NONE)
+constexpr bool op_is_view(ggml_op op) {
+    return op != GGML_OP_NONE && op_is_empty(op);
+}
+static_assert(op_is_view(GGML_OP_VIEW) && op_is_view(GGML_OP_RESHAPE) && op_is_view(GGML_OP_PERMUTE) &&
+              op_is_view(GGML_OP_TRANSPOSE) && !op_is_view(GGML_OP_NONE) && !op_is_view(GGML_OP_CPY));
+
 } // namespace switchyard

@@ -1,4 +1,5 @@
 // The one table of ops the Vulkan backend computes (see ops.h).
+#include "core/op_traits.h"
 #include "vulkan/ops.h"
 
 #include <array>
@@ -130,9 +131,6 @@ bool record_node(Recorder & rec, const ggml_tensor * node) {
     return true;
 }
 
-bool is_empty_op(ggml_op op) {
-    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE ||
-           op == GGML_OP_TRANSPOSE;
-}
+bool is_empty_op(ggml_op op) { return op_is_empty(op); }
 
 } // namespace switchyard::vulkan

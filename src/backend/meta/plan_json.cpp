@@ -9,16 +9,13 @@
 
 #include "base/json.h"
 #include "core/graph.h"
+#include "core/op_traits.h"
 
 #include <unordered_set>
 
 namespace switchyard::meta {
 
 namespace {
-
-bool is_view_op(ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
 
 struct Counts {
     int allreduce = 0, gather = 0, replicated = 0, failed = 0;
@@ -83,7 +80,7 @@ std::string plan_json(ggml_backend_t meta_backend_handle, const ggml_cgraph * gr
     bool        first = true;
     for (int i = 0; i < graph->n_nodes; ++i) {
         const ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op) || node->op == GGML_OP_NONE) {
+        if (op_is_view(node->op) || node->op == GGML_OP_NONE) {
             continue;
         }
         j += (first ? "" : ", ") + node_json(resolver, node, counts);

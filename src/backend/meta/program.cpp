@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "core/graph.h"
+#include "core/op_traits.h"
 
 #include <cstring>
 #include <unordered_set>
@@ -22,10 +23,6 @@ namespace switchyard::meta {
 namespace {
 
 using PerDevice = std::array<ggml_tensor *, kMaxDevices>;
-
-bool is_view_op(ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
 
 const ggml_tensor * root_of(const ggml_tensor * t) { return t->view_src != nullptr ? t->view_src : t; }
 
@@ -261,7 +258,7 @@ void Builder::append(int d, const ggml_tensor * node, ggml_tensor * out, const s
 }
 
 ggml_status Builder::add(ggml_tensor * node) {
-    if (is_view_op(node->op) || node->op == GGML_OP_NONE) {
+    if (op_is_view(node->op) || node->op == GGML_OP_NONE) {
         return GGML_STATUS_SUCCESS;
     }
     const NodePlan plan = plan_node(resolver_, node);

@@ -4,14 +4,11 @@
 #include "backend/meta/rules.h"
 
 #include "base/log.h"
+#include "core/op_traits.h"
 
 namespace switchyard::meta {
 
 namespace {
-
-bool is_view_op(ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
 
 const ggml_tensor * root_of(const ggml_tensor * t) { return t->view_src != nullptr ? t->view_src : t; }
 
@@ -125,7 +122,7 @@ NodePlan plan_node(Resolver & resolver, const ggml_tensor * node) {
         const ggml_tensor * src = node->src[j];
         in.src[j]               = src != nullptr && src != node ? resolver.effective(src) : mirrored_state();
     }
-    if (node->view_src != nullptr && !is_view_op(node->op)) {
+    if (node->view_src != nullptr && !op_is_view(node->op)) {
         in.fixed = true;
         in.out   = resolver.raw(node);
         return plan_fixed(in);

@@ -274,7 +274,7 @@ void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
                 }
             }
         }
-        if (id == -1 && !is_view_op(node->op) && node->op != GGML_OP_NONE) {
+        if (id == -1 && !op_is_view(node->op) && node->op != GGML_OP_NONE) {
             record_error(sched, std::string("no backend supports op ") + ggml_op_desc(node) + " for tensor '" +
                                     node->name + "' (type " + ggml_type_name(node->type) + "); backends tried: " +
                                     backend_list(sched));
@@ -312,7 +312,7 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
     }
     for (int i = 0; i < graph->n_nodes; ++i) {
         ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op) || node->op == GGML_OP_NONE) {
+        if (op_is_view(node->op) || node->op == GGML_OP_NONE) {
             continue;
         }
         const int chosen    = sched->backend_ids.at(sched->index.nodes[static_cast<size_t>(i)]);

@@ -60,7 +60,7 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVis
         alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
         const ggml_tensor * node = graph->nodes[i];
         index.nodes[i]           = resolve(ids, view_srcs, node);
-        index.view_ops[i]        = is_view_op(node->op) ? 1 : 0;
+        index.view_ops[i]        = op_is_view(node->op) ? 1 : 0;
         for (size_t j = 0; j < GGML_MAX_SRC; ++j) {
             if (node->src[j] != nullptr) {
                 index.srcs[i * GGML_MAX_SRC + j] = resolve(ids, view_srcs, node->src[j]);

@@ -18,6 +18,7 @@
 #include "alloc/ptr_map.h"
 #include "base/owners.h"
 #include "core/graph.h"
+#include "core/op_traits.h"
 
 #include <array>
 #include <cstdint>
@@ -180,9 +181,6 @@ namespace switchyard::sched {
 // assign.cpp
 int  backend_index(const ggml_backend_sched * sched, ggml_backend_t backend); // -1 if not one of sched's
 inline int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t) { return sched->backend_ids[t]; }
-inline bool is_view_op(ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
 bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node);
 // buffer type tensor t (entry `entry` of sched->index) lives in: its buffer's, else the one of the backend it is
 // assigned to; NULL if unknown
