@@ -5,7 +5,7 @@
 // stack: nothing is allocated) and the reference quantizer of their vec_dot_type.
 #include "ggml-cpu.h"
 
-#include "cpu/kernels/matmul_dot.h"
+#include "cpu/kernels/mul_mat/dot.h"
 #include "cpu/quants/act_quant.h"
 #include "cpu/quants/matvec.h"
 

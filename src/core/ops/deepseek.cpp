@@ -16,7 +16,7 @@
 // DSV4_HC_POST:      x F32 [n_embd, n_tokens], residual F32 [n_embd, hc, n_tokens], post F32 [hc, n_tokens], comb F32
 //                    [hc, hc, n_tokens] or NULL (the identity) -> F32 [n_embd, hc, n_tokens]. src = {x, residual,
 //                    post, comb}.
-// The formulas are in ggml.h and in the CPU kernels (cpu/kernels/deepseek_ext.cpp).
+// The formulas are in ggml.h and in the CPU kernels (cpu/kernels/flash_attn/deepseek.cpp).
 #include "core/ops/op_common.h"
 
 using namespace switchyard;

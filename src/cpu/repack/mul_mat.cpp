@@ -30,7 +30,7 @@ bool expands(const ggml_tensor * dst) {
 }
 
 // Panels a thread keeps at once: about 512 KiB of stored panels, or 1 MiB of expanded ones (as the plain GEMM,
-// src/cpu/kernels/matmul_gemm.cpp), 1..16 and no more than src0 has.
+// src/cpu/kernels/mul_mat/gemm.cpp), 1..16 and no more than src0 has.
 int64_t panels_per_pass(const ggml_tensor * dst) {
     const ggml_tensor * src0  = dst->src[0];
     const bool          wide  = expands(dst);

@@ -2,7 +2,7 @@
 // the type traits, bit for bit, on blocks of random bytes: every level, every packed scale/min pattern, and
 // half-precision scales across the finite range (subnormals and signed zeros included).
 #include "cpu/simd/isa.h"
-#include "cpu/kernels/dequant.h"
+#include "cpu/kernels/mul_mat/dequant.h"
 
 #include "ggml.h"
 

@@ -7,8 +7,8 @@
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"
 
-#include "cpu/kernels/matmul_gemm.h"
-#include "cpu/kernels/matmul_vec.h"
+#include "cpu/kernels/mul_mat/gemm.h"
+#include "cpu/kernels/mul_mat/vec.h"
 #include "cpu/quants/gemm.h"
 #include "cpu/quants/gemm_float.h"
 #include "cpu/quants/matvec.h"

@@ -6,7 +6,7 @@
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"
 
-#include "cpu/kernels/matmul_vec.h"
+#include "cpu/kernels/mul_mat/vec.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 // scalar reference of tests/support.
 #include "kernel_test_util.h"
 
-#include "cpu/kernels/matmul_gemm.h"
-#include "cpu/kernels/matmul_vec.h"
+#include "cpu/kernels/mul_mat/gemm.h"
+#include "cpu/kernels/mul_mat/vec.h"
 #include "cpu/simd/isa.h"
 
 #include <gtest/gtest.h>
@@ -105,7 +105,7 @@ TEST(MatMulWork, FewColumnsPlanTheirConvertedActivations) {
 
 // With more columns, on the float path (CPUs without the GEMM tiles), a converted src0 takes per thread a block of
 // at most its rows (scratch_floats(k) = k floats rounded up to 64 bytes each), after src1 as floats rounded through
-// the activation format (shared). On the GEMM path (matmul_gemm.h): the columns in chunks of twelve (f16 weights:
+// the activation format (shared). On the GEMM path (cpu/kernels/mul_mat/gemm.h): the columns in chunks of twelve (f16 weights:
 // 12 floats per element, gemm_float.h; on AMX sixteen, as bf16 hi and lo), then per thread a float row and the
 // packed panels (16 rows, floats or bf16 hi and lo).
 TEST(MatMulWork, ConvertedSrc0TakesItsRowsPerThread) {

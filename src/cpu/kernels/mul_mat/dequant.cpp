@@ -1,0 +1,64 @@
+// Picks the dequantizer table by CPU features; see dequant.h.
+#include "cpu/kernels/mul_mat/dequant.h"
+
+#include "cpu/simd/isa.h"
+
+#include "base/fp16.h"
+
+#include <cstring>
+
+namespace switchyard::cpu::kernels {
+
+namespace {
+
+const DequantKernels & dequant_kernels_none() {
+    static const DequantKernels none{};
+    return none;
+}
+
+} // namespace
+
+const DequantKernels & dequant_kernels() {
+    using Getter = const DequantKernels & (*)();
+#if defined(__x86_64__)
+    static constexpr simd::PerIsa<Getter> kTables = {dequant_kernels_none, dequant_kernels_avx2, dequant_kernels_avx512};
+#else
+    static constexpr simd::PerIsa<Getter> kTables = {dequant_kernels_none};
+#endif
+    static const DequantKernels & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
+    return k;
+}
+
+DequantRowFn dequant_row(const DequantKernels & k, ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_Q4_0: return k.q4_0;
+        case GGML_TYPE_Q8_0: return k.q8_0;
+        case GGML_TYPE_Q4_K: return k.q4_k;
+        case GGML_TYPE_Q6_K: return k.q6_k;
+        default:             return nullptr;
+    }
+}
+
+bool row_convertible(ggml_type type) {
+    if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16) {
+        return true;
+    }
+    const ggml_type_traits * tt = ggml_get_type_traits(type);
+    return tt && tt->is_quantized && tt->to_float;
+}
+
+void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
+    switch (type) {
+        case GGML_TYPE_F32:  std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
+        case GGML_TYPE_F16:  fp16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
+        case GGML_TYPE_BF16: bf16_to_fp32_row(static_cast<const uint16_t *>(src), dst, n); return;
+        default:             break;
+    }
+    if (const DequantRowFn fast = dequant_row(dequant_kernels(), type)) {
+        fast(src, dst, n);
+        return;
+    }
+    ggml_get_type_traits(type)->to_float(src, dst, n);
+}
+
+} // namespace switchyard::cpu::kernels

@@ -1,0 +1,179 @@
+#include "cpu/kernels/mul_mat/vec.h"
+
+#include "cpu/kernels/common.h"
+#include "cpu/quants/matvec.h"
+
+#include <algorithm>
+
+namespace switchyard::cpu::kernels {
+
+namespace {
+
+using quants::MatVecArgs;
+using quants::MatVecKernel;
+
+// Output rows per work item are a multiple of this: 16 floats, one cache line of dst, so that no two threads
+// write the same line.
+constexpr int64_t kRowAlign = 16;
+
+// The kernel for src0's type, when the path applies to the shapes: rows a whole number of activation blocks.
+const MatVecKernel * kernel_for(const ggml_tensor * src0) {
+    const MatVecKernel & k = quants::matvec_kernel(src0->type);
+    if (k.fn == nullptr || src0->ne[0] % ggml_blck_size(k.act_type) != 0) {
+        return nullptr;
+    }
+    return &k;
+}
+
+// src1 rows are used as they are: already in the activation format, elements adjacent.
+bool act_in_place(const ggml_tensor * src1, ggml_type act) {
+    return src1->type == act && src1->nb[0] == ggml_type_size(act);
+}
+
+size_t converted_bytes(const ggml_tensor * src1, ggml_type act) {
+    return act_in_place(src1, act) ? 0 : ggml_row_size(act, src1->ne[0]) * static_cast<size_t>(ggml_nrows(src1));
+}
+
+// Where the activation rows are: src1 itself, or the converted rows in the work memory (back to back, in src1's
+// row order).
+struct Activations {
+    const char * base;
+    size_t       nb1, nb2, nb3; // bytes between rows along src1's dims 1, 2, 3
+
+    const char * row(int64_t i1, int64_t i2, int64_t i3) const {
+        return base + static_cast<size_t>(i1) * nb1 + static_cast<size_t>(i2) * nb2 + static_cast<size_t>(i3) * nb3;
+    }
+};
+
+// Phase 1, all threads: converts src1 (any float type, any stride) to the activation format in the work memory,
+// kChunk elements per work item so that a single row is shared by every thread; then the barrier. Returns where
+// the activation rows are (src1 itself when it needs no conversion; no barrier then).
+Activations prepare_activations(const ComputeParams & p, const ggml_tensor * src1, const MatVecKernel & k) {
+    if (act_in_place(src1, k.act_type)) {
+        return {static_cast<const char *>(src1->data), src1->nb[1], src1->nb[2], src1->nb[3]};
+    }
+    const int64_t ne0    = src1->ne[0];
+    const int64_t chunks = (ne0 + kChunk - 1) / kChunk;
+    const size_t  rb     = ggml_row_size(k.act_type, ne0);
+    char *        out    = static_cast<char *>(p.wdata);
+    const Range   items  = thread_range(p, ggml_nrows(src1) * chunks);
+    float         buf[kChunk];
+    for (int64_t it = items.begin; it < items.end; ++it) {
+        const int64_t   r  = it / chunks;
+        const int64_t   i0 = (it % chunks) * kChunk;
+        const int64_t   n  = std::min(kChunk, ne0 - i0);
+        const char *    row = row_ptr(src1, row_coords(src1, r));
+        const float *   x   = buf;
+        if (is_f32_rows(src1)) {
+            x = reinterpret_cast<const float *>(row) + i0;
+        } else {
+            read_chunk(src1, row, i0, n, buf);
+        }
+        k.convert(x, out + static_cast<size_t>(r) * rb + ggml_row_size(k.act_type, i0), n);
+    }
+    barrier(p);
+    return {out, rb, rb * static_cast<size_t>(src1->ne[1]), rb * static_cast<size_t>(src1->ne[1] * src1->ne[2])};
+}
+
+// Rows of src0 per work item: about an equal share of all slices' rows per thread, a multiple of kRowAlign.
+int64_t rows_per_item(int64_t rows, int64_t slices, int nth) {
+    const int64_t share = (rows * slices + nth - 1) / nth;
+    const int64_t align = (share + kRowAlign - 1) / kRowAlign * kRowAlign;
+    return std::clamp<int64_t>(align, kRowAlign, std::max<int64_t>((rows + kRowAlign - 1) / kRowAlign * kRowAlign, kRowAlign));
+}
+
+// Rows [r0, r0 + n) of the src0 slice at w times columns [c0, c0 + cols) of acts, into out; columns four at a time.
+void run_columns(const MatVecKernel & k, const ggml_tensor * src0, const char * w, int64_t r0, int64_t n,
+                 const char * act, size_t act_col, int64_t cols, float * out, int64_t out_col) {
+    for (int64_t c0 = 0; c0 < cols; c0 += quants::kMaxCols) {
+        MatVecArgs a;
+        a.k       = src0->ne[0];
+        a.w       = w + static_cast<size_t>(r0) * src0->nb[1];
+        a.w_row   = src0->nb[1];
+        a.rows    = n;
+        a.act     = act + static_cast<size_t>(c0) * act_col;
+        a.act_col = act_col;
+        a.cols    = static_cast<int>(std::min<int64_t>(quants::kMaxCols, cols - c0));
+        a.out     = out + r0 + c0 * out_col;
+        a.out_row = 1;
+        a.out_col = out_col;
+        k.fn(a);
+    }
+}
+
+// q4_1 / q5_1 take this path for any number of columns: upstream adds their min term through the q8_1 blocks'
+// s = fp16(d * sum q), which the float path (dequantized weights times rounded activations) has no place for.
+bool always_matvec(ggml_type type) { return type == GGML_TYPE_Q4_1 || type == GGML_TYPE_Q5_1; }
+
+} // namespace
+
+bool mul_mat_vec_applies(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    return (src1->ne[1] <= kMatVecMaxCols || always_matvec(src0->type)) && kernel_for(src0) != nullptr &&
+           dst->nb[1] % sizeof(float) == 0 && dst->nb[2] % sizeof(float) == 0 && dst->nb[3] % sizeof(float) == 0;
+}
+
+size_t mul_mat_vec_work_size(const ggml_tensor * dst) {
+    return converted_bytes(dst->src[1], kernel_for(dst->src[0])->act_type);
+}
+
+// Work items are (slice (i12, i13), run of src0 rows); each multiplies its rows with every column of the slice.
+void mul_mat_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor *  src0 = dst->src[0];
+    const ggml_tensor *  src1 = dst->src[1];
+    const MatVecKernel & k    = *kernel_for(src0);
+    const Activations    acts = prepare_activations(p, src1, k);
+    const int64_t        rows = src0->ne[1], slices = src1->ne[2] * src1->ne[3];
+    const int64_t        per  = rows_per_item(rows, slices, p.nth);
+    const int64_t        runs = (rows + per - 1) / per;
+    const int64_t        r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
+    const Range          items = thread_range(p, slices * runs);
+    for (int64_t it = items.begin; it < items.end; ++it) {
+        const int64_t s = it / runs, r0 = (it % runs) * per, n = std::min(per, rows - r0);
+        const int64_t i12 = s % src1->ne[2], i13 = s / src1->ne[2];
+        const char *  w   = static_cast<const char *>(src0->data) + (i12 / r2) * src0->nb[2] + (i13 / r3) * src0->nb[3];
+        auto *        out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        run_columns(k, src0, w, r0, n, acts.row(0, i12, i13), acts.nb1, src1->ne[1], out,
+                    static_cast<int64_t>(dst->nb[1] / sizeof(float)));
+    }
+}
+
+// MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens],
+// dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t]. Work items are ((e, t), run of expert rows).
+bool mul_mat_id_vec_applies(const ggml_tensor * dst) {
+    return kernel_for(dst->src[0]) != nullptr && dst->nb[1] % sizeof(float) == 0 && dst->nb[2] % sizeof(float) == 0;
+}
+
+size_t mul_mat_id_vec_work_size(const ggml_tensor * dst) {
+    return converted_bytes(dst->src[1], kernel_for(dst->src[0])->act_type);
+}
+
+void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor *  as   = dst->src[0];
+    const ggml_tensor *  b    = dst->src[1];
+    const ggml_tensor *  ids  = dst->src[2];
+    const MatVecKernel & k    = *kernel_for(as);
+    const Activations    acts = prepare_activations(p, b, k);
+    const int64_t        rows = as->ne[1], pairs = ids->ne[0] * ids->ne[1];
+    const int64_t        per  = rows_per_item(rows, pairs, p.nth);
+    const int64_t        runs = (rows + per - 1) / per;
+    const Range          items = thread_range(p, pairs * runs);
+    for (int64_t it = items.begin; it < items.end; ++it) {
+        const int64_t pair = it / runs, r0 = (it % runs) * per, n = std::min(per, rows - r0);
+        const int64_t e = pair % ids->ne[0], t = pair / ids->ne[0];
+        const int32_t expert = *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + e * ids->nb[0] +
+                                                                  t * ids->nb[1]);
+        if (!index_in_range(expert, as->ne[2])) {
+            report_data_error(p, "expert id %d out of range [0, %lld) at (%lld, %lld) of src2 '%s'", expert,
+                              static_cast<long long>(as->ne[2]), static_cast<long long>(e), static_cast<long long>(t),
+                              ids->name);
+            return; // after the last barrier (prepare_activations)
+        }
+        const char * w   = static_cast<const char *>(as->data) + static_cast<size_t>(expert) * as->nb[2];
+        auto *       out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + e * dst->nb[1] + t * dst->nb[2]);
+        run_columns(k, as, w, r0, n, acts.row(e % b->ne[1], t, 0), acts.nb1, 1, out, 0);
+    }
+}
+
+} // namespace switchyard::cpu::kernels

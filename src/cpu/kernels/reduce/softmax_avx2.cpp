@@ -1,0 +1,18 @@
+// The SOFT_MAX row steps instantiated for AVX2 (VecAvx2). Compiled with the flags of its name; called only through
+// softmax_rows(), which checks the CPU first (simd/isa.h).
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/simd/vec_avx2.h"
+
+#include "cpu/kernels/reduce/softmax_rows.h"
+
+namespace switchyard::cpu::kernels {
+
+const SoftmaxRows & softmax_rows_avx2() {
+    static const SoftmaxRows k = make_softmax_rows<simd::VecAvx2>();
+    return k;
+}
+
+} // namespace switchyard::cpu::kernels
+
+#endif // __x86_64__
