@@ -173,18 +173,29 @@ void block_times_src1(const float * a, int64_t lda, int64_t cnt, const ggml_tens
     }
 }
 
-void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+// MUL_MAT's path, chosen in this one place and read by compute and work_size (supports asks the same question
+// of the placement, below): weights repacked in a CPU_REPACK buffer go through repack/mul_mat.h, the only kernel
+// that reads them; else quantized (or f16 / bf16) weights with enough columns through the GEMM where the CPU has
+// its tile (gemm.h); else few columns of a type with a matrix-vector kernel through vec.h; else the float path
+// of this file.
+enum class Path { kRepack, kGemm, kVec, kFloat };
+
+Path mul_mat_path(const ggml_tensor * dst) {
     if (repack::is_repacked(dst->src[0])) {
-        repack::mul_mat_compute(p, dst);
-        return;
+        return Path::kRepack;
     }
     if (mul_mat_gemm_applies(dst)) {
-        mul_mat_gemm_compute(p, dst);
-        return;
+        return Path::kGemm;
     }
-    if (mul_mat_vec_applies(dst)) {
-        mul_mat_vec_compute(p, dst);
-        return;
+    return mul_mat_vec_applies(dst) ? Path::kVec : Path::kFloat;
+}
+
+void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    switch (mul_mat_path(dst)) {
+        case Path::kRepack: repack::mul_mat_compute(p, dst); return;
+        case Path::kGemm:   mul_mat_gemm_compute(p, dst); return;
+        case Path::kVec:    mul_mat_vec_compute(p, dst); return;
+        case Path::kFloat:  break;
     }
     const ggml_tensor * src0   = dst->src[0];
     const ggml_tensor * src1   = dst->src[1];
@@ -220,14 +231,11 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
-    if (repack::is_repacked(dst->src[0])) {
-        return repack::mul_mat_work_size(dst, n_threads);
-    }
-    if (mul_mat_gemm_applies(dst)) {
-        return mul_mat_gemm_work_size(dst, n_threads);
-    }
-    if (mul_mat_vec_applies(dst)) {
-        return mul_mat_vec_work_size(dst);
+    switch (mul_mat_path(dst)) {
+        case Path::kRepack: return repack::mul_mat_work_size(dst, n_threads);
+        case Path::kGemm:   return mul_mat_gemm_work_size(dst, n_threads);
+        case Path::kVec:    return mul_mat_vec_work_size(dst);
+        case Path::kFloat:  break;
     }
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
@@ -243,8 +251,8 @@ bool src1_type_ok(ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16
 bool mul_mat_supports(const ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
-    // by placement, not by init_tensor's mark, so that a placement probe (uninitialised tensors) gets the answer
-    // the computation will
+    // the repack path of mul_mat_path, asked by placement rather than by init_tensor's mark, so that a placement
+    // probe (uninitialised tensors) gets the answer the computation will
     if (src0 && src0->view_src == nullptr && repack::placed_repacked(src0)) {
         return repack::mul_mat_supports(dst); // weights in a CPU_REPACK buffer (repack/mul_mat.h)
     }
