@@ -5,7 +5,7 @@
 // runs them on the CPU), and without a Vulkan device the Vulkan tests are skipped.
 #include "support/op_cases.h"
 #include "support/op_harness.h"
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include "ggml-cpu.h"
 

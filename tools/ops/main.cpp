@@ -10,7 +10,7 @@
 #include "cli.h"
 
 #include "support/op_harness.h"
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"

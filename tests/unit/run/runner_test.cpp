@@ -15,7 +15,7 @@
 
 #include "test_models.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,9 @@
-// A test device that behaves like a GPU, written only against ggml-backend-impl.h (it is also the example of
-// how to write a backend):
+// The test device (library ggml-test-device): the minimal reference backend, as IREE's null driver is. A device
+// that behaves like a discrete GPU, written only against ggml-backend-impl.h, so it is also the worked example of
+// how to write a backend (device, buffer type, buffers, backend, events, reg, one file). It models what a GPU
+// makes a program get right and a CPU forgives:
 //   - its buffers are not host memory: tensor->data holds fake device addresses, so the data is reachable only
-//     through the buffer interface (set/get/memset/copy); any code that dereferences it crashes in tests;
+//     through the buffer interface (set/get/memset/copy); any code that dereferences it crashes;
 //   - each backend (stream) executes work asynchronously, in order, on its own thread; graph_compute,
 //     set/get_async and cpy_tensor_async return at once; synchronize waits;
 //   - events are real: record marks a point in a stream, wait makes another stream wait for it;
@@ -9,7 +11,11 @@
 //   - the ops it supports are configurable; it never runs custom ops (MAP_CUSTOM1/2/3, CUSTOM), whose function
 //     lives on the host.
 // Computation itself is delegated to a CPU backend (the registry's CPU device, one thread per stream) working
-// on the device's (real, private) memory.
+// on the device's (real, private) memory, so results equal the CPU's.
+// What it is for: the tests (scheduler, meta device, tensor I/O, the conformance suite) run every path a GPU
+// takes without one; switchyard-run, switchyard-ops and switchyard-demo add it with --test-device, so the same
+// paths can be shown and checked on any machine. It is never registered by the library itself: a program creates
+// it (test_device_create) and registers it if it wants (ggml_backend_device_register).
 #pragma once
 
 #include "ggml-backend.h"
