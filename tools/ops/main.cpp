@@ -9,7 +9,7 @@
 // (perf.cpp, support.cpp); the command line in cli.cpp.
 #include "cli.h"
 
-#include "support/op_harness.h"
+#include "conformance/op_harness.h"
 #include "test_device.h"
 
 #include "ggml-backend.h"

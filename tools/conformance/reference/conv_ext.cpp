@@ -2,7 +2,7 @@
 // corners) and PAD_REFLECT_1D; then IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D, CONV_3D, CONV_TRANSPOSE_2D and
 // POOL_2D_BACK. Written from their definitions in double precision; the ops whose kernels gather (the gradients,
 // col2im, the transposed convolution) are written here as the scatter of the forward op instead.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 #include <vector>

@@ -3,7 +3,7 @@
 // that do not divide evenly between 2 and 4 threads; inputs shaped as the models feed them where the recurrence
 // would otherwise grow without bound (decays below 1, normalised keys, a well-conditioned triangle). Appended to the
 // shared list by op_cases.cpp.
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include <string>
 

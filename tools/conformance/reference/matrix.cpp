@@ -1,8 +1,8 @@
 // Reference matrix products (double accumulation). MUL_MAT and MUL_MAT_ID take the activations (src1) through
 // the conversion upstream's CPU backend applies for the weight type (activations.h: q8_0 / q8_1 / q8_K levels,
 // f16 / bf16 rounding): that is the product programs written for ggml get.
-#include "support/reference/activations.h"
-#include "support/reference/util.h"
+#include "conformance/reference/activations.h"
+#include "conformance/reference/util.h"
 
 #include <vector>
 

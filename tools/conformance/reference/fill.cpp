@@ -1,6 +1,6 @@
 // Reference FILL (every element the constant op_params f32 [0]), TRI (square matrices, zeros outside the part
 // op_params[0] keeps) and DIAG (a row per matrix -> that row on the diagonal of a square matrix).
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 namespace switchyard::testing::reference {
 

@@ -1,7 +1,7 @@
 // Reference training ops of the issue 16 batch: the gradient ops SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK,
 // REPEAT_BACK, GET_ROWS_BACK, the loss CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps OPT_STEP_ADAMW /
 // OPT_STEP_SGD, written from their definitions in double precision (no shared code with the kernels).
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,7 +1,7 @@
 // Op cases of the training batch (issue 16): the gradient ops (SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK,
 // REPEAT_BACK, GET_ROWS_BACK, ROPE_BACK, FLASH_ATTN_BACK), the multi-section rope modes (MROPE, IMROPE, VISION), the loss
 // CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps. Appended to the shared list by op_cases.cpp.
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include <string>
 

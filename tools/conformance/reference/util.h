@@ -1,7 +1,7 @@
 // Helpers shared by the reference ops.
 #pragma once
 
-#include "support/reference/reference.h"
+#include "conformance/reference/reference.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,7 +1,7 @@
 // Op cases of the second convolution batch (issue 16): IM2COL_BACK, IM2COL_3D, COL2IM_1D, the direct
 // convolutions CONV_2D / CONV_3D / CONV_TRANSPOSE_2D, POOL_2D_BACK, and the compositions ggml_conv_2d_sk_p0,
 // ggml_conv_2d_s1_ph and ggml_conv_3d (IM2COL(_3D) + MUL_MAT). Appended to the shared list by op_cases.cpp.
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include <string>
 

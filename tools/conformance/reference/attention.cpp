@@ -2,7 +2,7 @@
 // modes, YaRN, frequency factors, the window offset of ggml_rope_set_offset), flash_attn_ext (computed the plain
 // two-pass way) and flash_attn_back (the gradients of the legacy attention, formed element by element from their
 // definition). Double precision throughout.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 #include <vector>

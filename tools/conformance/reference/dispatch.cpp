@@ -1,4 +1,4 @@
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
-#include "support/op_harness.h"
+#include "conformance/op_harness.h"
 
-#include "support/reference/reference.h"
+#include "conformance/reference/reference.h"
 
 #include "ggml-alloc.h"
 

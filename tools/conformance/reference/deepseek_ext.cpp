@@ -2,7 +2,7 @@
 // DSV4_HC_POST, written from their definitions (ggml.h) in double precision, element by element (no shared code
 // with the kernels). The indexer's score is the non-fused form upstream models use when the op is missing: per
 // head the product of the query and key rows, relu, times the head's weight, summed over heads, plus the mask.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 // Reference data-movement ops: copies and conversions, repeat, concat, set/acc into views, padding, row
 // gathers/scatters, ranges, embeddings, sorting and masks.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 #include <numeric>

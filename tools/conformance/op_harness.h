@@ -2,7 +2,7 @@
 // against the case's threshold, plus guard bytes around every tensor to catch out-of-bounds writes.
 #pragma once
 
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include "ggml-backend.h"
 

@@ -1,4 +1,4 @@
-#include "support/reference/activations.h"
+#include "conformance/reference/activations.h"
 
 #include <cmath>
 #include <cstring>

@@ -2,7 +2,7 @@
 // GATED_LINEAR_ATTN, RWKV_WKV7, SOLVE_TRI and GATED_DELTA_NET, written from their definitions in double precision
 // with the state as an explicit matrix per head (no shared code with the kernels). The layouts of the packed
 // results (outputs, then states) are spelled out where each op writes them.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <vector>
 

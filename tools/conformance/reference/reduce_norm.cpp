@@ -1,5 +1,5 @@
 // Reference reductions, running sums (CUMSUM) and normalisations (all accumulate in double).
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <vector>
 

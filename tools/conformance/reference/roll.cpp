@@ -1,5 +1,5 @@
 // Reference ROLL: dst[i] = a[(i - shift) mod ne] in every dimension, shifts in op_params (i32) [0..3].
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 namespace switchyard::testing::reference {
 

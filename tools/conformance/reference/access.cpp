@@ -1,5 +1,5 @@
-#include "support/reference/reference.h"
-#include "support/reference/util.h"
+#include "conformance/reference/reference.h"
+#include "conformance/reference/util.h"
 
 #include <cstring>
 #include <vector>

@@ -1,6 +1,6 @@
 // Reference row ops of the issue 16 batch: DIAG_MASK_ZERO, COUNT_EQUAL and SAM's WIN_PART, WIN_UNPART,
 // GET_REL_POS, ADD_REL_POS, written from their definitions (element by element, no shared code with the kernels).
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 namespace switchyard::testing::reference {
 

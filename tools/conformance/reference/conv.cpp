@@ -1,5 +1,5 @@
 // Reference im2col and pooling.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 #include <cfloat>

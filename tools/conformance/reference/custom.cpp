@@ -1,7 +1,7 @@
 // Reference custom ops (MAP_CUSTOM1/2/3, CUSTOM): the application's function run once, as the only task
 // (ith = 0, nth = 1). A backend that splits the work between threads must produce the same result, so this
 // checks its thread split and the (ith, nth) it passes, not the function itself.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <cstring>
 

@@ -2,7 +2,7 @@
 // or one per stream, a permuted query, a decode step) and the hyper-connection ops DSV4_HC_COMB (one and 20
 // Sinkhorn iterations), DSV4_HC_PRE and DSV4_HC_POST. Key counts, tokens and embedding sizes that do not divide
 // evenly between 2 and 4 threads. Appended to the shared list by op_cases.cpp.
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include <string>
 

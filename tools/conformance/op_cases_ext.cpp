@@ -2,7 +2,7 @@
 // and reflection padding, UPSCALE / ggml_interpolate, SAM's window and relative-position ops, CONV_TRANSPOSE_1D,
 // CONV_2D_DW and the depthwise compositions, and ggml_rope_set_offset (ROPE / ROPE_BACK with the rotated window
 // moved into the row). Appended to the shared list by op_cases.cpp.
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // Reference element-wise ops: unary activations, binary ops with broadcasting, gated linear units, and the
 // simple per-element ops with parameters.
-#include "support/reference/util.h"
+#include "conformance/reference/util.h"
 
 #include <algorithm>
 

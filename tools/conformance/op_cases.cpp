@@ -1,4 +1,4 @@
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include <algorithm>
 #include <cmath>
