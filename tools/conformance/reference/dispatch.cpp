@@ -18,8 +18,8 @@ bool compute_node(ggml_tensor * node) {
         return true; // views alias their source's memory
     }
     return elementwise(node) || reduce_norm(node) || matrix(node) || layout(node) || attention(node) || conv(node) ||
-           fill(node) || roll(node) || custom(node) || rows_ext(node) || conv_ext(node) || training_ext(node) ||
-           recurrent_ext(node) || deepseek_ext(node);
+           fill(node) || roll(node) || custom(node) || sam(node) || spatial(node) || training(node) ||
+           recurrent(node) || deepseek(node);
 }
 
 bool has_reference(const ggml_tensor * node) {

@@ -1,5 +1,5 @@
 // Reference data-movement ops: copies and conversions, repeat, concat, set/acc into views, padding, row
-// gathers/scatters, ranges, embeddings, sorting and masks.
+// gathers/scatters, ranges, embeddings, sorting and the diagonal masks.
 #include "conformance/reference/util.h"
 
 #include <algorithm>
@@ -139,6 +139,16 @@ bool sort_rows(ggml_tensor * node) {
     return true;
 }
 
+// DIAG_MASK_INF / DIAG_MASK_ZERO: elements past the diagonal shifted by n_past (op_params i32 [0]) become masked
+bool diag_mask(ggml_tensor * node, float masked) {
+    const ggml_tensor * a      = node->src[0];
+    const int64_t       n_past = param_i32(node, 0);
+    for_each(node, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        set(node, i0, i1, i2, i3, i0 > n_past + i1 ? masked : get(a, i0, i1, i2, i3));
+    });
+    return true;
+}
+
 } // namespace
 
 bool layout(ggml_tensor * node) {
@@ -159,13 +169,8 @@ bool layout(ggml_tensor * node) {
         case GGML_OP_PAD: return pad(node);
         case GGML_OP_GET_ROWS: return get_rows(node);
         case GGML_OP_SET_ROWS: return set_rows(node);
-        case GGML_OP_DIAG_MASK_INF: {
-            const int n_past = param_i32(node, 0);
-            for_each(node, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-                set(node, i0, i1, i2, i3, i0 > n_past + i1 ? -INFINITY : get(node->src[0], i0, i1, i2, i3));
-            });
-            return true;
-        }
+        case GGML_OP_DIAG_MASK_INF: return diag_mask(node, -INFINITY);
+        case GGML_OP_DIAG_MASK_ZERO: return diag_mask(node, 0.0f);
         case GGML_OP_ARANGE: {
             const float start = param_f32(node, 0), step = param_f32(node, 2);
             for (int64_t i = 0; i < node->ne[0]; ++i) set(node, i, 0, 0, 0, start + static_cast<float>(i) * step);

@@ -1,4 +1,5 @@
-// Reference reductions, running sums (CUMSUM) and normalisations (all accumulate in double).
+// Reference reductions (COUNT_EQUAL among them), running sums (CUMSUM) and normalisations (all accumulate in
+// double).
 #include "conformance/reference/util.h"
 
 #include <vector>
@@ -85,6 +86,16 @@ bool group_norm(ggml_tensor * node) {
     return true;
 }
 
+bool count_equal(ggml_tensor * node) {
+    const ggml_tensor * a = node->src[0], *b = node->src[1];
+    int64_t             n = 0;
+    for_each(a, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+        n += get(a, i0, i1, i2, i3) == get(b, i0, i1, i2, i3) ? 1 : 0;
+    });
+    set(node, 0, 0, 0, 0, static_cast<float>(n));
+    return true;
+}
+
 } // namespace
 
 bool reduce_norm(ggml_tensor * node) {
@@ -104,6 +115,7 @@ bool reduce_norm(ggml_tensor * node) {
                 for (size_t i = 1; i < row.size(); ++i) best = row[i] > row[best] ? i : best;
                 set(node, i1, 0, 0, 0, static_cast<float>(best));
             });
+        case GGML_OP_COUNT_EQUAL: return count_equal(node);
         case GGML_OP_CUMSUM:
             return per_row(node, [&](std::vector<double> & row, int64_t i1, int64_t i2, int64_t i3) {
                 double s = 0;

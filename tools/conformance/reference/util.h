@@ -58,19 +58,19 @@ inline float alibi_slope(float max_bias, int64_t h, int64_t n_head) {
 }
 
 bool elementwise(ggml_tensor * node); // unary, binary, glu, scale, clamp, leaky_relu, sqr/sqrt/log/sin/cos
-bool reduce_norm(ggml_tensor * node); // sum, sum_rows, mean, argmax, norm family
+bool reduce_norm(ggml_tensor * node); // sum, sum_rows, mean, argmax, count_equal, cumsum, norm family
 bool matrix(ggml_tensor * node);      // mul_mat, mul_mat_id, out_prod
-bool layout(ggml_tensor * node);      // copies, repeat, concat, set, acc, pad, rows, arange, sort, masks
+bool layout(ggml_tensor * node);      // copies, repeat, concat, set, acc, pad, rows, arange, sort, diag masks
 bool attention(ggml_tensor * node);   // soft_max, rope, flash_attn_ext, flash_attn_back
 bool conv(ggml_tensor * node);        // im2col, pool
 bool fill(ggml_tensor * node);        // fill, tri, diag
 bool roll(ggml_tensor * node);        // roll
 bool custom(ggml_tensor * node);      // map_custom1/2/3, custom: the application's function on one thread
-bool rows_ext(ggml_tensor * node);    // diag_mask_zero, count_equal, win_part/unpart, get_rel_pos, add_rel_pos
-bool conv_ext(ggml_tensor * node);    // conv_transpose_1d, conv_2d_dw, upscale, pad_reflect_1d, im2col_back/_3d,
+bool sam(ggml_tensor * node);         // SAM's win_part/unpart, get_rel_pos, add_rel_pos
+bool spatial(ggml_tensor * node);     // conv_transpose_1d, conv_2d_dw, upscale, pad_reflect_1d, im2col_back/_3d,
                                       // col2im_1d, conv_2d, conv_3d, conv_transpose_2d, pool_2d_back
-bool training_ext(ggml_tensor * node); // *_back gradient ops, cross_entropy_loss(_back), opt_step_adamw/sgd
-bool recurrent_ext(ggml_tensor * node); // ssm_conv/scan, rwkv_wkv6/7, gated_linear_attn, solve_tri, gated_delta_net
-bool deepseek_ext(ggml_tensor * node);  // lightning_indexer, dsv4_hc_comb/pre/post
+bool training(ggml_tensor * node);    // *_back gradient ops, cross_entropy_loss(_back), opt_step_adamw/sgd
+bool recurrent(ggml_tensor * node);   // ssm_conv/scan, rwkv_wkv6/7, gated_linear_attn, solve_tri, gated_delta_net
+bool deepseek(ggml_tensor * node);    // lightning_indexer, dsv4_hc_comb/pre/post
 
 } // namespace switchyard::testing::reference

@@ -1,6 +1,6 @@
-// Reference training ops of the issue 16 batch: the gradient ops SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK,
-// REPEAT_BACK, GET_ROWS_BACK, the loss CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps OPT_STEP_ADAMW /
-// OPT_STEP_SGD, written from their definitions in double precision (no shared code with the kernels).
+// Reference training ops: the gradient ops SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK, REPEAT_BACK, GET_ROWS_BACK,
+// the loss CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps OPT_STEP_ADAMW / OPT_STEP_SGD, written from their
+// definitions in double precision (no shared code with the kernels).
 #include "conformance/reference/util.h"
 
 #include <algorithm>
@@ -155,7 +155,7 @@ bool opt_step_sgd(ggml_tensor * node) {
 
 } // namespace
 
-bool training_ext(ggml_tensor * node) {
+bool training(ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_SILU_BACK:               return silu_back(node);
         case GGML_OP_RMS_NORM_BACK:           return rms_norm_back(node);

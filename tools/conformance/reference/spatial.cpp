@@ -1,6 +1,6 @@
-// Reference spatial ops of the issue 16 batch: CONV_TRANSPOSE_1D, CONV_2D_DW, UPSCALE (nearest, bilinear, align
-// corners) and PAD_REFLECT_1D; then IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D, CONV_3D, CONV_TRANSPOSE_2D and
-// POOL_2D_BACK. Written from their definitions in double precision; the ops whose kernels gather (the gradients,
+// Reference spatial ops beyond im2col and pooling (conv.cpp): CONV_TRANSPOSE_1D, CONV_2D_DW, UPSCALE (nearest,
+// bilinear, align corners) and PAD_REFLECT_1D; then IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D, CONV_3D,
+// CONV_TRANSPOSE_2D and POOL_2D_BACK. Written from their definitions in double precision; the ops whose kernels gather (the gradients,
 // col2im, the transposed convolution) are written here as the scatter of the forward op instead.
 #include "conformance/reference/util.h"
 
@@ -247,7 +247,7 @@ bool pool_2d_back(ggml_tensor * node) {
 
 } // namespace
 
-bool conv_ext(ggml_tensor * node) {
+bool spatial(ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_CONV_TRANSPOSE_1D: return conv_transpose_1d(node);
         case GGML_OP_CONV_2D_DW:        return conv_2d_dw(node);

@@ -1,7 +1,7 @@
-// Reference state-space and linear-attention ops of the issue 16 batch: SSM_CONV, SSM_SCAN, RWKV_WKV6,
-// GATED_LINEAR_ATTN, RWKV_WKV7, SOLVE_TRI and GATED_DELTA_NET, written from their definitions in double precision
-// with the state as an explicit matrix per head (no shared code with the kernels). The layouts of the packed
-// results (outputs, then states) are spelled out where each op writes them.
+// Reference state-space and linear-attention ops: SSM_CONV, SSM_SCAN, RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7,
+// SOLVE_TRI and GATED_DELTA_NET, written from their definitions in double precision with the state as an explicit
+// matrix per head (no shared code with the kernels). The layouts of the packed results (outputs, then states) are
+// spelled out where each op writes them.
 #include "conformance/reference/util.h"
 
 #include <vector>
@@ -245,7 +245,7 @@ bool gated_delta_net(ggml_tensor * node) {
 
 } // namespace
 
-bool recurrent_ext(ggml_tensor * node) {
+bool recurrent(ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_SSM_CONV:          return ssm_conv(node);
         case GGML_OP_SSM_SCAN:          return ssm_scan(node);

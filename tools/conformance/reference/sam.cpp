@@ -1,29 +1,10 @@
-// Reference row ops of the issue 16 batch: DIAG_MASK_ZERO, COUNT_EQUAL and SAM's WIN_PART, WIN_UNPART,
-// GET_REL_POS, ADD_REL_POS, written from their definitions (element by element, no shared code with the kernels).
+// Reference ops of SAM (Segment Anything's image encoder): WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS, written
+// from their definitions (element by element, no shared code with the kernels).
 #include "conformance/reference/util.h"
 
 namespace switchyard::testing::reference {
 
 namespace {
-
-bool diag_mask_zero(ggml_tensor * node) {
-    const ggml_tensor * a      = node->src[0];
-    const int64_t       n_past = param_i32(node, 0);
-    for_each(node, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-        set(node, i0, i1, i2, i3, i0 > n_past + i1 ? 0.0f : get(a, i0, i1, i2, i3));
-    });
-    return true;
-}
-
-bool count_equal(ggml_tensor * node) {
-    const ggml_tensor * a = node->src[0], *b = node->src[1];
-    int64_t             n = 0;
-    for_each(a, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-        n += get(a, i0, i1, i2, i3) == get(b, i0, i1, i2, i3) ? 1 : 0;
-    });
-    set(node, 0, 0, 0, 0, static_cast<float>(n));
-    return true;
-}
 
 bool win_part(ggml_tensor * node) {
     const ggml_tensor * a   = node->src[0];
@@ -64,10 +45,8 @@ bool add_rel_pos(ggml_tensor * node) {
 
 } // namespace
 
-bool rows_ext(ggml_tensor * node) {
+bool sam(ggml_tensor * node) {
     switch (node->op) {
-        case GGML_OP_DIAG_MASK_ZERO: return diag_mask_zero(node);
-        case GGML_OP_COUNT_EQUAL:    return count_equal(node);
         case GGML_OP_WIN_PART:       return win_part(node);
         case GGML_OP_WIN_UNPART:     return win_unpart(node);
         case GGML_OP_GET_REL_POS:    return get_rel_pos(node);

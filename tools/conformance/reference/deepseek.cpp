@@ -106,7 +106,7 @@ bool dsv4_hc_post(ggml_tensor * node) {
 
 } // namespace
 
-bool deepseek_ext(ggml_tensor * node) {
+bool deepseek(ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_LIGHTNING_INDEXER: return lightning_indexer(node);
         case GGML_OP_DSV4_HC_COMB:      return dsv4_hc_comb(node);
