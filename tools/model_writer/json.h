@@ -1,4 +1,4 @@
-// switchyard-make-model: a JSON reader for the tokenizer files --tokenizer takes (tokenizer.json,
+// The model writer: a JSON reader for the tokenizer files switchyard-make-model --tokenizer takes (tokenizer.json,
 // tokenizer_config.json, encoder.json). RFC 8259: objects (members kept in file order), arrays, strings (\u
 // escapes and surrogate pairs decoded to UTF-8; other bytes kept as they are), numbers, true, false, null. A
 // lone surrogate escape, a control character in a string, trailing text or nesting deeper than 256 levels is an
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 class Json {
 public:
@@ -46,4 +46,4 @@ private:
     std::vector<std::pair<std::string, Json>>  members_;
 };
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 namespace {
 
@@ -287,4 +287,4 @@ bool verify_model(const std::string & path, const Plan & plan, std::string & err
     return true;
 }
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

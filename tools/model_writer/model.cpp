@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <vector>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 namespace {
 
@@ -356,4 +356,4 @@ void set_vocabulary(gguf_context * ctx, const Vocabulary & v) {
     }
 }
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

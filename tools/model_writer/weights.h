@@ -1,4 +1,4 @@
-// switchyard-make-model: writing the planned model. The metadata goes out through gguf_write_to_file (only_meta);
+// The model writer: writing the planned model. The metadata goes out through gguf_write_to_file (only_meta);
 // each tensor's data is then generated, quantized and appended a chunk of rows at a time, so that a 1B-class
 // model needs a few tens of MB of memory, not its size. Every row's values come from a generator seeded by
 // (seed, tensor, row): the file is the same whatever the thread count.
@@ -15,7 +15,7 @@
 #include <functional>
 #include <string>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 struct Summary {
     uint64_t params = 0; // elements in all tensors
@@ -44,4 +44,4 @@ bool write_model(const std::string & path, const Shape & shape, const Plan & pla
 // size, and the norm weights' values (all 1). False with `error` set on any difference.
 bool verify_model(const std::string & path, const Plan & plan, std::string & error);
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

@@ -1,10 +1,10 @@
-// switchyard-make-model: the JSON reader (json.h), a recursive descent over the text.
+// The model writer: the JSON reader (json.h), a recursive descent over the text.
 #include "json.h"
 
 #include <cerrno>
 #include <cstdlib>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 namespace {
 
@@ -313,4 +313,4 @@ const Json * Json::find(std::string_view name) const {
     return nullptr;
 }
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer

@@ -1,8 +1,9 @@
-// switchyard-make-model: the model it writes. A shape (hyper-parameters as flags or a preset) becomes a plan: the
-// key-value pairs of a LLaMA-architecture GGUF as llama.cpp reads them (general.*, llama.*, tokenizer.ggml.*
-// with a small synthetic SentencePiece-style vocabulary, or a real one read by --tokenizer: tokenizer_files.h)
-// and the list of tensors with their names, shapes and storage types. The weights themselves are random (weights.cpp), and the file says so (general.name,
-// general.description).
+// The model writer (library switchyard-model-writer): the GGUF model that switchyard-make-model writes, as
+// switchyard-run writes its default model and the runner's tests their small models. A shape (hyper-parameters as
+// flags or a preset) becomes a plan: the key-value pairs of a LLaMA-architecture GGUF as llama.cpp reads them
+// (general.*, llama.*, tokenizer.ggml.* with a small synthetic SentencePiece-style vocabulary, or a real one read
+// by --tokenizer: tokenizer_files.h) and the list of tensors with their names, shapes and storage types. The
+// weights themselves are random (weights.cpp), and the file says so (general.name, general.description).
 #pragma once
 
 #include "ggml.h"
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace switchyard::make_model {
+namespace switchyard::model_writer {
 
 // A vocabulary as the tokenizer.ggml.* keys hold it (llama.cpp's names; what its convert_hf_to_gguf.py writes).
 struct Vocabulary {
@@ -98,4 +99,4 @@ void set_metadata(gguf_context * ctx, const Shape & shape, const Plan & plan);
 // Sets the tokenizer.ggml.* keys of a vocabulary on ctx.
 void set_vocabulary(gguf_context * ctx, const Vocabulary & vocabulary);
 
-} // namespace switchyard::make_model
+} // namespace switchyard::model_writer
