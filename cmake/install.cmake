@@ -16,6 +16,15 @@ if (GGML_MPI) # the MPI layer: ggml::ggml-mpi and ggml-mpi.h
 endif()
 install(FILES ${GGML_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
+# The test device's library goes beside the others where it is a shared library and installed programs link it
+# (--test-device of the tools and the demo); it is not part of the package (no header, not exported, not in
+# ggml.pc).
+if (BUILD_SHARED_LIBS AND (GGML_BUILD_TOOLS OR GGML_BUILD_EXAMPLES))
+    install(TARGETS ggml-test-device LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    set_property(GLOBAL APPEND PROPERTY SWITCHYARD_INSTALLED_TARGETS ggml-test-device)
+endif()
+
+set_property(GLOBAL APPEND PROPERTY SWITCHYARD_INSTALLED_TARGETS ${GGML_INSTALL_TARGETS})
 install(TARGETS ${GGML_INSTALL_TARGETS}
     EXPORT ggml-targets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,8 +1,8 @@
 // The conformance suite must catch a faulty kernel: swap one into the CPU dispatch table and check that the
 // harness reports the case as failed (wrong values; a write past the end of the output, also when the output's
 // size is not a multiple of the buffer alignment, so the write lands in what would be alignment padding).
-#include "support/op_cases.h"
-#include "support/op_harness.h"
+#include "conformance/op_cases.h"
+#include "conformance/op_harness.h"
 
 #include "cpu/kernel.h"
 

@@ -3,9 +3,9 @@
 // guard bytes around every tensor). Cases of custom ops (host_only) must be refused by the test device and the
 // Vulkan devices. A Vulkan device computes the ops it supports; the others are reported skipped (the scheduler
 // runs them on the CPU), and without a Vulkan device the Vulkan tests are skipped.
-#include "support/op_cases.h"
-#include "support/op_harness.h"
-#include "support/test_device.h"
+#include "conformance/op_cases.h"
+#include "conformance/op_harness.h"
+#include "test_device.h"
 
 #include "ggml-cpu.h"
 

@@ -1,10 +1,12 @@
 // switchyard-make-model: writes a LLaMA-architecture GGUF file with random weights, for tests and benchmarks
-// (see model.h for what is in it, weights.h for how it is written, output_file.h for how it gets its name). Exit
-// status: 0 written and verified, 1 an error while writing or verifying (no file is left), 2 a usage error.
-#include "model.h"
+// (the model writer, tools/model_writer/: model.h for what is in it, weights.h for how it is written; output_file.h
+// for how it gets its name). Exit status: 0 written and verified, 1 an error while writing or verifying (no file is
+// left), 2 a usage error.
 #include "output_file.h"
-#include "tokenizer_files.h"
-#include "weights.h"
+
+#include "model_writer/model.h"
+#include "model_writer/tokenizer_files.h"
+#include "model_writer/weights.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +19,7 @@
 #include <utility>
 
 using namespace switchyard::make_model;
+using namespace switchyard::model_writer;
 
 namespace {
 

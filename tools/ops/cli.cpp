@@ -2,7 +2,7 @@
 // indicator.
 #include "cli.h"
 
-#include "support/op_harness.h"
+#include "conformance/op_harness.h"
 
 #include "ggml.h"
 

@@ -3,7 +3,7 @@
 // status: 0 all well, 1 some case failed, 2 a usage error (bad option, unknown op, filters that select nothing).
 #pragma once
 
-#include "support/op_cases.h"
+#include "conformance/op_cases.h"
 
 #include "ggml-backend.h"
 

@@ -9,8 +9,8 @@
 // (perf.cpp, support.cpp); the command line in cli.cpp.
 #include "cli.h"
 
-#include "support/op_harness.h"
-#include "support/test_device.h"
+#include "conformance/op_harness.h"
+#include "test_device.h"
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"

@@ -3,7 +3,7 @@
 // the median, the spread and whether it stabilised.
 #include "cli.h"
 
-#include "support/op_harness.h"
+#include "conformance/op_harness.h"
 
 #include "core/graph.h"
 

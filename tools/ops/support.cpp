@@ -3,7 +3,7 @@
 // table, CSV (RFC 4180 quoting) or JSON (strings escaped).
 #include "cli.h"
 
-#include "support/op_harness.h"
+#include "conformance/op_harness.h"
 
 #include <algorithm>
 

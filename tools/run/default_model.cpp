@@ -1,7 +1,7 @@
 #include "default_model.h"
 
-#include "model.h"
-#include "weights.h"
+#include "model_writer/model.h"
+#include "model_writer/weights.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,11 +26,11 @@ std::string executable_dir() {
 
 // writes the model to path through a temporary file renamed into place, so that concurrent runs never see a
 // half-written file
-bool write_at(const std::string & path, const make_model::Shape & shape, const make_model::Plan & plan,
+bool write_at(const std::string & path, const model_writer::Shape & shape, const model_writer::Plan & plan,
               std::string & error) {
     const std::string    tmp = path + ".tmp." + std::to_string(getpid());
-    make_model::Summary  summary;
-    if (!make_model::write_model(tmp, shape, plan, 2, summary, error)) {
+    model_writer::Summary  summary;
+    if (!model_writer::write_model(tmp, shape, plan, 2, summary, error)) {
         std::remove(tmp.c_str());
         return false;
     }
@@ -45,11 +45,11 @@ bool write_at(const std::string & path, const make_model::Shape & shape, const m
 } // namespace
 
 bool ensure_default_model(std::string & path, bool & wrote, std::string & error) {
-    make_model::Shape shape;
-    make_model::apply_preset("tiny", shape);
+    model_writer::Shape shape;
+    model_writer::apply_preset("tiny", shape);
     shape.weight_type = "mixed";
     shape.seed        = 42;
-    const make_model::Plan plan = make_model::plan_tensors(shape, error);
+    const model_writer::Plan plan = model_writer::plan_tensors(shape, error);
     if (!error.empty()) {
         return false;
     }
@@ -58,10 +58,10 @@ bool ensure_default_model(std::string & path, bool & wrote, std::string & error)
     for (const std::string & dir : {executable_dir(), std::string(tmpdir != nullptr ? tmpdir : "/tmp")}) {
         path = dir + "/" + kFileName;
         std::string ignored;
-        if (access(path.c_str(), R_OK) == 0 && make_model::verify_model(path, plan, ignored)) {
+        if (access(path.c_str(), R_OK) == 0 && model_writer::verify_model(path, plan, ignored)) {
             return true;
         }
-        if (write_at(path, shape, plan, error) && make_model::verify_model(path, plan, error)) {
+        if (write_at(path, shape, plan, error) && model_writer::verify_model(path, plan, error)) {
             wrote = true;
             return true;
         }

@@ -18,7 +18,7 @@
 #include "ggml.h"
 #include "gguf.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <cerrno>
 #include <cstdio>

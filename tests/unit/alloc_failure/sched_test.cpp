@@ -3,7 +3,7 @@
 // leaves a scheduler that computes the graph on the next try.
 #include "graphs.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <cstring>
 

@@ -6,7 +6,7 @@
 
 #include "ggml-backend-impl.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <cstdint>
 

@@ -5,7 +5,7 @@
 // on the GPU-like test device (device memory, asynchronous backend with its own async I/O).
 #include "bad_input.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <cstdint>
 #include <ostream>

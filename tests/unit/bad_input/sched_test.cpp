@@ -3,7 +3,7 @@
 // scheduled graph (fix 7). The scheduler logs, fails, and stays usable for the next, good graph.
 #include "bad_input.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -2,7 +2,7 @@
 // nth = n_tasks (GGML_N_TASKS_MAX: the thread count; else at most the thread count), the in-place forms write a's
 // memory, and under a scheduler with a GPU-like device (which refuses custom ops) they run on the CPU with the
 // right results.
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"

@@ -11,7 +11,7 @@
 #include "ggml-cpu.h"
 
 #include "cpu/kernel.h"
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <gtest/gtest.h>
 

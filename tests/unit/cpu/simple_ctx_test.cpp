@@ -3,8 +3,8 @@
 // rest) compute with ggml_graph_compute_with_ctx. Ops that need no work memory upstream plan 0 bytes and take
 // nothing from the context; products that convert an operand plan their work memory, and a context sized with
 // the formula plus exactly that (and its object header) computes them. Results are checked against hand-computed
-// values (the example) or the scalar reference (tests/support/reference), never against our kernels.
-#include "support/reference/reference.h"
+// values (the example) or the scalar reference (tools/conformance/reference), never against our kernels.
+#include "conformance/reference/reference.h"
 
 #include "ggml-cpu.h"
 #include "ggml.h"

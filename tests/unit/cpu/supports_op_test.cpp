@@ -6,12 +6,12 @@
 // that ne[0] is no multiple of the block size (which every op must refuse).
 //
 // For each node: when ggml_backend_supports_op says yes, computing it on the CPU backend succeeds and agrees with
-// the scalar reference (support/reference, evaluated into an F32 twin of the node; a block-format output may be as
+// the scalar reference (conformance/reference, evaluated into an F32 twin of the node; a block-format output may be as
 // far from it as twice the reference encoder's own error); when it says no, the compute returns a failure status,
 // logs why and leaves the output untouched.
 #include "cpu_test_util.h"
 
-#include "support/reference/reference.h"
+#include "conformance/reference/reference.h"
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"

@@ -1,7 +1,7 @@
 // No CPU kernel allocates while it runs: kernels run on the thread pool's workers, where a failed allocation
 // (std::bad_alloc) could not be reported and would end the process. Their scratch comes from the plan's work
 // memory or the stack. Every kernel of the dispatch table is wrapped so that the allocations made inside it are
-// counted, and every case of the shared op list (tests/support/op_cases.h) runs on a 3-thread CPU backend.
+// counted, and every case of the shared op list (tools/conformance/op_cases.h) runs on a 3-thread CPU backend.
 //
 // This binary (unit_cpu_alloc, on its own so that no other test runs under the replacement) replaces the global
 // operator new / delete (plain, array and nothrow forms) with malloc / free plus a counter that is active only on a
@@ -9,7 +9,7 @@
 // left to the standard library and are not counted.
 #include "unit/cpu/cpu_test_util.h"
 
-#include "support/op_harness.h"
+#include "conformance/op_harness.h"
 
 #include "base/owners.h"
 

@@ -1,5 +1,5 @@
 // The activation conversion of the matrix-vector path (src/cpu/quants/act_quant.h): the bytes upstream's CPU
-// backend writes on x86 (tests/support/reference/activations.h states them from upstream's definitions), q8_K
+// backend writes on x86 (tools/conformance/reference/activations.h states them from upstream's definitions), q8_K
 // exactly our src/quant reference quantizer, and q8_0 / q8_1 apart from that reference only where upstream's x86
 // rounding differs from its reference rounding (a level one apart, at a rounding tie).
 #include "matvec_test_util.h"

@@ -1,4 +1,4 @@
-// FLASH_ATTN_EXT against the scalar reference of tests/support, at shapes that divide nothing evenly: key counts
+// FLASH_ATTN_EXT against the scalar reference of tools/conformance, at shapes that divide nothing evenly: key counts
 // off the tile size (and long enough to be cut into chunks when there are few queries), 1 / 3 / 17 queries, GQA
 // ratios 1 and 4, head sizes off the vector width, causal and random masks, softcap, ALiBi and sinks. The result
 // must also be bit for bit the same for 1, 2 and 3 threads.

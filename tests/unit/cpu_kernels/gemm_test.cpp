@@ -2,7 +2,7 @@
 // every weight type with a GEMM form, with quantized and random-byte weights (every level and scale pattern),
 // partial panels and every column count of a tile; and MUL_MAT graphs that take the GEMM path (more columns than
 // the matrix-vector path takes) with broadcasting, F16 activations and 1 to 3 threads. Every result must be
-// upstream's product (the dequantized weights times the q8-rounded activations, tests/support/reference) to float
+// upstream's product (the dequantized weights times the q8-rounded activations, tools/conformance/reference) to float
 // rounding.
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"

@@ -1,9 +1,9 @@
 // Helpers for the CPU kernel unit tests: an allocating context, element access by coordinates for the plain types,
 // random fills, running one op through ggml_graph_compute_with_ctx, and element-wise comparison against a scalar
-// reference written in the test or the shared one of tests/support.
+// reference written in the test or the shared one of tools/conformance.
 #pragma once
 
-#include "support/reference/reference.h"
+#include "conformance/reference/reference.h"
 
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -191,7 +191,7 @@ inline void expect_all_near(const ggml_tensor * out, const RefFn & ref) {
     expect_all_near(out, ref, tol_for(out->type));
 }
 
-// The scalar reference's result for out (tests/support/reference): computes every node of gf with it, in order,
+// The scalar reference's result for out (tools/conformance/reference): computes every node of gf with it, in order,
 // and returns out's values in logical order (i0 fastest). Run it before the kernels when the graph works in place.
 inline std::vector<double> reference_values(ggml_cgraph * gf, const ggml_tensor * out) {
     EXPECT_TRUE(switchyard::testing::reference::compute_graph(gf));

@@ -2,7 +2,7 @@
 // generation (1 column), small batches (3, 5, 8: the matrix-vector path, columns in groups of four) and a larger
 // one (kMatVecMaxCols + 3: the integer GEMM where the CPU has its tile, else the float path, which rounds the
 // activations the same way), with broadcasting and F16 activations.
-// Every result must be upstream's product (tests/support/reference/activations.h) to float rounding.
+// Every result must be upstream's product (tools/conformance/reference/activations.h) to float rounding.
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"
 

@@ -1,7 +1,7 @@
 // Work memory of the matrix kernels (MUL_MAT, MUL_MAT_ID, OUT_PROD): what each plans, that they compute with
 // exactly the planned bytes (guard bytes after them stay untouched) on any thread count, and that memory planned
 // for n threads also serves fewer (the executor's fallback when the plan's pool is smaller). Results against the
-// scalar reference of tests/support.
+// scalar reference of tools/conformance.
 #include "kernel_test_util.h"
 
 #include "cpu/kernels/mul_mat/gemm.h"

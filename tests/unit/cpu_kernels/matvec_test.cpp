@@ -1,6 +1,6 @@
 // The matrix-vector kernels (src/cpu/quants/matvec.h), every entry of the table this CPU can run called directly
 // (scalar, AVX2, AVX-512, AVX-512 VNNI, AVX-512 BF16): each product equals upstream's product, the dequantized
-// weights times the activations converted the way upstream's CPU backend converts them (tests/support/reference/
+// weights times the activations converted the way upstream's CPU backend converts them (tools/conformance/reference/
 // activations.h, written from upstream's definitions), to float rounding. Rows of several lengths (tails of every
 // kind), 1..4 columns, weights quantized from random floats and made of random bytes; results land exactly in
 // their slots.

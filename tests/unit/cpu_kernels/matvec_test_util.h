@@ -3,7 +3,7 @@
 // tolerance of a product: float rounding of the sums, relative to the sum of |w_i * a_i|.
 #pragma once
 
-#include "support/reference/activations.h"
+#include "conformance/reference/activations.h"
 
 #include "ggml.h"
 

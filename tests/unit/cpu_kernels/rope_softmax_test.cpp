@@ -1,7 +1,7 @@
 // Row kernels that used to allocate per call, now allocation-free: ROPE computes its angles a chunk of 256
 // dimensions at a time on the stack (n_dims past one chunk, with frequency factors and YaRN, in place too);
 // SOFT_MAX keeps its intermediate values in an F32 dst row (no work memory; in place too) and in a planned float
-// row per thread otherwise (F16). Against the scalar reference of tests/support.
+// row per thread otherwise (F16). Against the scalar reference of tools/conformance.
 #include "kernel_test_util.h"
 
 #include <gtest/gtest.h>

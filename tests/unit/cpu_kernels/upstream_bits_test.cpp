@@ -11,7 +11,7 @@
 //   ((acc_0 + acc_4) + (acc_2 + acc_6)) + ((acc_1 + acc_5) + (acc_3 + acc_7)), plus each format's min term as its
 //   vec_dot adds it (see upstream_dot_k / upstream_dot_legacy).
 //
-// The activations are converted by the tests' own reference (tests/support/reference/activations.h). Known answers
+// The activations are converted by the tests' own reference (tools/conformance/reference/activations.h). Known answers
 // computed by upstream ggml 0.25.1's CPU backend pin the oracle itself.
 #include "kernel_test_util.h"
 #include "matvec_test_util.h"

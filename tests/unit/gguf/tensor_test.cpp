@@ -5,7 +5,7 @@
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
-#include "support/test_device.h"
+#include "test_device.h"
 
 namespace {
 

@@ -11,11 +11,11 @@
 #include "devices.h"
 #include "model.h"
 #include "sampler.h"
-#include "weights.h"
 
 #include "test_models.h"
 
-#include "support/test_device.h"
+#include "model_writer/weights.h"
+#include "test_device.h"
 
 #include <gtest/gtest.h>
 
@@ -233,7 +233,7 @@ TEST(Runner, RepackLeavesOtherWeightsMapped) {
     Loaded f16 = load(write_model("tiny_f16.gguf", tiny_shape("f16")), cpu_only());
     ASSERT_TRUE(f16.ctx);
     EXPECT_EQ(f16.model->n_repacked(), 0);
-    make_model::Shape shape = tiny_shape("q8_0");
+    model_writer::Shape shape = tiny_shape("q8_0");
     shape.tied_output       = true;
     Loaded tied             = load(write_model("tied_q8_0.gguf", shape), cpu_only());
     ASSERT_TRUE(tied.ctx);
@@ -263,7 +263,7 @@ TEST(Runner, NoRepackFlagIsParsed) {
 }
 
 TEST(Runner, TiedOutputUsesTheEmbedding) {
-    make_model::Shape shape = tiny_shape("f32");
+    model_writer::Shape shape = tiny_shape("f32");
     shape.tied_output       = true;
     register_test_device();
     const std::string p   = write_model("tied.gguf", shape);
@@ -295,15 +295,15 @@ TEST(Runner, BadFilesAreErrors) {
     std::ofstream(garbage) << "this is not a GGUF file at all";
     EXPECT_NE(open_error(garbage).find("not a valid GGUF"), std::string::npos);
 
-    const std::string missing = write_model("missing_tensor.gguf", tiny_shape("f32"), [](make_model::Plan & p) {
+    const std::string missing = write_model("missing_tensor.gguf", tiny_shape("f32"), [](model_writer::Plan & p) {
         p.tensors.erase(std::remove_if(p.tensors.begin(), p.tensors.end(),
-                                       [](const make_model::TensorPlan & t) { return t.name == "blk.1.ffn_up.weight"; }),
+                                       [](const model_writer::TensorPlan & t) { return t.name == "blk.1.ffn_up.weight"; }),
                         p.tensors.end());
     });
     EXPECT_NE(open_error(missing).find("missing tensor blk.1.ffn_up.weight"), std::string::npos);
 
-    const std::string mismatch = write_model("shape.gguf", tiny_shape("f32"), [](make_model::Plan & p) {
-        for (make_model::TensorPlan & t : p.tensors) {
+    const std::string mismatch = write_model("shape.gguf", tiny_shape("f32"), [](model_writer::Plan & p) {
+        for (model_writer::TensorPlan & t : p.tensors) {
             if (t.name == "blk.0.attn_k.weight") {
                 t.ne1 = 64; // 2 KV heads of 16 make 32
             }

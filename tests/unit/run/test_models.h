@@ -1,10 +1,11 @@
-// unit_run's small models: written by switchyard-make-model's code into a temporary directory of this process,
-// and rewritten with a key, a tensor's type or a value changed (testing/model_rewrite.h), to make bad files.
+// unit_run's small models: written by the model writer (tools/model_writer/) into a temporary directory of this
+// process, and rewritten with a key, a tensor's type or a value changed (testing/model_rewrite.h), to make bad files.
 #pragma once
 
 #include "model.h"
 #include "testing/model_rewrite.h"
-#include "weights.h"
+
+#include "model_writer/weights.h"
 
 #include "ggml.h"
 #include "gguf.h"
@@ -20,8 +21,8 @@ namespace switchyard::run::testing_models {
 namespace fs = std::filesystem;
 
 // 64 wide, 2 layers, 128 FFN units, 4 query / 2 KV heads, 300 tokens
-inline make_model::Shape tiny_shape(const std::string & type) {
-    make_model::Shape s;
+inline model_writer::Shape tiny_shape(const std::string & type) {
+    model_writer::Shape s;
     s.preset      = "test";
     s.n_embd      = 64;
     s.n_layer     = 2;
@@ -45,17 +46,17 @@ inline fs::path temp_dir() {
 }
 
 // writes a model (plan changed by `edit`), returning its path
-inline std::string write_model(const std::string & name, const make_model::Shape & shape,
-                               void (*edit)(make_model::Plan &) = nullptr) {
+inline std::string write_model(const std::string & name, const model_writer::Shape & shape,
+                               void (*edit)(model_writer::Plan &) = nullptr) {
     std::string      error;
-    make_model::Plan plan = make_model::plan_tensors(shape, error);
+    model_writer::Plan plan = model_writer::plan_tensors(shape, error);
     EXPECT_EQ(error, "");
     if (edit != nullptr) {
         edit(plan);
     }
     const std::string   path = (temp_dir() / name).string();
-    make_model::Summary summary;
-    EXPECT_TRUE(make_model::write_model(path, shape, plan, 1, summary, error)) << error;
+    model_writer::Summary summary;
+    EXPECT_TRUE(model_writer::write_model(path, shape, plan, 1, summary, error)) << error;
     return path;
 }
 

@@ -1,7 +1,7 @@
-// switchyard-make-model --tokenizer (tools/make_model/tokenizer_files.h) and its JSON reader (json.h), on small
+// switchyard-make-model --tokenizer (tools/model_writer/tokenizer_files.h) and its JSON reader (json.h), on small
 // files written here: the keys it makes, worked out by hand from each file.
-#include "json.h"
-#include "tokenizer_files.h"
+#include "model_writer/json.h"
+#include "model_writer/tokenizer_files.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 
 namespace {
 
-using switchyard::make_model::Json;
-using switchyard::make_model::Vocabulary;
-using switchyard::make_model::read_tokenizer_files;
+using switchyard::model_writer::Json;
+using switchyard::model_writer::Vocabulary;
+using switchyard::model_writer::read_tokenizer_files;
 
 // A file of the test's own, removed at the end.
 class TempFile {

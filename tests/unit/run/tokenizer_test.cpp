@@ -144,7 +144,7 @@ TEST(LlamaTokenizer, SpecialTokensInTheText) {
     EXPECT_EQ(tok->piece(eot), "");
 }
 
-// The vocabulary switchyard-make-model writes (tools/make_model/model.cpp, vocabulary() and set_metadata()),
+// The vocabulary switchyard-make-model writes (tools/model_writer/model.cpp, vocabulary() and set_metadata()),
 // rebuilt here: <unk> <s> </s>, the 256 byte tokens, then ▁a .. ▁z, ▁aa, ... with scores -(i - 259).
 VocabSpec make_model_vocab(int64_t n) {
     VocabSpec v;

@@ -7,7 +7,7 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 
-#include "support/test_device.h"
+#include "test_device.h"
 
 #include <gtest/gtest.h>
 

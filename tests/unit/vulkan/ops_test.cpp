@@ -4,11 +4,11 @@
 // MUL_MAT_ID for f16, Q4_0, Q4_1 (the Q8_1 excess path) and Q8_0 weights with broadcast activations, and the
 // quantizing CPY and SET_ROWS (bit-exact), FLASH_ATTN_EXT over 17000 keys (in chunks), the tiled MUL_MAT over
 // K = 65536 (in parts), and RMS_NORM fused with the MUL that follows it. Each case runs on
-// the first Vulkan device against the scalar reference (support/op_harness.h).
+// the first Vulkan device against the scalar reference (conformance/op_harness.h).
 #include "vk_fixture.h"
 
-#include "support/op_cases.h"
-#include "support/op_harness.h"
+#include "conformance/op_cases.h"
+#include "conformance/op_harness.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 // switchyard-run-bad-model KIND FILE: writes a small model with one defect, for switchyard-run's command tests
 // (tools/run/CMakeLists.txt). The model is the f32 one of unit_run's tests (64 wide, 2 layers, 4 / 2 heads, 300
-// tokens), written by switchyard-make-model's code, then rewritten (model_rewrite.h) as KIND says:
+// tokens), written by the model writer (tools/model_writer/), then rewritten (model_rewrite.h) as KIND says:
 //   nan-matrix    blk.1.ffn_up.weight[0] = NaN (found only at run time, by the logits)
 //   nan-norm      blk.1.ffn_norm.weight[5] = NaN
 //   i8            every weight matrix stored as i8
@@ -9,7 +9,8 @@
 //   rope-base-0   llama.rope.freq_base = 0
 // Exit status 0 written, 1 an error, 2 a usage error. Built with the tests only.
 #include "model_rewrite.h"
-#include "weights.h"
+
+#include "model_writer/weights.h"
 
 #include <cmath>
 #include <cstdio>
@@ -56,7 +57,7 @@ int main(int argc, char ** argv) {
         std::fprintf(stderr, "usage: switchyard-run-bad-model nan-matrix|nan-norm|i8|vocab-320|rms-eps-nan|rope-base-0 FILE\n");
         return 2;
     }
-    make_model::Shape shape;
+    model_writer::Shape shape;
     shape.preset      = "test";
     shape.n_embd      = 64;
     shape.n_layer     = 2;
@@ -68,10 +69,10 @@ int main(int argc, char ** argv) {
     shape.weight_type = "f32";
     shape.seed        = 7;
     std::string               error;
-    const make_model::Plan    plan = make_model::plan_tensors(shape, error);
+    const model_writer::Plan    plan = model_writer::plan_tensors(shape, error);
     const std::string         good = std::string(argv[2]) + ".good";
-    make_model::Summary       summary;
-    const bool ok = error.empty() && make_model::write_model(good, shape, plan, 1, summary, error) &&
+    model_writer::Summary       summary;
+    const bool ok = error.empty() && model_writer::write_model(good, shape, plan, 1, summary, error) &&
                     run::testing_models::rewrite_gguf(good, argv[2], kinds().at(argv[1]), error);
     std::remove(good.c_str());
     if (!ok) {
