@@ -5,12 +5,12 @@
 
 #include "conformance/op_harness.h"
 
-#include "core/graph.h"
 
 #include "ggml.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_set>
 
 namespace switchyard::tools {
 
@@ -79,10 +79,16 @@ Timing time_case(ggml_backend_t backend, ggml_cgraph * graph, const Options & o)
     return t;
 }
 
-// Bytes a memory-bound case moves: its inputs read and its output written.
+// Bytes a memory-bound case moves: its inputs (the sources that no node computes) read and its output written.
 double case_bytes(const PreparedCase & p) {
-    size_t bytes = ggml_nbytes(p.output);
-    for (int i = 0; i < p.graph->n_leafs; ++i) bytes += ggml_nbytes(p.graph->leafs[i]);
+    size_t                              bytes = ggml_nbytes(p.output);
+    std::unordered_set<const ggml_tensor *> seen;
+    for (int i = 0; i < ggml_graph_n_nodes(p.graph); ++i) {
+        const ggml_tensor * node = ggml_graph_node(p.graph, i);
+        for (const ggml_tensor * src : node->src) {
+            if (src != nullptr && src->op == GGML_OP_NONE && seen.insert(src).second) bytes += ggml_nbytes(src);
+        }
+    }
     return static_cast<double>(bytes);
 }
 
