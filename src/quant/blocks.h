@@ -120,6 +120,13 @@ struct BlockIQ4_NL {
     uint8_t  qs[kQK32 / 2];
 };
 
+// TQ2_0 (ternary): value = (q - 1) * d with q in {0, 1, 2} (3 unused), four 2-bit values per byte. Element
+// i = 128 h + 32 l + m (h < 2, l < 4, m < 32) sits in qs[32 h + m] at bit 2 l.
+struct BlockTQ2_0 {
+    uint8_t  qs[kQK_K / 4];
+    uint16_t d;
+};
+
 // MXFP4: value = kMxfp4Values[nibble] * 2^(e - 128) (the table holds twice the E2M1 values, so this is
 // E2M1 * 2^(e - 127)); nibbles placed as in Q4_0. e is an E8M0 exponent; 0xff is not a valid one.
 struct BlockMXFP4 {
@@ -127,6 +134,7 @@ struct BlockMXFP4 {
     uint8_t qs[kQK32 / 2];
 };
 
+static_assert(sizeof(BlockTQ2_0) == 66 && offsetof(BlockTQ2_0, d) == 64);
 static_assert(sizeof(BlockQ4_0) == 18 && offsetof(BlockQ4_0, qs) == 2);
 static_assert(sizeof(BlockQ4_1) == 20 && offsetof(BlockQ4_1, m) == 2 && offsetof(BlockQ4_1, qs) == 4);
 static_assert(sizeof(BlockQ5_0) == 22 && offsetof(BlockQ5_0, qh) == 2 && offsetof(BlockQ5_0, qs) == 6);

@@ -9,7 +9,7 @@
 //       The reference quantizer of <type>: k floats (a multiple of the block size) into k / block_size blocks,
 //       the same bytes as ggml_get_type_traits(type)->from_float_ref. The block pointer is opaque to the linker,
 //       so it is void * here. Upstream asserts on a bad k; we log an error naming the function and write nothing.
-//       For a type this library does not implement (NVFP4, Q1_0, Q2_0, TQ1_0, TQ2_0) upstream's result cannot
+//       For a type this library does not implement (NVFP4, Q1_0, Q2_0, TQ1_0) upstream's result cannot
 //       be produced: the call logs an error naming the function and leaves y untouched, so a module that needs
 //       those formats loads but must not be used for them.
 //   size_t quantize_iq4_xs(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float * imatrix)
@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "quant/blocks.h"
 #include "quant/formats.h"
+#include "quant/types.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -26,47 +27,45 @@
 namespace {
 
 using switchyard::log_error;
-using switchyard::quant::kQK32;
-using switchyard::quant::kQK_K;
 
-// One exported reference quantizer: the upstream function name it answers to, the type and its block size
-// (0 where this library does not implement the type).
+// One exported reference quantizer: the upstream function name it answers to and its type (whose format, block
+// size included, comes from the type's own row: quant/formats.h, quant/types.h).
 struct RowRef {
     const char * function;
     ggml_type    type;
-    int64_t      block_size;
 };
 
-constexpr RowRef kQ4_0{"quantize_row_q4_0_ref", GGML_TYPE_Q4_0, kQK32};
-constexpr RowRef kQ4_1{"quantize_row_q4_1_ref", GGML_TYPE_Q4_1, kQK32};
-constexpr RowRef kQ5_0{"quantize_row_q5_0_ref", GGML_TYPE_Q5_0, kQK32};
-constexpr RowRef kQ5_1{"quantize_row_q5_1_ref", GGML_TYPE_Q5_1, kQK32};
-constexpr RowRef kQ8_0{"quantize_row_q8_0_ref", GGML_TYPE_Q8_0, kQK32};
-constexpr RowRef kQ8_1{"quantize_row_q8_1_ref", GGML_TYPE_Q8_1, kQK32};
-constexpr RowRef kQ2_K{"quantize_row_q2_K_ref", GGML_TYPE_Q2_K, kQK_K};
-constexpr RowRef kQ3_K{"quantize_row_q3_K_ref", GGML_TYPE_Q3_K, kQK_K};
-constexpr RowRef kQ4_K{"quantize_row_q4_K_ref", GGML_TYPE_Q4_K, kQK_K};
-constexpr RowRef kQ5_K{"quantize_row_q5_K_ref", GGML_TYPE_Q5_K, kQK_K};
-constexpr RowRef kQ6_K{"quantize_row_q6_K_ref", GGML_TYPE_Q6_K, kQK_K};
-constexpr RowRef kQ8_K{"quantize_row_q8_K_ref", GGML_TYPE_Q8_K, kQK_K};
-constexpr RowRef kIQ4_NL{"quantize_row_iq4_nl_ref", GGML_TYPE_IQ4_NL, kQK32};
-constexpr RowRef kMXFP4{"quantize_row_mxfp4_ref", GGML_TYPE_MXFP4, kQK32};
-constexpr RowRef kNVFP4{"quantize_row_nvfp4_ref", GGML_TYPE_NVFP4, 0};
-constexpr RowRef kQ1_0{"quantize_row_q1_0_ref", GGML_TYPE_Q1_0, 0};
-constexpr RowRef kQ2_0{"quantize_row_q2_0_ref", GGML_TYPE_Q2_0, 0};
-constexpr RowRef kTQ1_0{"quantize_row_tq1_0_ref", GGML_TYPE_TQ1_0, 0};
-constexpr RowRef kTQ2_0{"quantize_row_tq2_0_ref", GGML_TYPE_TQ2_0, 0};
+constexpr RowRef kQ4_0{"quantize_row_q4_0_ref", GGML_TYPE_Q4_0};
+constexpr RowRef kQ4_1{"quantize_row_q4_1_ref", GGML_TYPE_Q4_1};
+constexpr RowRef kQ5_0{"quantize_row_q5_0_ref", GGML_TYPE_Q5_0};
+constexpr RowRef kQ5_1{"quantize_row_q5_1_ref", GGML_TYPE_Q5_1};
+constexpr RowRef kQ8_0{"quantize_row_q8_0_ref", GGML_TYPE_Q8_0};
+constexpr RowRef kQ8_1{"quantize_row_q8_1_ref", GGML_TYPE_Q8_1};
+constexpr RowRef kQ2_K{"quantize_row_q2_K_ref", GGML_TYPE_Q2_K};
+constexpr RowRef kQ3_K{"quantize_row_q3_K_ref", GGML_TYPE_Q3_K};
+constexpr RowRef kQ4_K{"quantize_row_q4_K_ref", GGML_TYPE_Q4_K};
+constexpr RowRef kQ5_K{"quantize_row_q5_K_ref", GGML_TYPE_Q5_K};
+constexpr RowRef kQ6_K{"quantize_row_q6_K_ref", GGML_TYPE_Q6_K};
+constexpr RowRef kQ8_K{"quantize_row_q8_K_ref", GGML_TYPE_Q8_K};
+constexpr RowRef kIQ4_NL{"quantize_row_iq4_nl_ref", GGML_TYPE_IQ4_NL};
+constexpr RowRef kMXFP4{"quantize_row_mxfp4_ref", GGML_TYPE_MXFP4};
+constexpr RowRef kNVFP4{"quantize_row_nvfp4_ref", GGML_TYPE_NVFP4};
+constexpr RowRef kQ1_0{"quantize_row_q1_0_ref", GGML_TYPE_Q1_0};
+constexpr RowRef kQ2_0{"quantize_row_q2_0_ref", GGML_TYPE_Q2_0};
+constexpr RowRef kTQ1_0{"quantize_row_tq1_0_ref", GGML_TYPE_TQ1_0};
+constexpr RowRef kTQ2_0{"quantize_row_tq2_0_ref", GGML_TYPE_TQ2_0};
 
 // Validates the call, then runs the format's from_float_ref; every failure is one error line naming the function.
 void quantize_row_ref(const RowRef & row, const float * x, void * y, int64_t k) {
     const switchyard::quant::Format * format = switchyard::quant::find_format(row.type);
-    if (row.block_size == 0 || format == nullptr || format->from_float_ref == nullptr) {
+    if (format == nullptr || format->from_float_ref == nullptr) {
         log_error("[%s] this library does not implement the format; nothing is written\n", row.function);
         return;
     }
-    if (k < 0 || k % row.block_size != 0) {
+    const int64_t block_size = switchyard::type_info(row.type).blck_size;
+    if (k < 0 || k % block_size != 0) {
         log_error("[%s] k = %lld is not a multiple of the block size %lld; nothing is written\n", row.function,
-                  static_cast<long long>(k), static_cast<long long>(row.block_size));
+                  static_cast<long long>(k), static_cast<long long>(block_size));
         return;
     }
     if (k > 0 && (x == nullptr || y == nullptr)) {

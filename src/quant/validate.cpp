@@ -120,7 +120,6 @@ ScaleField foreign_scale(ggml_type type) {
         case GGML_TYPE_Q1_0:
         case GGML_TYPE_Q2_0:  return {ScaleKind::kHalf, 0, "d"};
         case GGML_TYPE_TQ1_0: return {ScaleKind::kHalf, 52, "d"}; // after qs[48], qh[4]
-        case GGML_TYPE_TQ2_0: return {ScaleKind::kHalf, 64, "d"}; // after qs[64]
         default:              return {};                          // NVFP4: every scale byte is valid
     }
 }

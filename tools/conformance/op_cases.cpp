@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace switchyard::testing {
 
@@ -30,6 +31,19 @@ std::string shape(int64_t a, int64_t b = 1, int64_t c = 1, int64_t d = 1) {
 }
 
 std::string tname(ggml_type t) { return ggml_type_name(t); }
+
+// The float types, then every block-quantized type that has a reference dequantizer, in enum order: a type gains
+// its MUL_MAT and GET_ROWS cases by getting its format row (quant/formats.h), with no list here to extend.
+std::vector<ggml_type> weight_types() {
+    std::vector<ggml_type> types = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
+    for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
+        const auto t = static_cast<ggml_type>(i);
+        if (ggml_is_quantized(t) && ggml_get_type_traits(t)->to_float != nullptr) {
+            types.push_back(t);
+        }
+    }
+    return types;
+}
 
 void add_binary(std::vector<OpCase> & cases) {
     struct Shapes { int64_t a[4], b[4]; };
@@ -184,11 +198,7 @@ void add_reduce_norm(std::vector<OpCase> & cases) {
 }
 
 void add_matrix(std::vector<OpCase> & cases) {
-    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
-                               GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,
-                               GGML_TYPE_Q8_1, GGML_TYPE_Q8_K};
-    for (ggml_type t : types) {
+    for (ggml_type t : weight_types()) {
         for (int64_t m : {1, 7}) {
             constexpr int64_t n = 16, k = 256;
             cases.push_back({"MUL_MAT(type_a=" + tname(t) + ",type_b=f32,m=" + std::to_string(n) + ",n=" + std::to_string(m) + ",k=256)",
@@ -204,7 +214,7 @@ void add_matrix(std::vector<OpCase> & cases) {
     }
     // enough columns for the tiled paths of the GPU backends, shapes that are no multiple of their tiles
     struct Tiled { int64_t m, n; };
-    for (ggml_type t : types) {
+    for (ggml_type t : weight_types()) {
         for (const Tiled s : {Tiled{130, 70}, Tiled{67, 33}}) {
             constexpr int64_t k = 256;
             cases.push_back({"MUL_MAT(type_a=" + tname(t) + ",type_b=f32,m=" + std::to_string(s.m) + ",n=" + std::to_string(s.n) + ",k=256)",
@@ -328,11 +338,7 @@ void add_layout(std::vector<OpCase> & cases) {
 }
 
 void add_rows(std::vector<OpCase> & cases) {
-    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,
-                               GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,   GGML_TYPE_Q2_K,
-                               GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_Q8_K,
-                               GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
-    for (ggml_type t : types) {
+    for (ggml_type t : weight_types()) {
         const int64_t n = ggml_blck_size(t) > 32 ? 256 : 64;
         cases.push_back({"GET_ROWS(type=" + tname(t) + ",n=" + std::to_string(n) + ",rows=10,idx=5)", GGML_OP_GET_ROWS, [t, n](B & b) {
                              return ggml_get_rows(b.ctx(), b.input(t, n, 10), b.input(GGML_TYPE_I32, 5, 1, 1, 1, InputKind::Indices, 10));

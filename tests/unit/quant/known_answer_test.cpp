@@ -280,6 +280,50 @@ TEST(KnownAnswer, IQ4_NL) {
     expect_values(GGML_TYPE_IQ4_NL, b, want);
 }
 
+TEST(KnownAnswer, TQ2_0) {
+    // element i = 128 h + 32 l + m is code (qs[32 h + m] >> 2 l) & 3, value (code - 1) * d; d = 0.5 at byte 64.
+    // Random codes 0..2, and code 3 (unused by the quantizer) once: it decodes to 2 d.
+    const auto codes = random_levels(256, 2, 35);
+    Bytes      b(66);
+    b.u16(64, kHalfHalf);
+    std::vector<float> want(256);
+    for (int i = 0; i < 256; ++i) {
+        const int code = i == 200 ? 3 : codes[static_cast<size_t>(i)];
+        const int h = i / 128, l = (i / 32) % 4, m = i % 32;
+        b.or8(static_cast<size_t>(32 * h + m), static_cast<uint8_t>(code << (2 * l)));
+        want[static_cast<size_t>(i)] = 0.5f * static_cast<float>(code - 1);
+    }
+    EXPECT_EQ(want[200], 1.0f);
+    expect_values(GGML_TYPE_TQ2_0, b, want);
+}
+
+TEST(ReferenceQuantizer, Tq2_0RoundsToTernaryLevelsOfTheLargestMagnitude) {
+    // d = max |x| = 4; x / d rounds half away from zero: 0.5 -> 1, -0.5 -> -1, 0.49 -> 0; codes = level + 1
+    std::vector<float> x(256, 0.0f);
+    x[0]   = 4.0f;   // level 1
+    x[1]   = -4.0f;  // level -1
+    x[2]   = 2.0f;   // 0.5 -> 1
+    x[3]   = -2.0f;  // -0.5 -> -1
+    x[4]   = 1.96f;  // 0.49 -> 0
+    x[130] = -3.0f;  // -0.75 -> -1, in the second half (h = 1, l = 0, m = 2)
+    x[255] = 2.5f;   // 0.625 -> 1 (h = 1, l = 3, m = 31)
+    std::vector<uint8_t> y(66, 0xee);
+    ggml_get_type_traits(GGML_TYPE_TQ2_0)->from_float_ref(x.data(), y.data(), 256);
+    EXPECT_EQ(y[64] | (y[65] << 8), 0x4400); // 4.0 in fp16
+    const auto code = [&](int i) { return (y[static_cast<size_t>(32 * (i / 128) + i % 32)] >> (2 * ((i / 32) % 4))) & 3; };
+    const int expected[][2] = {{0, 2}, {1, 0}, {2, 2}, {3, 0}, {4, 1}, {130, 0}, {255, 2}, {5, 1}, {100, 1}};
+    for (const auto & e : expected) {
+        EXPECT_EQ(code(e[0]), e[1]) << "element " << e[0];
+    }
+    // an all-zero block: d = 0 and every code 1 (level 0)
+    std::vector<float> zeros(256, 0.0f);
+    ggml_get_type_traits(GGML_TYPE_TQ2_0)->from_float_ref(zeros.data(), y.data(), 256);
+    EXPECT_EQ(y[64] | (y[65] << 8), 0);
+    for (int j = 0; j < 64; ++j) {
+        ASSERT_EQ(y[static_cast<size_t>(j)], 0x55) << "byte " << j;
+    }
+}
+
 TEST(KnownAnswer, MXFP4) {
     // E2M1 codes: bit 3 sign, then magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6. Value = E2M1 * 2^(e - 127).
     const float e2m1[16] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
