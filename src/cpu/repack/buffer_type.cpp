@@ -54,6 +54,46 @@ void unpack_all(const ggml_tensor * t, uint8_t * w) {
     }
 }
 
+// The panels holding bytes [offset, offset + size) of the original layout (size > 0): a partial write or read
+// touches only them, so its cost follows its own bytes (a loader streaming a weight in pieces stays linear).
+struct PanelRange {
+    int64_t first = 0, last = 0; // inclusive
+};
+
+PanelRange panels_of(const ggml_tensor * t, size_t offset, size_t size) {
+    const size_t row = t->nb[1];
+    return {static_cast<int64_t>(offset / row) / kPanelRows, static_cast<int64_t>((offset + size - 1) / row) / kPanelRows};
+}
+
+// Calls visit(original bytes of panel p, byte offset of its first row, bytes) for each panel of `range`, the
+// panel unpacked into `scratch`; with `repack`, packs it back afterwards.
+template <class Visit>
+void each_panel(const ggml_tensor * t, PanelRange range, std::vector<uint8_t> & scratch, bool repack, Visit visit) {
+    const int64_t k = t->ne[0], m = t->ne[1];
+    const size_t  row = t->nb[1], pb = panel_bytes(t->type, k);
+    auto *        panels = static_cast<uint8_t *>(t->data);
+    scratch.resize(static_cast<size_t>(kPanelRows) * row);
+    for (int64_t p = range.first; p <= range.last; ++p) {
+        const int64_t r0   = p * kPanelRows;
+        const int     rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0));
+        unpack_panel(t->type, panels + p * pb, rows, k, scratch.data(), row);
+        visit(scratch.data(), static_cast<size_t>(r0) * row, static_cast<size_t>(rows) * row);
+        if (repack) {
+            pack_panel(t->type, scratch.data(), row, rows, k, panels + p * pb);
+        }
+    }
+}
+
+// The overlap of [offset, offset + size) with a panel's bytes [start, start + len): where it starts in each.
+struct Overlap {
+    size_t in_panel = 0, in_range = 0, bytes = 0;
+};
+
+Overlap overlap(size_t offset, size_t size, size_t start, size_t len) {
+    const size_t lo = std::max(offset, start), hi = std::min(offset + size, start + len);
+    return hi > lo ? Overlap{lo - start, lo - offset, hi - lo} : Overlap{};
+}
+
 // ---- buffer ------------------------------------------------------------------------------------------------------
 
 void buffer_free(ggml_backend_buffer_t buffer) { std::free(buffer->context); }
@@ -91,10 +131,14 @@ void buffer_set_tensor(ggml_backend_buffer_t, ggml_tensor * tensor, const void *
         pack_all(tensor, static_cast<const uint8_t *>(data));
         return;
     }
-    std::vector<uint8_t> whole(nbytes); // a part: the rest of the tensor as it is, then everything again
-    unpack_all(tensor, whole.data());
-    std::memcpy(whole.data() + offset, data, size);
-    pack_all(tensor, whole.data());
+    if (size == 0) {
+        return;
+    }
+    std::vector<uint8_t> scratch; // a part: only the panels it falls in, each unpacked, patched and packed again
+    each_panel(tensor, panels_of(tensor, offset, size), scratch, true, [&](uint8_t * w, size_t start, size_t len) {
+        const Overlap o = overlap(offset, size, start, len);
+        std::memcpy(w + o.in_panel, static_cast<const uint8_t *>(data) + o.in_range, o.bytes);
+    });
 }
 
 void buffer_get_tensor(ggml_backend_buffer_t, const ggml_tensor * tensor, void * data, size_t offset, size_t size) {
@@ -113,9 +157,14 @@ void buffer_get_tensor(ggml_backend_buffer_t, const ggml_tensor * tensor, void *
         unpack_all(tensor, static_cast<uint8_t *>(data));
         return;
     }
-    std::vector<uint8_t> whole(nbytes);
-    unpack_all(tensor, whole.data());
-    std::memcpy(data, whole.data() + offset, size);
+    if (size == 0) {
+        return;
+    }
+    std::vector<uint8_t> scratch;
+    each_panel(tensor, panels_of(tensor, offset, size), scratch, false, [&](uint8_t * w, size_t start, size_t len) {
+        const Overlap o = overlap(offset, size, start, len);
+        std::memcpy(static_cast<uint8_t *>(data) + o.in_range, w + o.in_panel, o.bytes);
+    });
 }
 
 // Plain tensors copy as in a CPU buffer (the source in host memory, or stored plainly here); repacked ones refuse.

@@ -275,6 +275,17 @@ TEST(RepackBuffer, GetTensorReturnsTheBytesSetWholeOrInParts) {
         EXPECT_TRUE(std::equal(part.begin(), part.end(), want.begin() + 2 * row + 7)) << ggml_type_name(type);
         ggml_backend_tensor_get(pr.w, back.data(), 0, back.size());
         EXPECT_EQ(back, want) << ggml_type_name(type);
+        // streamed in pieces that start and end anywhere (inside rows, across the 16-row panels), read back in
+        // pieces of another size: each piece touches only the panels it falls in
+        for (size_t at = 0; at < other.size(); at += 777) {
+            ggml_backend_tensor_set(pr.w, other.data() + at, at, std::min<size_t>(777, other.size() - at));
+        }
+        std::vector<uint8_t> pieces(other.size());
+        for (size_t at = 0; at < pieces.size(); at += 555) {
+            ggml_backend_tensor_get(pr.w, pieces.data() + at, at, std::min<size_t>(555, pieces.size() - at));
+        }
+        EXPECT_EQ(pieces, other) << ggml_type_name(type);
+        ggml_backend_tensor_set(pr.w, want.data(), 0, want.size());
         // memset refuses (logged): the weights stay
         ggml_backend_tensor_memset(pr.w, 0, 0, row);
         ggml_backend_tensor_get(pr.w, back.data(), 0, back.size());
