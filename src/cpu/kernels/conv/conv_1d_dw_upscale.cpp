@@ -1,4 +1,4 @@
-// Spatial ops added with the issue 16 batch: CONV_TRANSPOSE_1D, CONV_2D_DW (ggml_conv_2d_dw_direct), UPSCALE
+// Spatial ops: CONV_TRANSPOSE_1D, CONV_2D_DW (ggml_conv_2d_dw_direct), UPSCALE
 // (ggml_interpolate) and PAD_REFLECT_1D. Shape rules and op_params are the constructors' (core/ops/conv.cpp,
 // resample.cpp). All kernels honour any strides and split the rows of dst between the threads.
 //

@@ -1,6 +1,6 @@
-// Convolution kernels of the issue 16 second batch: IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D (direct),
+// The n-dimensional and direct convolution kernels: IM2COL_BACK, IM2COL_3D, COL2IM_1D, CONV_2D (direct),
 // CONV_3D (direct), CONV_TRANSPOSE_2D and POOL_2D_BACK. Shapes and op_params are the constructors'
-// (core/ops/conv_more.cpp). Every kernel gathers: each output element is computed by one thread from its inputs
+// (core/ops/conv_nd.cpp). Every kernel gathers: each output element is computed by one thread from its inputs
 // (no scatter between threads), so results do not depend on the thread count. Threads own rows of dst (planes for
 // POOL_2D_BACK); any strides are honoured, sums are in float.
 //

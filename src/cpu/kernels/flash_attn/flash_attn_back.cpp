@@ -1,5 +1,5 @@
 // FLASH_ATTN_BACK: the gradients of the legacy attention out = softmax(mask(k^T q * scale)) applied to v, with
-// scale = 1/sqrt(D). Shapes and op_params as the constructor (core/ops/attention.cpp): q [D, N, n_head, ne3],
+// scale = 1/sqrt(D). Shapes and op_params as the constructor (core/ops/flash_attn.cpp): q [D, N, n_head, ne3],
 // k [D, M, n_head_kv, ne3], v [M, D, n_head_kv, ne3] (v transposed: element (j, c) is value c of key j),
 // d [D, N, n_head, ne3] the gradient of out; head h of q uses head h % n_head_kv of k and v; op_params[0] masked
 // (query i sees keys 0 .. M - N + i). All F32 with adjacent elements in each row (rows may be strided).

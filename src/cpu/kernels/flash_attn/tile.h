@@ -1,9 +1,9 @@
-// The vector steps of the FLASH_ATTN_EXT kernel (attention.cpp), one table per ISA level: the two small GEMMs of a
+// The vector steps of the FLASH_ATTN_EXT kernel (flash_attn.cpp), one table per ISA level: the two small GEMMs of a
 // tile (scores = Q K^T, O += P V), the row steps of the online softmax, and the conversions of K / V tiles. Scores
 // come in two forms: dot products along the head dimension (few query rows: the K rows are read once, as f32 or
 // straight from f16), and keys across the lanes from a transposed K tile (many rows: no horizontal sums). Written
-// once over the Vec types in attention_tile_impl.h and instantiated in attention_tile.cpp (scalar),
-// attention_avx2.cpp, attention_avx512.cpp.
+// once over the Vec types in tile_impl.h and instantiated in tile.cpp (scalar),
+// flash_attn_avx2.cpp, flash_attn_avx512.cpp.
 //
 // Every result element is computed by the same sequence of operations whatever the number of rows or keys passed
 // in one call (row and key tails use the same reduction tree as full blocks), so the kernel's output does not
@@ -52,7 +52,7 @@ struct AttnTileKernels {
 // The table for this CPU (after SWITCHYARD_CPU_ISA).
 const AttnTileKernels & attn_tile_kernels();
 
-// The levels' tables (attention_avx2.cpp, attention_avx512.cpp); call only when the CPU has the ISA.
+// The levels' tables (flash_attn_avx2.cpp, flash_attn_avx512.cpp); call only when the CPU has the ISA.
 const AttnTileKernels & attn_tile_kernels_scalar();
 const AttnTileKernels & attn_tile_kernels_avx2();
 const AttnTileKernels & attn_tile_kernels_avx512();

@@ -1,5 +1,5 @@
-// The steps of attention_tile.h written once over a Vec type (simd/vec_scalar.h); included only by the files that
-// instantiate them (attention_tile.cpp, attention_avx2.cpp, attention_avx512.cpp). Unnamed namespace: every
+// The steps of tile.h written once over a Vec type (simd/vec_scalar.h); included only by the files that
+// instantiate them (tile.cpp, flash_attn_avx2.cpp, flash_attn_avx512.cpp). Unnamed namespace: every
 // translation unit keeps its own copies, so an AVX2 instantiation is never the one the scalar path links to.
 //
 // Layouts are row-major throughout: Q rows (queries of one GQA group), K and V rows (keys of one tile), score rows

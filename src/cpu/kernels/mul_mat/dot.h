@@ -24,7 +24,7 @@ struct DotKernels {
 
 const DotKernels & dot_kernels();
 
-// ISA variants (defined in matmul_dot*.cpp)
+// ISA variants (defined in dot*.cpp)
 float dot_f32_scalar(const float * x, const float * y, int64_t n);
 void  dot4_f32_scalar(const float * x, const float * y0, const float * y1, const float * y2, const float * y3, int64_t n,
                       float * out);

@@ -13,7 +13,7 @@
 
 namespace switchyard::cpu::kernels {
 
-// src1 columns up to which MUL_MAT takes this path (above it, the blocked float path of matmul.cpp, which rounds
+// src1 columns up to which MUL_MAT takes this path (above it, the blocked float path of mul_mat.cpp, which rounds
 // src1 through the same activation format). Measured on 4096 x 4096 q4_0 / q4_K, 2 threads: this path is 1.5 to
 // 3 times faster at 8 to 32 columns, although it reads the weights once per four columns.
 constexpr int64_t kMatVecMaxCols = 32;

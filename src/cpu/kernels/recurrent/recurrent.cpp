@@ -1,4 +1,4 @@
-// State-space and linear-attention kernels (issue 16): SSM_CONV, SSM_SCAN, RWKV_WKV6, GATED_LINEAR_ATTN,
+// State-space and linear-attention kernels: SSM_CONV, SSM_SCAN, RWKV_WKV6, GATED_LINEAR_ATTN,
 // RWKV_WKV7, SOLVE_TRI, GATED_DELTA_NET. Shapes and sources are those of the constructors (core/ops/recurrent.cpp);
 // everything F32. The recurrences keep upstream's order of operations (a token at a time, each state element
 // updated once per token), so results do not depend on the thread count: threads split independent items

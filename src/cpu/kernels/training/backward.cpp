@@ -1,4 +1,4 @@
-// Gradient ops of the training batch (issue 16): SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK, REPEAT_BACK and
+// Gradient ops: SILU_BACK, RMS_NORM_BACK, SOFT_MAX_BACK, REPEAT_BACK and
 // GET_ROWS_BACK. Shapes and op_params are those of the constructors (core/ops/backward.cpp). All tensors F32
 // with adjacent elements in each row (rows, planes and volumes may be strided); threads split the rows of dst.
 //

@@ -1,4 +1,4 @@
-// Loss and optimizer ops of the training batch (issue 16): CROSS_ENTROPY_LOSS, CROSS_ENTROPY_LOSS_BACK,
+// Loss and optimizer ops: CROSS_ENTROPY_LOSS, CROSS_ENTROPY_LOSS_BACK,
 // OPT_STEP_ADAMW and OPT_STEP_SGD. Shapes and parameters are those of the constructors (core/ops/training.cpp).
 // All tensors F32 with adjacent elements in each row.
 //

@@ -1,4 +1,4 @@
-// Convolution constructors of the issue 16 second batch: the direct convolutions (CONV_2D, CONV_3D,
+// The direct and n-dimensional convolution constructors: the direct convolutions (CONV_2D, CONV_3D,
 // CONV_TRANSPOSE_2D), the 3-d unfold (IM2COL_3D), its 1-d inverse (COL2IM_1D), the gradient ops IM2COL_BACK and
 // POOL_2D_BACK, and the compositions ggml_conv_2d_sk_p0 / _s1_ph (ggml_conv_2d) and ggml_conv_3d (IM2COL_3D +
 // MUL_MAT), built exactly as upstream builds them. Output size along a dim of a convolution:
