@@ -83,9 +83,9 @@ bool os_grants_amx() {
 
 CpuFeatures detect_capped() {
     CpuFeatures  f   = detect_cpu_features();
-    IsaCap       cap = IsaCap::kAmx;
+    IsaLevel     cap = IsaLevel::kAmx;
     const char * env = std::getenv("SWITCHYARD_CPU_ISA");
-    if (env && parse_isa_cap(env, &cap)) {
+    if (env && parse_isa_level(env, &cap)) {
         f = cap_features(f, cap);
     }
     if (f.amx_tile && !os_grants_amx()) {
@@ -96,38 +96,41 @@ CpuFeatures detect_capped() {
 
 } // namespace
 
-CpuFeatures cap_features(CpuFeatures f, IsaCap cap) {
-    if (cap < IsaCap::kAmx) {
+CpuFeatures cap_features(CpuFeatures f, IsaLevel cap) {
+    if (cap < IsaLevel::kAmx) {
         f.amx_tile = f.amx_bf16 = f.amx_int8 = false;
     }
-    if (cap < IsaCap::kAvx512Bf16) {
+    if (cap < IsaLevel::kAvx512Bf16) {
         f.avx512_bf16 = false;
     }
-    if (cap < IsaCap::kAvx512Vnni) {
+    if (cap < IsaLevel::kAvx512Vnni) {
         f.avx512_vnni = f.avx512_vbmi = false;
     }
-    if (cap < IsaCap::kAvx512) {
+    if (cap < IsaLevel::kAvx512) {
         f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = false;
     }
-    if (cap < IsaCap::kAvx2) {
+    if (cap < IsaLevel::kAvx2) {
         f = CpuFeatures{};
     }
     return f;
 }
 
-bool parse_isa_cap(const char * text, IsaCap * cap) {
-    static constexpr struct {
-        const char * name;
-        IsaCap       cap;
-    } kCaps[] = {{"scalar", IsaCap::kScalar},
-                 {"avx2", IsaCap::kAvx2},
-                 {"avx512", IsaCap::kAvx512},
-                 {"avx512vnni", IsaCap::kAvx512Vnni},
-                 {"avx512bf16", IsaCap::kAvx512Bf16},
-                 {"amx", IsaCap::kAmx}};
-    for (const auto & c : kCaps) {
-        if (std::strcmp(text, c.name) == 0) {
-            *cap = c.cap;
+const char * isa_level_name(IsaLevel level) {
+    switch (level) {
+        case IsaLevel::kScalar:     return "scalar";
+        case IsaLevel::kAvx2:       return "avx2";
+        case IsaLevel::kAvx512:     return "avx512";
+        case IsaLevel::kAvx512Vnni: return "avx512vnni";
+        case IsaLevel::kAvx512Bf16: return "avx512bf16";
+        case IsaLevel::kAmx:        return "amx";
+        default:                    return "?";
+    }
+}
+
+bool parse_isa_level(const char * text, IsaLevel * level) {
+    for (size_t i = 0; i < kIsaLevelCount; ++i) {
+        if (std::strcmp(text, isa_level_name(static_cast<IsaLevel>(i))) == 0) {
+            *level = static_cast<IsaLevel>(i);
             return true;
         }
     }

@@ -2,10 +2,12 @@
 // use, detected once at run time (so one build runs on any x86-64), then capped by SWITCHYARD_CPU_ISA so that
 // every fallback can be exercised on a machine that has more.
 //
-// The CPU backend's kernel selector (src/cpu/simd/isa.h) turns these features into an ISA level; base's own fast
-// paths (fp16/bf16 row conversion) read base_isa(). Other architectures detect nothing yet: every flag stays false
+// The CPU backend (src/cpu/simd/isa.h: isa_supported) turns these features into the levels below, by which its kernel
+// registry chooses kernels; base's own fast paths (fp16/bf16 row conversion) read base_isa(). Other architectures detect nothing yet: every flag stays false
 // and the scalar code runs (an aarch64 section with neon/dotprod slots in beside the x86 one).
 #pragma once
+
+#include <cstddef>
 
 namespace switchyard {
 
@@ -19,20 +21,28 @@ struct CpuFeatures {
     bool amx_tile = false, amx_bf16 = false;
 };
 
-// The ISA caps SWITCHYARD_CPU_ISA accepts, lowest first. Each keeps the features of its level and below:
+// The ISA levels, lowest first; each includes the ones below it. They are what SWITCHYARD_CPU_ISA caps to, and the
+// CPU backend's kernel levels (src/cpu/kernel_registry.h: one column of kernels per level). The features of each:
 //   scalar      nothing (the portable code everywhere)
 //   avx2        up to AVX2, FMA, F16C, BMI2, AVX-VNNI (Haswell and later)
 //   avx512      plus AVX-512 F/BW/VL/DQ (Skylake-X)
 //   avx512vnni  plus AVX-512 VNNI and VBMI (Ice Lake)
 //   avx512bf16  plus AVX-512 BF16 (Cooper Lake, Zen 4)
 //   amx         plus AMX tiles, AMX-BF16 and AMX-INT8 (Sapphire Rapids): everything, as no cap
-enum class IsaCap { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx };
+// Another architecture's levels (aarch64: NEON, dotprod) slot in as further enumerators.
+enum class IsaLevel : int { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx, kCount };
+
+constexpr size_t kIsaLevelCount = static_cast<size_t>(IsaLevel::kCount);
+
+// The level's SWITCHYARD_CPU_ISA spelling ("scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "amx"); "?"
+// for anything else.
+const char * isa_level_name(IsaLevel level);
 
 // `features` with everything above `cap` cleared. Pure; the tests use it to check the levels.
-CpuFeatures cap_features(CpuFeatures features, IsaCap cap);
+CpuFeatures cap_features(CpuFeatures features, IsaLevel cap);
 
-// Parses a SWITCHYARD_CPU_ISA value; false for anything else (the variable is then ignored).
-bool parse_isa_cap(const char * text, IsaCap * cap);
+// Parses a SWITCHYARD_CPU_ISA value (a level's name); false for anything else (the variable is then ignored).
+bool parse_isa_level(const char * text, IsaLevel * level);
 
 // The features of this machine as detected, without the cap (AMX as the CPU and XCR0 report it, before the OS's
 // per-process permission, which only cpu_features() asks for).

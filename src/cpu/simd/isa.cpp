@@ -4,18 +4,6 @@
 
 namespace switchyard::cpu::simd {
 
-const char * isa_name(Isa isa) {
-    switch (isa) {
-        case Isa::kScalar:     return "scalar";
-        case Isa::kAvx2:       return "avx2";
-        case Isa::kAvx512:     return "avx512";
-        case Isa::kAvx512Vnni: return "avx512vnni";
-        case Isa::kAvx512Bf16: return "avx512bf16";
-        case Isa::kAmx:        return "amx";
-        default:               return "?";
-    }
-}
-
 bool isa_supported(Isa isa) {
     const CpuFeatures & f = cpu_features();
     switch (isa) {

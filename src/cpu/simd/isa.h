@@ -7,25 +7,17 @@
 // An aarch64 level (NEON, dotprod) slots in as further enumerators with their own support test.
 #pragma once
 
+#include "base/cpuid.h"
+
 #include <array>
 #include <cstddef>
 
 namespace switchyard::cpu::simd {
 
-enum class Isa : int {
-    kScalar,     // portable C++
-    kAvx2,       // AVX2 + FMA + F16C
-    kAvx512,     // AVX-512 F, BW, VL, DQ
-    kAvx512Vnni, // + VNNI (vpdpbusd, vpdpwssd) and VBMI (byte permutes)
-    kAvx512Bf16, // + BF16 (vdpbf16ps)
-    kAmx,        // + AMX tiles, AMX-BF16, AMX-INT8 (tdpbf16ps, tdpbusd), granted by the OS
-    kCount
-};
+// The levels are base's (base/cpuid.h: IsaLevel, also what SWITCHYARD_CPU_ISA caps to); Isa is their name here.
+using Isa = IsaLevel;
 
-constexpr size_t kIsaCount = static_cast<size_t>(Isa::kCount);
-
-// "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "amx" (the SWITCHYARD_CPU_ISA spellings)
-const char * isa_name(Isa isa);
+constexpr size_t kIsaCount = kIsaLevelCount;
 
 // true when this CPU (after the cap) can run code of level isa. kScalar always.
 bool isa_supported(Isa isa);

@@ -10,11 +10,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 namespace {
 
 using switchyard::CpuFeatures;
-using switchyard::IsaCap;
+using switchyard::IsaLevel;
 using switchyard::cpu::simd::Isa;
 using switchyard::cpu::simd::isa_supported;
 
@@ -28,38 +29,46 @@ CpuFeatures everything() {
 }
 
 TEST(CpuFeatures, CapsClearWhatIsAboveTheirLevel) {
-    const CpuFeatures scalar = switchyard::cap_features(everything(), IsaCap::kScalar);
+    const CpuFeatures scalar = switchyard::cap_features(everything(), IsaLevel::kScalar);
     EXPECT_FALSE(scalar.sse3 || scalar.avx2 || scalar.f16c || scalar.avx512f || scalar.avx512_bf16);
 
-    const CpuFeatures avx2 = switchyard::cap_features(everything(), IsaCap::kAvx2);
+    const CpuFeatures avx2 = switchyard::cap_features(everything(), IsaLevel::kAvx2);
     EXPECT_TRUE(avx2.avx2 && avx2.fma && avx2.f16c && avx2.avx_vnni);
     EXPECT_FALSE(avx2.avx512f || avx2.avx512bw || avx2.avx512_vnni || avx2.avx512_vbmi || avx2.avx512_bf16);
 
-    const CpuFeatures avx512 = switchyard::cap_features(everything(), IsaCap::kAvx512);
+    const CpuFeatures avx512 = switchyard::cap_features(everything(), IsaLevel::kAvx512);
     EXPECT_TRUE(avx512.avx512f && avx512.avx512bw && avx512.avx512vl && avx512.avx512dq);
     EXPECT_FALSE(avx512.avx512_vnni || avx512.avx512_vbmi || avx512.avx512_bf16 || avx512.amx_int8);
 
-    const CpuFeatures vnni = switchyard::cap_features(everything(), IsaCap::kAvx512Vnni);
+    const CpuFeatures vnni = switchyard::cap_features(everything(), IsaLevel::kAvx512Vnni);
     EXPECT_TRUE(vnni.avx512_vnni && vnni.avx512_vbmi);
     EXPECT_FALSE(vnni.avx512_bf16 || vnni.amx_int8);
 
-    const CpuFeatures bf16 = switchyard::cap_features(everything(), IsaCap::kAvx512Bf16);
+    const CpuFeatures bf16 = switchyard::cap_features(everything(), IsaLevel::kAvx512Bf16);
     EXPECT_TRUE(bf16.avx512_bf16 && bf16.avx512_vnni);
     EXPECT_FALSE(bf16.amx_tile || bf16.amx_bf16 || bf16.amx_int8);
 
-    const CpuFeatures all = switchyard::cap_features(everything(), IsaCap::kAmx);
+    const CpuFeatures all = switchyard::cap_features(everything(), IsaLevel::kAmx);
     EXPECT_TRUE(all.avx512_bf16 && all.amx_tile && all.amx_bf16 && all.amx_int8);
 }
 
-TEST(CpuFeatures, CapNamesAreTheSelectorsLevelNames) {
-    IsaCap cap = IsaCap::kAmx;
-    for (int i = 0; i < static_cast<int>(Isa::kCount); ++i) {
-        const char * name = switchyard::cpu::simd::isa_name(static_cast<Isa>(i));
-        ASSERT_TRUE(switchyard::parse_isa_cap(name, &cap)) << name;
-        EXPECT_EQ(static_cast<int>(cap), i) << name;
+TEST(CpuFeatures, LevelNamesAreTheCapSpellings) {
+    static constexpr struct {
+        const char * name;
+        IsaLevel     level;
+    } kSpellings[] = {{"scalar", IsaLevel::kScalar},         {"avx2", IsaLevel::kAvx2},
+                      {"avx512", IsaLevel::kAvx512},         {"avx512vnni", IsaLevel::kAvx512Vnni},
+                      {"avx512bf16", IsaLevel::kAvx512Bf16}, {"amx", IsaLevel::kAmx}};
+    static_assert(std::size(kSpellings) == switchyard::kIsaLevelCount, "a spelling per level");
+    IsaLevel level = IsaLevel::kAmx;
+    for (const auto & s : kSpellings) {
+        EXPECT_STREQ(switchyard::isa_level_name(s.level), s.name);
+        ASSERT_TRUE(switchyard::parse_isa_level(s.name, &level)) << s.name;
+        EXPECT_EQ(level, s.level) << s.name;
     }
-    EXPECT_FALSE(switchyard::parse_isa_cap("sse9", &cap));
-    EXPECT_FALSE(switchyard::parse_isa_cap("", &cap));
+    EXPECT_FALSE(switchyard::parse_isa_level("sse9", &level));
+    EXPECT_FALSE(switchyard::parse_isa_level("", &level));
+    EXPECT_FALSE(switchyard::parse_isa_level("kCount", &level));
 }
 
 TEST(CpuFeatures, CappedNeverExceedsDetected) {
@@ -88,8 +97,8 @@ TEST(IsaSelector, LevelsNestAndRespectTheCap) {
     }
     EXPECT_TRUE(isa_supported(switchyard::cpu::simd::best_isa()));
     const char * cap = std::getenv("SWITCHYARD_CPU_ISA");
-    IsaCap       c   = IsaCap::kAmx;
-    if (cap != nullptr && switchyard::parse_isa_cap(cap, &c)) {
+    IsaLevel     c   = IsaLevel::kAmx;
+    if (cap != nullptr && switchyard::parse_isa_level(cap, &c)) {
         EXPECT_LE(static_cast<int>(switchyard::cpu::simd::best_isa()), static_cast<int>(c)) << cap;
     }
 }
@@ -100,7 +109,7 @@ TEST(IsaSelector, OtherArchitecturesRunTheScalarLevel) {
 #else
     EXPECT_EQ(switchyard::cpu::simd::best_isa(), Isa::kScalar);
     for (int i = 1; i < static_cast<int>(Isa::kCount); ++i) {
-        EXPECT_FALSE(isa_supported(static_cast<Isa>(i))) << switchyard::cpu::simd::isa_name(static_cast<Isa>(i));
+        EXPECT_FALSE(isa_supported(static_cast<Isa>(i))) << switchyard::isa_level_name(static_cast<Isa>(i));
     }
 #endif
 }

@@ -22,7 +22,7 @@ using switchyard::cpu::quants::kMaxCols;
 using switchyard::cpu::quants::MatVecArgs;
 using switchyard::cpu::quants::MatVecKernel;
 using switchyard::cpu::simd::Isa;
-using switchyard::cpu::simd::isa_name;
+using switchyard::isa_level_name;
 using switchyard::cpu::simd::isa_supported;
 using switchyard::testing::reference::activation_type;
 using switchyard::testing::reference::upstream_product;
@@ -81,7 +81,7 @@ void check_products(const MatVecKernel & k, ggml_type type, const std::vector<ui
 }
 
 std::string describe(ggml_type type, Isa isa, int64_t len) {
-    return std::string(ggml_type_name(type)) + " " + isa_name(isa) + " k=" + std::to_string(len);
+    return std::string(ggml_type_name(type)) + " " + isa_level_name(isa) + " k=" + std::to_string(len);
 }
 
 TEST(MatVecTable, ActivationFormatsAreUpstreams) {

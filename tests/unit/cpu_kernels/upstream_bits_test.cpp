@@ -309,7 +309,7 @@ TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
                                 const float want = upstream_dot(type, w.data() + r * ggml_row_size(type, len),
                                                                 x[c].data(), len);
                                 ASSERT_EQ(bits(out[r * cols + c]), bits(want))
-                                    << ggml_type_name(type) << " " << switchyard::cpu::simd::isa_name(isa)
+                                    << ggml_type_name(type) << " " << switchyard::isa_level_name(isa)
                                     << " k=" << len << (random_bytes ? " random blocks" : "") << " row " << r
                                     << " column " << c << " of " << cols << ": " << out[r * cols + c] << " vs "
                                     << want;
