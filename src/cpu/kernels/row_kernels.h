@@ -1,7 +1,7 @@
 // The element-wise row functions: the one-input ops, binary ops, gated units and reductions, each written once
 // as a functor over a Vec type (src/cpu/simd/) and instantiated per ISA into a RowKernels table. row_kernels()
-// gives the table of the selected ISA (simd/isa.h); the scalar one is built in unary.cpp, the AVX2 one in
-// unary_avx2.cpp (compiled with AVX2 + FMA), the AVX-512 one in unary_avx512.cpp.
+// gives the table the kernel registry selects (cpu/kernel_registry.h); the scalar one is built in unary.cpp, the
+// AVX2 one in unary_avx2.cpp (compiled with AVX2 + FMA), the AVX-512 one in unary_avx512.cpp.
 #pragma once
 
 #include "ggml.h"
@@ -66,11 +66,11 @@ struct RowKernels {
     const char * isa                                                                  = "";
 };
 
-// The table of the selected ISA (simd/isa.h: AVX-512, else AVX2 when the CPU has it after SWITCHYARD_CPU_ISA, else
-// scalar).
+// The table the kernel registry selects (cpu/kernel_registry.h: AVX-512, else AVX2 when the CPU has it after
+// SWITCHYARD_CPU_ISA, else scalar).
 const RowKernels & row_kernels();
-// The scalar table (always available), the AVX2 and the AVX-512 ones (call only when simd::isa_supported says the
-// CPU runs their level).
+// The scalar table (always available), the AVX2 and the AVX-512 ones, which the registry's columns hold (call a
+// level's only when the CPU runs it).
 const RowKernels & row_kernels_scalar();
 const RowKernels & row_kernels_avx2();
 const RowKernels & row_kernels_avx512();

@@ -1,9 +1,9 @@
 // The integer GEMM's formats, packing, activation columns and portable tile (gemm.h).
 #include "cpu/quants/gemm.h"
 
+#include "cpu/kernel_registry.h"
 #include "cpu/quants/act_quant.h"
 #include "cpu/quants/levels.h"
-#include "cpu/simd/isa.h"
 
 #include <algorithm>
 #include <cstring>
@@ -150,13 +150,13 @@ size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k) {
 }
 
 void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
-#if defined(__x86_64__)
-    static const bool vnni = simd::isa_supported(simd::Isa::kAvx512Vnni);
-    if (vnni && gemm_pack_avx512vnni(weight, w, w_row, rows, k, panel)) {
-        return;
+    // the levels' packers, highest first: a vector packer may decline the type or k, the portable one never does
+    static const auto packers = select_kernel_chain(&IsaColumn::gemm_pack);
+    for (const GemmPackFn pack : packers) {
+        if (pack == nullptr || pack(weight, w, w_row, rows, k, panel)) {
+            return;
+        }
     }
-#endif
-    gemm_pack_portable(weight, w, w_row, rows, k, panel);
 }
 
 void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
@@ -235,14 +235,12 @@ void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * sc
     }
 }
 
-bool gemm_int_amx() {
-#if defined(__x86_64__)
-    static const bool amx = simd::isa_supported(simd::Isa::kAmx);
-    return amx;
-#else
-    return false;
-#endif
+GemmTileFn gemm_tile_amx() {
+    static const GemmTileFn fn = select_kernel(&IsaColumn::gemm_tile_amx);
+    return fn;
 }
+
+bool gemm_int_amx() { return gemm_tile_amx() != nullptr; }
 
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
     return static_cast<size_t>(k / f.group) * amx_chunk_group_bytes(f);
@@ -284,12 +282,8 @@ void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a) {
 }
 
 GemmTileFn gemm_tile_fast() {
-#if defined(__x86_64__)
-    static const GemmTileFn fn = simd::isa_supported(simd::Isa::kAvx512Vnni) ? gemm_tile_avx512vnni : nullptr;
+    static const GemmTileFn fn = select_kernel(&IsaColumn::gemm_tile);
     return fn;
-#else
-    return nullptr;
-#endif
 }
 
 } // namespace switchyard::cpu::quants

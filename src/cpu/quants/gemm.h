@@ -75,7 +75,8 @@ struct GemmTileArgs {
 using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
 
 // The portable tile (the reference the vector tiles are tested against) and the one this CPU runs (nullptr when
-// no level faster than the matrix-vector kernels exists: the GEMM is then not used).
+// no level faster than the matrix-vector kernels exists: the GEMM is then not used). Chosen by the kernel registry
+// (kernel_registry.h: gemm_tile).
 void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a);
 GemmTileFn gemm_tile_fast();
 
@@ -92,17 +93,17 @@ struct GemmColumnAux {
 // per group one tdpbsud per panel, its 16 x 16 int32 sums scaled into float accumulators as the VNNI tile does.
 constexpr int kGemmAmxIntCols = 16;
 
-// true when this CPU runs the integer GEMM on AMX
-bool   gemm_int_amx();
+// The AMX tile this CPU runs (nullptr without the AMX level; kernel_registry.h: gemm_tile_amx), and whether it has one.
+GemmTileFn gemm_tile_amx();
+bool       gemm_int_amx();
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k);
 // As gemm_activation, into column col (0..15) of an AMX chunk.
 void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col);
 
-#if defined(__x86_64__)
+// The levels' tiles and packer, which the registry's columns hold (x86-64 only).
 void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a); // gemm_amx.cpp: call only where gemm_int_amx()
 void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
 // gemm_pack_avx512vnni.cpp: false (nothing written) for the types it does not pack and k not a multiple of 256
 bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
-#endif
 
 } // namespace switchyard::cpu::quants

@@ -2,34 +2,37 @@
 #include "cpu/quants/gemm_float.h"
 
 #include "base/fp16.h"
+#include "cpu/kernel_registry.h"
 #include "cpu/quants/act_quant.h"
-#include "cpu/simd/isa.h"
 
 #include <cstring>
 
 namespace switchyard::cpu::quants {
 
-bool gemm_float_available(ggml_type weight) {
-#if defined(__x86_64__)
-    if (weight != GGML_TYPE_F32 && weight != GGML_TYPE_F16 && weight != GGML_TYPE_BF16) {
-        return false;
-    }
-    return simd::isa_supported(weight == GGML_TYPE_BF16 ? simd::Isa::kAvx512Bf16 : simd::Isa::kAvx512);
-#else
-    (void) weight;
-    return false;
-#endif
+namespace {
+
+// The kernel registry's choices per weight type (nullptr: none on this CPU): the float GEMM (gemm_float: F32 and
+// F16 at AVX-512, BF16 at AVX-512 BF16) and the AMX one (gemm_float_amx: F16 and BF16 at AMX).
+const FloatGemmKernels * plain_kernels(ggml_type weight) {
+    static const auto table = select_kernel_per_type(&IsaColumn::gemm_float);
+    return weight >= 0 && weight < GGML_TYPE_COUNT ? table[static_cast<size_t>(weight)] : nullptr;
 }
 
-bool gemm_float_amx(ggml_type weight, int64_t k) {
-#if defined(__x86_64__)
-    return (weight == GGML_TYPE_BF16 || weight == GGML_TYPE_F16) && k % kGemmAmxBlock == 0 &&
-           simd::isa_supported(simd::Isa::kAmx);
-#else
-    (void) weight, (void) k;
-    return false;
-#endif
+const FloatGemmKernels * amx_kernels(ggml_type weight) {
+    static const auto table = select_kernel_per_type(&IsaColumn::gemm_float_amx);
+    return weight >= 0 && weight < GGML_TYPE_COUNT ? table[static_cast<size_t>(weight)] : nullptr;
 }
+
+// The kernels rows of k elements run on.
+const FloatGemmKernels * kernels_for(ggml_type weight, int64_t k) {
+    return gemm_float_amx(weight, k) ? amx_kernels(weight) : plain_kernels(weight);
+}
+
+} // namespace
+
+bool gemm_float_available(ggml_type weight) { return plain_kernels(weight) != nullptr; }
+
+bool gemm_float_amx(ggml_type weight, int64_t k) { return k % kGemmAmxBlock == 0 && amx_kernels(weight) != nullptr; }
 
 int gemm_float_cols(ggml_type weight, int64_t k) {
     if (weight == GGML_TYPE_F32) {
@@ -123,31 +126,15 @@ void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * 
 }
 
 void gemm_float_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
-#if defined(__x86_64__)
-    if (weight == GGML_TYPE_BF16) {
-        gemm_float_pack_avx512bf16(w, w_row, rows, k, panel);
-    } else if (gemm_float_amx(weight, k)) {
-        gemm_float_pack_amx_f16(w, w_row, rows, k, panel);
-    } else {
-        gemm_float_pack_avx512(weight, w, w_row, rows, k, panel);
+    if (const FloatGemmKernels * g = kernels_for(weight, k)) {
+        g->pack(weight, w, w_row, rows, k, panel);
     }
-#else
-    (void) weight, (void) w, (void) w_row, (void) rows, (void) k, (void) panel;
-#endif
 }
 
 void gemm_float_tile(ggml_type weight, const GemmTileArgs & a) {
-#if defined(__x86_64__)
-    if (weight == GGML_TYPE_BF16) {
-        gemm_float_amx(weight, a.k) ? gemm_float_tile_amx(a) : gemm_float_tile_avx512bf16(a);
-    } else if (gemm_float_amx(weight, a.k)) {
-        gemm_float_tile_amx_f16(a);
-    } else {
-        gemm_float_tile_avx512(a);
+    if (const FloatGemmKernels * g = kernels_for(weight, a.k)) {
+        g->tile(a);
     }
-#else
-    (void) weight, (void) a;
-#endif
 }
 
 } // namespace switchyard::cpu::quants

@@ -30,11 +30,12 @@ constexpr int kGemmAmxCols    = 32; // activation columns per chunk of the AMX b
 constexpr int kGemmAmxF16Cols = 16; // activation columns per chunk of the AMX f16 tile
 constexpr int kGemmAmxBlock   = 32; // elements per k block of the AMX tiles
 
-// true when this CPU has a float tile for `weight` (F32 / F16 at AVX-512, BF16 at AVX-512 BF16).
+// true when this CPU has a float tile for `weight` (F32 / F16 at AVX-512, BF16 at AVX-512 BF16: the kernel
+// registry's gemm_float, cpu/kernel_registry.h).
 bool gemm_float_available(ggml_type weight);
 
 // true when `weight` rows of k elements run on an AMX tile (BF16 or F16, k a multiple of kGemmAmxBlock, the CPU at
-// the AMX level).
+// the AMX level: the registry's gemm_float_amx).
 bool gemm_float_amx(ggml_type weight, int64_t k);
 
 // Activation columns per chunk (and at most per tile call): kGemmFloatCols for f32 / f16, kGemmMaxCols for bf16,
@@ -64,7 +65,14 @@ void gemm_float_activation(ggml_type weight, const float * x, int64_t k, void * 
 // As the integer tile (GemmTileArgs; panel and chunk in the float layouts above).
 void gemm_float_tile(ggml_type weight, const GemmTileArgs & a);
 
-#if defined(__x86_64__)
+// One level's float GEMM for a weight type, as the kernel registry holds it (kernel_registry.h: gemm_float,
+// gemm_float_amx): the panel packer (as gemm_float_pack) and the tile (as gemm_float_tile).
+struct FloatGemmKernels {
+    void (*pack)(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+    void (*tile)(const GemmTileArgs & a);
+};
+
+// The levels' packers and tiles, which the registry's columns hold (x86-64 only).
 // gemm_float_avx512.cpp (F32, F16) and gemm_float_avx512bf16.cpp (BF16); call only where the level is supported
 void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_float_tile_avx512(const GemmTileArgs & a);
@@ -74,6 +82,5 @@ void gemm_float_tile_avx512bf16(const GemmTileArgs & a);
 void gemm_float_tile_amx(const GemmTileArgs & a);
 void gemm_float_pack_amx_f16(const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_float_tile_amx_f16(const GemmTileArgs & a);
-#endif
 
 } // namespace switchyard::cpu::quants

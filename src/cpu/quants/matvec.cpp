@@ -1,31 +1,13 @@
-// The matrix-vector table: activation formats per weight type and the kernels of every level, chosen once.
+// The matrix-vector table: activation formats per weight type, and the kernel of each type chosen once by the
+// kernel registry (its columns hold every level's kernels: cpu/kernel_registry.h, matvec).
 #include "cpu/quants/matvec.h"
 
+#include "cpu/kernel_registry.h"
 #include "cpu/quants/act_quant.h"
-#include "cpu/quants/matvec_isa.h"
 
 #include <array>
 
 namespace switchyard::cpu::quants {
-
-namespace {
-
-using simd::Isa;
-
-MatVecFn level_kernel(ggml_type weight, Isa isa) {
-    switch (isa) {
-        case Isa::kScalar: return matvec_scalar(weight);
-#if defined(__x86_64__)
-        case Isa::kAvx2:       return matvec_avx2(weight);
-        case Isa::kAvx512:     return matvec_avx512(weight);
-        case Isa::kAvx512Vnni: return matvec_avx512vnni(weight);
-        case Isa::kAvx512Bf16: return matvec_avx512bf16(weight);
-#endif
-        default: return nullptr;
-    }
-}
-
-} // namespace
 
 ggml_type act_type_for(ggml_type weight) {
     switch (weight) {
@@ -53,18 +35,19 @@ MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {
     if (act == GGML_TYPE_COUNT) {
         return MatVecKernel{};
     }
-    return MatVecKernel{act, level_kernel(weight, isa), act_converter(act)};
+    const auto level_kernel = isa_column(isa).matvec;
+    return MatVecKernel{act, level_kernel != nullptr ? level_kernel(weight) : nullptr, act_converter(act)};
 }
 
 const MatVecKernel & matvec_kernel(ggml_type weight) {
     static const auto table = [] {
+        const auto                                kernels = select_kernel_per_type(&IsaColumn::matvec);
         std::array<MatVecKernel, GGML_TYPE_COUNT> t{};
         for (int type = 0; type < GGML_TYPE_COUNT; ++type) {
-            simd::PerIsa<MatVecKernel> levels;
-            for (size_t i = 0; i < simd::kIsaCount; ++i) {
-                levels[i] = matvec_entry(static_cast<ggml_type>(type), static_cast<Isa>(i));
+            const ggml_type act = act_type_for(static_cast<ggml_type>(type));
+            if (act != GGML_TYPE_COUNT) {
+                t[static_cast<size_t>(type)] = MatVecKernel{act, kernels[static_cast<size_t>(type)], act_converter(act)};
             }
-            t[static_cast<size_t>(type)] = simd::pick(levels, [](const MatVecKernel & k) { return k.fn != nullptr; });
         }
         return t;
     }();

@@ -12,9 +12,10 @@
 // block, so each result equals the float dot product of the dequantized weights with the dequantized activations
 // up to float rounding: what upstream's vec_dot computes, and so what programs written for ggml expect.
 //
-// One table holds, per weight type and ISA level (simd/isa.h), the activation format and the kernel: the scalar
-// reference entry exists for every type; AVX2, AVX-512 and AVX-512 VNNI entries where written. matvec_kernel()
-// picks for the running CPU; matvec_entry() gives one level's entry (tests and benchmarks run each directly).
+// The kernels are held per weight type and ISA level by the kernel registry's columns (cpu/kernel_registry.h:
+// matvec): the scalar reference entry exists for every type; AVX2, AVX-512, AVX-512 VNNI and BF16 entries where
+// written. matvec_kernel() gives the registry's choice for the running CPU, with the type's activation format;
+// matvec_entry() gives one level's entry (tests and benchmarks run each directly).
 #pragma once
 
 #include "ggml.h"

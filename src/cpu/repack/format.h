@@ -71,7 +71,8 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
 
 // A tile: out[r + c * out_col] = dot(panel row r, column c of the chunk), r < a.rows, c < a.n_cols (1..8);
 // a.panel2 is not used. tile_scalar is the portable one (the reference of the tests); tile_fast the one this CPU
-// runs (nullptr where none is faster than the portable one: the buffer type is then not offered).
+// runs (nullptr where none is faster than the portable one: the buffer type is then not offered), chosen by the
+// kernel registry (kernel_registry.h: repack_tile).
 using TileFn = void (*)(ggml_type type, const quants::GemmTileArgs & a);
 void   tile_scalar(ggml_type type, const quants::GemmTileArgs & a);
 TileFn tile_fast();
@@ -79,15 +80,14 @@ TileFn tile_fast();
 // Expands a panel (whose first `rows` rows are weights) into the integer GEMM's byte panel of the same rows
 // (gemm.h's layout, quants::gemm_panel_bytes(gemm_format(type), k) bytes): exactly the bytes quants::gemm_pack
 // writes from the original weights, so quants::gemm_tile_fast() on it gives what the tiles above give. For many
-// columns, where one expansion serves every chunk. expand_panel takes the vector expander where the CPU has one,
-// expand_panel_portable (tile_scalar.cpp) never.
+// columns, where one expansion serves every chunk. expand_panel takes the expander the kernel registry chooses
+// (repack_expand: the vector one where the CPU has it), expand_panel_portable (tile_scalar.cpp) never.
 void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
 void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
 
-#if defined(__x86_64__)
+// The AVX-512 VNNI level's tile and expander, which the registry's column holds (x86-64 only).
 void tile_avx512vnni(ggml_type type, const quants::GemmTileArgs & a); // tile_avx512vnni.cpp
 // expand_avx512vnni.cpp
 void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
-#endif
 
 } // namespace switchyard::cpu::repack

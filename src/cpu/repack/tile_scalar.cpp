@@ -1,11 +1,12 @@
 // The portable tile and expander of the repacked layout (format.h), element by element from the layout's
 // definition: the references the vector code is tested against, and the path of CPUs without it. The tile computes
 // what gemm.cpp's gemm_tile_scalar computes on the GEMM's own panels: per group an exact integer sum, then the float
-// scale math; the expander writes those panels (the bytes gemm_pack writes from the original weights).
+// scale math; the expander writes those panels (the bytes gemm_pack writes from the original weights). Also the
+// choice of the tile and the expander this CPU runs (the kernel registry's).
 #include "cpu/repack/format.h"
 
 #include "base/fp16.h"
-#include "cpu/simd/isa.h"
+#include "cpu/kernel_registry.h"
 #include "quant/blocks.h"
 
 #include <cstring>
@@ -119,23 +120,13 @@ void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t
 }
 
 void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
-#if defined(__x86_64__)
-    static const bool vnni = simd::isa_supported(simd::Isa::kAvx512Vnni);
-    if (vnni) {
-        expand_panel_avx512vnni(type, panel, rows, k, gemm_panel);
-        return;
-    }
-#endif
-    expand_panel_portable(type, panel, rows, k, gemm_panel);
+    static const ExpandPanelFn expand = select_kernel(&IsaColumn::repack_expand);
+    expand(type, panel, rows, k, gemm_panel);
 }
 
 TileFn tile_fast() {
-#if defined(__x86_64__)
-    static const TileFn fn = simd::isa_supported(simd::Isa::kAvx512Vnni) ? tile_avx512vnni : nullptr;
+    static const TileFn fn = select_kernel(&IsaColumn::repack_tile);
     return fn;
-#else
-    return nullptr;
-#endif
 }
 
 } // namespace switchyard::cpu::repack

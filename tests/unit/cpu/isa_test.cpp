@@ -1,6 +1,6 @@
-// The CPU feature detector (base/cpuid.h) and the kernel selector (cpu/simd/isa.h): SWITCHYARD_CPU_ISA caps clear
-// exactly the features above their level, the levels nest, the selector never picks a level the CPU lacks, and
-// the ggml_cpu_has_* probes report the capped features.
+// The CPU feature detector (base/cpuid.h) and the levels it grants (cpu/simd/isa.h): SWITCHYARD_CPU_ISA caps clear
+// exactly the features above their level, the levels nest, no level above the cap is supported, and the
+// ggml_cpu_has_* probes report the capped features. The kernel registry's choices: kernel_registry_test.cpp.
 #include "base/cpuid.h"
 #include "cpu/simd/isa.h"
 
@@ -112,18 +112,6 @@ TEST(IsaSelector, OtherArchitecturesRunTheScalarLevel) {
         EXPECT_FALSE(isa_supported(static_cast<Isa>(i))) << switchyard::isa_level_name(static_cast<Isa>(i));
     }
 #endif
-}
-
-TEST(IsaSelector, PickTakesTheHighestSupportedUsableEntry) {
-    switchyard::cpu::simd::PerIsa<int> table{};
-    for (size_t i = 0; i < table.size(); ++i) {
-        table[i] = static_cast<int>(i) + 1;
-    }
-    const int best = static_cast<int>(switchyard::cpu::simd::best_isa());
-    EXPECT_EQ(switchyard::cpu::simd::pick(table, [](int v) { return v != 0; }), best + 1);
-    table[static_cast<size_t>(best)] = 0; // the best level has no entry: the next lower one
-    EXPECT_EQ(switchyard::cpu::simd::pick(table, [](int v) { return v != 0; }), best > 0 ? best : 0);
-    EXPECT_EQ(switchyard::cpu::simd::pick(table, [](int) { return false; }), table[0]);
 }
 
 } // namespace

@@ -14,7 +14,7 @@
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
 
-#include "cpu/simd/isa.h"
+#include "cpu/kernel_registry.h"
 
 namespace switchyard::cpu::kernels {
 
@@ -24,13 +24,7 @@ const RowKernels & row_kernels_scalar() {
 }
 
 const RowKernels & row_kernels() {
-    using Getter = const RowKernels & (*)();
-#if defined(__x86_64__)
-    static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar, row_kernels_avx2, row_kernels_avx512};
-#else
-    static constexpr simd::PerIsa<Getter> kTables = {row_kernels_scalar};
-#endif
-    static const RowKernels & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
+    static const RowKernels & k = select_kernel(&IsaColumn::row_kernels)();
     return k;
 }
 

@@ -1,5 +1,6 @@
 // The element-wise row functions instantiated for AVX2 + FMA (8 float lanes). Compiled with -mavx2 -mfma; called
-// only through row_kernels(), which checks the CPU first (simd/isa.h).
+// only through row_kernels(), which takes it from the kernel registry (cpu/kernel_registry.h) where the CPU has
+// the level.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/kernels/common.h"

@@ -1,5 +1,6 @@
 // The element-wise row functions instantiated for AVX-512 (16 float lanes). Compiled with the AVX-512 flags;
-// called only through row_kernels(), which checks the CPU first (simd/isa.h).
+// called only through row_kernels(), which takes it from the kernel registry (cpu/kernel_registry.h) where the
+// CPU has the level.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/simd/vec_avx512.h"

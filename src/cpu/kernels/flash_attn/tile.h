@@ -49,10 +49,11 @@ struct AttnTileKernels {
     const char * isa;
 };
 
-// The table for this CPU (after SWITCHYARD_CPU_ISA).
+// The table for this CPU (after SWITCHYARD_CPU_ISA): the kernel registry's choice (cpu/kernel_registry.h).
 const AttnTileKernels & attn_tile_kernels();
 
-// The levels' tables (flash_attn_avx2.cpp, flash_attn_avx512.cpp); call only when the CPU has the ISA.
+// The levels' tables, which the registry's columns hold (tile.cpp, flash_attn_avx2.cpp, flash_attn_avx512.cpp);
+// call only when the CPU has the ISA.
 const AttnTileKernels & attn_tile_kernels_scalar();
 const AttnTileKernels & attn_tile_kernels_avx2();
 const AttnTileKernels & attn_tile_kernels_avx512();

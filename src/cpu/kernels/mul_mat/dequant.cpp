@@ -1,7 +1,7 @@
-// Picks the dequantizer table by CPU features; see dequant.h.
+// The dequantizer table this CPU runs (the kernel registry's choice) and the row conversions; see dequant.h.
 #include "cpu/kernels/mul_mat/dequant.h"
 
-#include "cpu/simd/isa.h"
+#include "cpu/kernel_registry.h"
 
 #include "base/fp16.h"
 
@@ -9,23 +9,13 @@
 
 namespace switchyard::cpu::kernels {
 
-namespace {
-
-const DequantKernels & dequant_kernels_none() {
+const DequantKernels & dequant_kernels_scalar() {
     static const DequantKernels none{};
     return none;
 }
 
-} // namespace
-
 const DequantKernels & dequant_kernels() {
-    using Getter = const DequantKernels & (*)();
-#if defined(__x86_64__)
-    static constexpr simd::PerIsa<Getter> kTables = {dequant_kernels_none, dequant_kernels_avx2, dequant_kernels_avx512};
-#else
-    static constexpr simd::PerIsa<Getter> kTables = {dequant_kernels_none};
-#endif
-    static const DequantKernels & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
+    static const DequantKernels & k = select_kernel(&IsaColumn::dequant)();
     return k;
 }
 

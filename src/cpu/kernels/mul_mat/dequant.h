@@ -21,7 +21,8 @@ struct DequantKernels {
     const char * isa  = "scalar";
 };
 
-// The table for this CPU (capped by SWITCHYARD_CPU_ISA); entries are null when the CPU has no fast path.
+// The table for this CPU (capped by SWITCHYARD_CPU_ISA; the kernel registry's choice, kernel_registry.h);
+// entries are null when the CPU has no fast path.
 const DequantKernels & dequant_kernels();
 
 // The fast dequantizer of type in table k, or nullptr.
@@ -43,7 +44,9 @@ inline const float * row_as_float(ggml_type type, const void * src, float * buf,
     return buf;
 }
 
-// ISA tables (dequant_avx2.cpp, dequant_avx512.cpp); call only when the CPU has the ISA.
+// The levels' tables, which the kernel registry's columns hold (kernel_registry.h: dequant): the scalar one is
+// empty (every format through to_float); dequant_avx2.cpp, dequant_avx512.cpp: call only when the CPU has the ISA.
+const DequantKernels & dequant_kernels_scalar();
 const DequantKernels & dequant_kernels_avx2();
 const DequantKernels & dequant_kernels_avx512();
 

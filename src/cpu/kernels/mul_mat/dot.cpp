@@ -1,6 +1,7 @@
+// The scalar dot products and the run-time choice of the table (dot.h).
 #include "cpu/kernels/mul_mat/dot.h"
 
-#include "cpu/simd/isa.h"
+#include "cpu/kernel_registry.h"
 
 namespace switchyard::cpu::kernels {
 
@@ -27,27 +28,17 @@ void dot4_f32_scalar(const float * x, const float * y0, const float * y1, const 
     out[3] = dot_f32_scalar(x, y3, n);
 }
 
-// dot4x4 through the CPU's dot4, one row of a at a time
-template <Dot4F32Fn kDot4>
-void dot4x4_via_dot4(const float * a, int64_t lda, const float * const * b, int64_t n, float * out) {
-    for (int r = 0; r < 4; ++r) {
-        kDot4(a + r * lda, b[0], b[1], b[2], b[3], n, out + 4 * r);
-    }
-}
-
 void dot4x4_f32_generic(const float * a, int64_t lda, const float * const * b, int64_t n, float * out) {
     dot4x4_via_dot4<dot4_f32_scalar>(a, lda, b, n, out);
 }
 
+const DotKernels & dot_kernels_scalar() {
+    static constexpr DotKernels k{dot_f32_scalar, dot4_f32_scalar, dot4x4_f32_generic, "scalar"};
+    return k;
+}
+
 const DotKernels & dot_kernels() {
-    static constexpr simd::PerIsa<DotKernels> kTables = {
-        DotKernels{dot_f32_scalar, dot4_f32_scalar, dot4x4_f32_generic, "scalar"},
-#if defined(__x86_64__)
-        DotKernels{dot_f32_avx2, dot4_f32_avx2, dot4x4_via_dot4<dot4_f32_avx2>, "avx2"},
-        DotKernels{dot_f32_avx512, dot4_f32_avx512, dot4x4_f32_avx512, "avx512"},
-#endif
-    };
-    static const DotKernels & k = simd::pick(kTables, [](const DotKernels & d) { return d.dot != nullptr; });
+    static const DotKernels & k = select_kernel(&IsaColumn::dots)();
     return k;
 }
 

@@ -22,7 +22,20 @@ struct DotKernels {
     const char * isa;
 };
 
+// The table this CPU runs (the kernel registry's choice: kernel_registry.h, dots), and the levels' tables the
+// registry's columns hold (dot.cpp, dot_avx2.cpp, dot_avx512.cpp; call a level's only where the CPU runs it).
 const DotKernels & dot_kernels();
+const DotKernels & dot_kernels_scalar();
+const DotKernels & dot_kernels_avx2();
+const DotKernels & dot_kernels_avx512();
+
+// dot4x4 through a level's dot4, one row of a at a time (the levels without a 4x4 tile of their own)
+template <Dot4F32Fn kDot4>
+void dot4x4_via_dot4(const float * a, int64_t lda, const float * const * b, int64_t n, float * out) {
+    for (int r = 0; r < 4; ++r) {
+        kDot4(a + r * lda, b[0], b[1], b[2], b[3], n, out + 4 * r);
+    }
+}
 
 // ISA variants (defined in dot*.cpp)
 float dot_f32_scalar(const float * x, const float * y, int64_t n);

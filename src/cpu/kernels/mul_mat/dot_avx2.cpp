@@ -61,6 +61,11 @@ void dot4_f32_avx2(const float * x, const float * y0, const float * y1, const fl
     out[3] = s3;
 }
 
+const DotKernels & dot_kernels_avx2() {
+    static constexpr DotKernels k{dot_f32_avx2, dot4_f32_avx2, dot4x4_via_dot4<dot4_f32_avx2>, "avx2"};
+    return k;
+}
+
 } // namespace switchyard::cpu::kernels
 
 #endif // __x86_64__

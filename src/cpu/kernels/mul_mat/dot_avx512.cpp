@@ -113,6 +113,11 @@ void dot4_f32_avx512(const float * x, const float * y0, const float * y1, const 
     r.store(out);
 }
 
+const DotKernels & dot_kernels_avx512() {
+    static constexpr DotKernels k{dot_f32_avx512, dot4_f32_avx512, dot4x4_f32_avx512, "avx512"};
+    return k;
+}
+
 } // namespace switchyard::cpu::kernels
 
 #endif // __x86_64__

@@ -73,12 +73,10 @@ struct Path {
             quants::gemm_float_tile(weight, a);
             return;
         }
-#if defined(__x86_64__)
         if (amx()) {
-            quants::gemm_tile_amx_int(format, a);
+            quants::gemm_tile_amx()(format, a);
             return;
         }
-#endif
         quants::gemm_tile_fast()(format, a);
     }
 };

@@ -13,7 +13,7 @@
 
 #include "base/fp16.h"
 #include "core/tensor.h"
-#include "cpu/simd/isa.h"
+#include "cpu/kernel_registry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,13 +26,7 @@ const SoftmaxRows & softmax_rows_scalar() {
 }
 
 const SoftmaxRows & softmax_rows() {
-    using Getter = const SoftmaxRows & (*)();
-#if defined(__x86_64__)
-    static constexpr simd::PerIsa<Getter> kTables = {softmax_rows_scalar, softmax_rows_avx2, softmax_rows_avx512};
-#else
-    static constexpr simd::PerIsa<Getter> kTables = {softmax_rows_scalar};
-#endif
-    static const SoftmaxRows & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
+    static const SoftmaxRows & k = select_kernel(&IsaColumn::softmax_rows)();
     return k;
 }
 

@@ -1,6 +1,6 @@
 // The row steps of SOFT_MAX, written once over a Vec type (simd/vec_scalar.h) and instantiated per ISA into a
 // SoftmaxRows table: softmax.cpp (scalar), softmax_avx2.cpp, softmax_avx512.cpp. softmax_rows() gives the table
-// of the selected ISA (simd/isa.h).
+// the kernel registry selects (cpu/kernel_registry.h).
 //
 // All three take float rows with adjacent elements; x may be a (in place). Thread-safe, no allocation.
 #pragma once
@@ -22,7 +22,8 @@ struct SoftmaxRows {
     void (*scale)(float * x, int64_t n, float s) = nullptr;
 };
 
-// The table of the selected ISA, and the per-ISA tables (call an ISA's only when simd::isa_supported says so).
+// The table the registry selects, and the per-ISA tables its columns hold (call an ISA's only where the CPU runs
+// it).
 const SoftmaxRows & softmax_rows();
 const SoftmaxRows & softmax_rows_scalar();
 const SoftmaxRows & softmax_rows_avx2();

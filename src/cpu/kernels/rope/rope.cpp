@@ -26,7 +26,7 @@
 
 #include "base/fp16.h"
 #include "core/tensor.h"
-#include "cpu/simd/isa.h"
+#include "cpu/kernel_registry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -39,13 +39,7 @@ const RopeRows & rope_rows_scalar() {
 }
 
 const RopeRows & rope_rows() {
-    using Getter = const RopeRows & (*)();
-#if defined(__x86_64__)
-    static constexpr simd::PerIsa<Getter> kTables = {rope_rows_scalar, rope_rows_avx2, rope_rows_avx512};
-#else
-    static constexpr simd::PerIsa<Getter> kTables = {rope_rows_scalar};
-#endif
-    static const RopeRows & k = simd::pick(kTables, [](Getter g) { return g != nullptr; })();
+    static const RopeRows & k = select_kernel(&IsaColumn::rope_rows)();
     return k;
 }
 

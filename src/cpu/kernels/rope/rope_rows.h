@@ -1,6 +1,6 @@
 // The rotation of ROPE on F32 rows with adjacent elements, written once over a Vec type (simd/vec_scalar.h) and
 // instantiated per ISA into a RopeRows table: rope.cpp (scalar), rope_avx2.cpp, rope_avx512.cpp. rope_rows()
-// gives the table of the selected ISA (simd/isa.h).
+// gives the table the kernel registry selects (cpu/kernel_registry.h).
 //
 // cos / sin hold the (already scaled) cosines and sines of n pairs. y may be x (in place): every element is read
 // before it is written. Thread-safe, no allocation.
@@ -19,7 +19,8 @@ struct RopeRows {
     void (*normal)(const float * x, float * y, const float * cos, const float * sin, int64_t n) = nullptr;
 };
 
-// The table of the selected ISA, and the per-ISA tables (call an ISA's only when simd::isa_supported says so).
+// The table the registry selects, and the per-ISA tables its columns hold (call an ISA's only where the CPU runs
+// it).
 const RopeRows & rope_rows();
 const RopeRows & rope_rows_scalar();
 const RopeRows & rope_rows_avx2();
