@@ -2,9 +2,10 @@
 // use, detected once at run time (so one build runs on any x86-64), then capped by SWITCHYARD_CPU_ISA so that
 // every fallback can be exercised on a machine that has more.
 //
-// The CPU backend (src/cpu/simd/isa.h: isa_supported) turns these features into the levels below, by which its kernel
-// registry chooses kernels; base's own fast paths (fp16/bf16 row conversion) read base_isa(). Other architectures detect nothing yet: every flag stays false
-// and the scalar code runs (an aarch64 section with neon/dotprod slots in beside the x86 one).
+// The CPU backend (src/cpu/simd/isa.h: isa_supported) turns these features into the levels below, by which its
+// kernel registry chooses kernels; base's own fast paths (fp16/bf16 row conversion) read base_isa(). Other
+// architectures detect nothing yet: every flag stays false and the scalar code runs (an aarch64 section with
+// neon/dotprod slots in beside the x86 one).
 #pragma once
 
 #include <cstddef>

@@ -45,8 +45,9 @@ const MatVecKernel & matvec_kernel(ggml_type weight) {
         std::array<MatVecKernel, GGML_TYPE_COUNT> t{};
         for (int type = 0; type < GGML_TYPE_COUNT; ++type) {
             const ggml_type act = act_type_for(static_cast<ggml_type>(type));
+            const size_t    i   = static_cast<size_t>(type);
             if (act != GGML_TYPE_COUNT) {
-                t[static_cast<size_t>(type)] = MatVecKernel{act, kernels[static_cast<size_t>(type)], act_converter(act)};
+                t[i] = MatVecKernel{act, kernels[i], act_converter(act)};
             }
         }
         return t;
