@@ -1,8 +1,9 @@
-// ggml_get_type_traits_cpu: for each type, the type src1 is converted to for dot products (vec_dot_type, as
-// upstream pairs them), the converter (from_float) and the dot product itself (vec_dot). Types with a
-// matrix-vector kernel (cpu/quants/matvec.h) get that kernel and its activation converter, the ones the matrix
-// kernels use; the others a generic dot product (both operands converted to floats, a chunk at a time on the
-// stack: nothing is allocated) and the reference quantizer of their vec_dot_type.
+// ggml_get_type_traits_cpu: for each type, the conversion of floats into that type (from_float), the type src1 is
+// converted to for dot products (vec_dot_type, as upstream pairs them: a program converts its activations with the
+// vec_dot_type's own entry) and the dot product itself (vec_dot). The activation formats convert with the kernels'
+// converters (upstream's bytes), the other types with their reference quantizer. Types with a matrix-vector
+// kernel (cpu/quants/matvec.h) get that kernel as vec_dot; the others a generic dot product (both operands
+// converted to floats, a chunk at a time on the stack: nothing is allocated).
 #include "ggml-cpu.h"
 
 #include "cpu/kernels/mul_mat/dot.h"
@@ -36,31 +37,12 @@ void to_floats(ggml_type type, const void * x, float * y, int n) {
     ggml_get_type_traits(type)->to_float(x, y, n);
 }
 
-ggml_type vec_dot_type_of(ggml_type type) {
-    switch (type) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:   return type;
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_1:   return GGML_TYPE_Q8_1;
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_MXFP4:
-        case GGML_TYPE_NVFP4:
-        case GGML_TYPE_Q1_0:
-        case GGML_TYPE_Q2_0:   return GGML_TYPE_Q8_0;
-        default:               return GGML_TYPE_Q8_K;
-    }
-}
-
 // Elements converted at a time: a whole number of blocks of every format.
 constexpr int kDotChunk = 256;
 
 template <ggml_type X>
 void vec_dot_generic(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) {
-    const ggml_type yt = vec_dot_type_of(X);
+    const ggml_type yt = switchyard::cpu::quants::vec_dot_type(X);
     float           xf[kDotChunk];
     float           yf[kDotChunk];
     for (int r = 0; r < nrc; ++r) {
@@ -112,22 +94,24 @@ extern "C" const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggm
         std::array<ggml_type_traits_cpu, GGML_TYPE_COUNT> t{};
         for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
             const auto               type_i = static_cast<ggml_type>(i);
-            const auto &             kernel = switchyard::cpu::quants::matvec_kernel(type_i);
+            const ggml_type_traits * tt     = ggml_get_type_traits(type_i);
+            // from_float converts floats into this type itself, as upstream's does (its mul_mat converts
+            // activations with the entry of the weight's vec_dot_type): the activation formats with the kernels'
+            // own converter (upstream's bytes), the others with their reference quantizer
+            ggml_from_float_t from_float = switchyard::cpu::quants::act_converter(type_i);
+            if (from_float == nullptr && tt != nullptr) {
+                from_float = tt->from_float_ref;
+            }
+            const auto & kernel = switchyard::cpu::quants::matvec_kernel(type_i);
             if (kernel.fn != nullptr) {
-                t[i] = ggml_type_traits_cpu{kernel.convert, kernel_dots[i], kernel.act_type, 1};
+                t[i] = ggml_type_traits_cpu{from_float, kernel_dots[i], kernel.act_type, 1};
                 continue;
             }
-            const ggml_type_traits * tt     = ggml_get_type_traits(type_i);
             if (!tt || (!tt->to_float && type_i != GGML_TYPE_F32)) {
+                t[i].from_float = from_float;
                 continue; // no float conversion: no dot product
             }
-            const ggml_type          vdt = vec_dot_type_of(type_i);
-            const ggml_type_traits * vt  = ggml_get_type_traits(vdt);
-            ggml_from_float_t        ff  = switchyard::cpu::quants::act_converter(vdt);
-            if (ff == nullptr) {
-                ff = vt ? vt->from_float_ref : nullptr;
-            }
-            t[i] = ggml_type_traits_cpu{ff, dots[i], vdt, 1};
+            t[i] = ggml_type_traits_cpu{from_float, dots[i], switchyard::cpu::quants::vec_dot_type(type_i), 1};
         }
         return t;
     }();

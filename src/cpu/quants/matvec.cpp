@@ -9,25 +9,29 @@
 
 namespace switchyard::cpu::quants {
 
-ggml_type act_type_for(ggml_type weight) {
+ggml_type vec_dot_type(ggml_type weight) {
     switch (weight) {
         case GGML_TYPE_F32:
         case GGML_TYPE_F16:
         case GGML_TYPE_BF16:   return weight;
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_Q8_1:   return GGML_TYPE_Q8_1;
         case GGML_TYPE_Q4_0:
         case GGML_TYPE_Q5_0:
         case GGML_TYPE_Q8_0:
         case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_MXFP4:  return GGML_TYPE_Q8_0;
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_1:   return GGML_TYPE_Q8_1;
-        case GGML_TYPE_Q2_K:
-        case GGML_TYPE_Q3_K:
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:
-        case GGML_TYPE_Q6_K:   return GGML_TYPE_Q8_K;
-        default:               return GGML_TYPE_COUNT;
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_NVFP4:
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q2_0:   return GGML_TYPE_Q8_0;
+        default:               return GGML_TYPE_Q8_K; // the K-quants, the IQ grids, TQ1_0, TQ2_0, Q8_K
     }
+}
+
+ggml_type act_type_for(ggml_type weight) {
+    const auto scalar = isa_column(IsaLevel::kScalar).matvec;
+    return scalar != nullptr && scalar(weight) != nullptr ? vec_dot_type(weight) : GGML_TYPE_COUNT;
 }
 
 MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {

@@ -65,7 +65,12 @@ MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa);
 // the type has no matrix-vector kernel at all (the matrix kernels then convert it to floats).
 const MatVecKernel & matvec_kernel(ggml_type weight);
 
-// The activation format paired with `weight` (GGML_TYPE_COUNT when none).
+// Upstream's vec_dot_type of `weight` (ggml-cpu.c's type_traits_cpu), for every type: the format its activations
+// are rounded through. The one mapping of weight type to activation format.
+ggml_type vec_dot_type(ggml_type weight);
+
+// The activation format of the matrix-vector kernel of `weight`: vec_dot_type where the type has a kernel (the
+// scalar column has one for every type with any), GGML_TYPE_COUNT otherwise.
 ggml_type act_type_for(ggml_type weight);
 
 } // namespace switchyard::cpu::quants

@@ -73,4 +73,46 @@ TEST(TypeTraitsCpu, GenericDotsCoverRowsOfAnyLength) {
     }
 }
 
+// from_float converts floats into the entry's own type, as upstream's does (ggml-cpu.c: mul_mat converts its
+// activations with the entry of the weight's vec_dot_type): it writes exactly one row of that type, the same bytes
+// as the type's reference quantizer where the type is not an activation format (those use the kernels' own
+// converter, upstream's activation bytes, which may round a tie the other way).
+TEST(TypeTraitsCpu, FromFloatWritesTheEntrysOwnType) {
+    constexpr int64_t kN = 512;
+    std::vector<float> x(kN);
+    for (int64_t i = 0; i < kN; ++i) {
+        x[static_cast<size_t>(i)] = value_at(static_cast<int>(i), 3) + 0.001f * static_cast<float>(i % 7);
+    }
+    int checked = 0;
+    for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
+        const auto                   type = static_cast<ggml_type>(i);
+        const ggml_type_traits_cpu * cpu  = ggml_get_type_traits_cpu(type);
+        const ggml_type_traits *     tt   = ggml_get_type_traits(type);
+        if (cpu == nullptr || cpu->from_float == nullptr || tt == nullptr || tt->blck_size == 0 ||
+            ggml_type_size(type) == 0) {
+            continue;
+        }
+        SCOPED_TRACE(ggml_type_name(type));
+        const size_t         row = ggml_row_size(type, kN);
+        std::vector<uint8_t> got(row + 64, 0xcd);
+        cpu->from_float(x.data(), got.data(), kN);
+        for (size_t b = row; b < got.size(); ++b) {
+            ASSERT_EQ(got[b], 0xcd) << "byte " << b << " past the row written";
+        }
+        const bool activation = type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16 ||
+                                type == GGML_TYPE_Q8_0 || type == GGML_TYPE_Q8_1 || type == GGML_TYPE_Q8_K;
+        if (!activation && tt->from_float_ref != nullptr) {
+            std::vector<uint8_t> want(row + 64, 0xcd);
+            tt->from_float_ref(x.data(), want.data(), kN);
+            EXPECT_EQ(got, want);
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 20); // the plain, legacy, K-quant and other formats with a quantizer
+    // upstream's pairs: Q4_0's entry quantizes to Q4_0, its activations go through Q8_0's entry
+    EXPECT_EQ(ggml_get_type_traits_cpu(GGML_TYPE_Q4_0)->vec_dot_type, GGML_TYPE_Q8_0);
+    EXPECT_EQ(ggml_get_type_traits_cpu(GGML_TYPE_Q8_1)->vec_dot_type, GGML_TYPE_Q8_1);
+    EXPECT_EQ(ggml_get_type_traits_cpu(GGML_TYPE_TQ2_0)->vec_dot_type, GGML_TYPE_Q8_K);
+}
+
 } // namespace

@@ -44,13 +44,14 @@ TEST(ActivationQuant, BytesAreUpstreamsForEveryFormat) {
             std::vector<uint8_t>       got(want.size(), 0xcd);
             act_converter(act)(x.data(), got.data(), k);
             ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << "k=" << k;
-            // and the converter programs reach through ggml_get_type_traits_cpu
+            // and the converter programs reach through ggml_get_type_traits_cpu: the entry of the weight's
+            // vec_dot_type, as upstream's programs take it
             const ggml_type weight = act == GGML_TYPE_Q8_1 ? GGML_TYPE_Q4_1
                                    : act == GGML_TYPE_Q8_K ? GGML_TYPE_Q4_K
                                    : act == GGML_TYPE_Q8_0 ? GGML_TYPE_Q4_0
                                                            : act;
             std::fill(got.begin(), got.end(), 0xcd);
-            ggml_get_type_traits_cpu(weight)->from_float(x.data(), got.data(), k);
+            ggml_get_type_traits_cpu(ggml_get_type_traits_cpu(weight)->vec_dot_type)->from_float(x.data(), got.data(), k);
             ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << "from_float, k=" << k;
         }
     }

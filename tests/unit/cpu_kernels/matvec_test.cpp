@@ -159,7 +159,8 @@ TEST(MatVecKernels, RowsAtTheEndOfTheirMemory) {
     }
 }
 
-// ggml_get_type_traits_cpu gives the same kernels and converters to programs that call vec_dot themselves.
+// ggml_get_type_traits_cpu gives the same kernels and converters to programs that call vec_dot themselves, used
+// as upstream's own programs use it (test-quantize-fns): the activations converted by the entry of vec_dot_type.
 TEST(MatVecTable, TypeTraitsCpuVecDotIsUpstreamsProduct) {
     std::mt19937 rng(14);
     for (ggml_type type : weight_types()) {
@@ -169,7 +170,7 @@ TEST(MatVecTable, TypeTraitsCpuVecDotIsUpstreamsProduct) {
         const auto                   w   = quantized_rows(type, 1, len, rng);
         const auto                   x   = normal_floats(rng, len);
         std::vector<uint8_t>         act(ggml_row_size(tt->vec_dot_type, len));
-        tt->from_float(x.data(), act.data(), len);
+        ggml_get_type_traits_cpu(tt->vec_dot_type)->from_float(x.data(), act.data(), len);
         float s = 0.0f;
         tt->vec_dot(static_cast<int>(len), &s, 0, w.data(), 0, act.data(), 0, 1);
         EXPECT_NEAR(s, upstream_product(type, w.data(), x.data(), len), tolerance(type, w.data(), x.data(), len));
