@@ -6,6 +6,7 @@
 // order (upstream_sums_x86.h). Written once as a template over the format.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
@@ -181,22 +182,11 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
     }
 }
 
-template <class F, int C>
-void rows_times_columns(const MatVecArgs & a) {
-    const auto * w = static_cast<const uint8_t *>(a.w);
-    for (int64_t r = 0; r < a.rows; ++r) {
-        row_times_columns<F, C>(a, w + static_cast<size_t>(r) * a.w_row, a.out + r * a.out_row);
-    }
-}
-
 template <class F>
 void kernel(const MatVecArgs & a) {
-    switch (a.cols) {
-        case 1:  rows_times_columns<F, 1>(a); break;
-        case 2:  rows_times_columns<F, 2>(a); break;
-        case 3:  rows_times_columns<F, 3>(a); break;
-        default: rows_times_columns<F, 4>(a); break;
-    }
+    for_column_count(a, [&]<int C>() {
+        each_weight_row(a, [&](const uint8_t * w, float * out) { row_times_columns<F, C>(a, w, out); });
+    });
 }
 
 } // namespace

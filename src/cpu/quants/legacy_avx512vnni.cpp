@@ -15,6 +15,7 @@
 // The row's end is read with masked loads, so a kernel never touches memory past its rows.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
@@ -328,12 +329,7 @@ void kernel_cols(const MatVecArgs & a) {
 
 template <class F>
 void kernel(const MatVecArgs & a) {
-    switch (a.cols) {
-        case 1:  kernel_cols<F, 1>(a); break;
-        case 2:  kernel_cols<F, 2>(a); break;
-        case 3:  kernel_cols<F, 3>(a); break;
-        default: kernel_cols<F, 4>(a); break;
-    }
+    for_column_count(a, [&]<int C>() { kernel_cols<F, C>(a); });
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // quantized formats fall back to the AVX2 level here; the AVX-512 VNNI level has their integer kernels.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/simd/intrinsics.h"
@@ -64,22 +65,13 @@ void row_times_columns(const MatVecArgs & a, const char * w, float * out) {
     }
 }
 
-template <class T, int C>
-void rows_times_columns(const MatVecArgs & a) {
-    const char * w = static_cast<const char *>(a.w);
-    for (int64_t r = 0; r < a.rows; ++r) {
-        row_times_columns<T, C>(a, w + static_cast<size_t>(r) * a.w_row, a.out + r * a.out_row);
-    }
-}
-
 template <class T>
 void float_kernel(const MatVecArgs & a) {
-    switch (a.cols) {
-        case 1:  rows_times_columns<T, 1>(a); break;
-        case 2:  rows_times_columns<T, 2>(a); break;
-        case 3:  rows_times_columns<T, 3>(a); break;
-        default: rows_times_columns<T, 4>(a); break;
-    }
+    for_column_count(a, [&]<int C>() {
+        each_weight_row(a, [&](const uint8_t * w, float * out) {
+            row_times_columns<T, C>(a, reinterpret_cast<const char *>(w), out);
+        });
+    });
 }
 
 } // namespace

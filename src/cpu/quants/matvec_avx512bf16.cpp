@@ -3,6 +3,7 @@
 // zero). The other types come from the levels below.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
+#include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/simd/intrinsics.h"
@@ -48,21 +49,12 @@ void row_times_columns(const MatVecArgs & a, const char * w, float * out) {
     }
 }
 
-template <int C>
-void rows_times_columns(const MatVecArgs & a) {
-    const char * w = static_cast<const char *>(a.w);
-    for (int64_t r = 0; r < a.rows; ++r) {
-        row_times_columns<C>(a, w + static_cast<size_t>(r) * a.w_row, a.out + r * a.out_row);
-    }
-}
-
 void bf16_kernel(const MatVecArgs & a) {
-    switch (a.cols) {
-        case 1:  rows_times_columns<1>(a); break;
-        case 2:  rows_times_columns<2>(a); break;
-        case 3:  rows_times_columns<3>(a); break;
-        default: rows_times_columns<4>(a); break;
-    }
+    for_column_count(a, [&]<int C>() {
+        each_weight_row(a, [&](const uint8_t * w, float * out) {
+            row_times_columns<C>(a, reinterpret_cast<const char *>(w), out);
+        });
+    });
 }
 
 } // namespace
