@@ -3,6 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -83,7 +87,7 @@ bool os_grants_amx() {
 
 CpuFeatures detect_capped() {
     CpuFeatures  f   = detect_cpu_features();
-    IsaLevel     cap = IsaLevel::kAmx;
+    IsaLevel     cap = static_cast<IsaLevel>(kIsaLevelCount - 1); // no cap
     const char * env = std::getenv("SWITCHYARD_CPU_ISA");
     if (env && parse_isa_level(env, &cap)) {
         f = cap_features(f, cap);
@@ -97,6 +101,9 @@ CpuFeatures detect_capped() {
 } // namespace
 
 CpuFeatures cap_features(CpuFeatures f, IsaLevel cap) {
+    if (cap < IsaLevel::kNeon) {
+        f.neon = f.dotprod = false;
+    }
     if (cap < IsaLevel::kAmx) {
         f.amx_tile = f.amx_bf16 = f.amx_int8 = false;
     }
@@ -123,6 +130,7 @@ const char * isa_level_name(IsaLevel level) {
         case IsaLevel::kAvx512Vnni: return "avx512vnni";
         case IsaLevel::kAvx512Bf16: return "avx512bf16";
         case IsaLevel::kAmx:        return "amx";
+        case IsaLevel::kNeon:       return "neon";
         default:                    return "?";
     }
 }
@@ -140,6 +148,12 @@ bool parse_isa_level(const char * text, IsaLevel * level) {
 CpuFeatures detect_cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
     return detect_x86();
+#elif defined(__aarch64__) && defined(__linux__)
+    CpuFeatures     f;
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    f.neon    = (hwcap & HWCAP_ASIMD) != 0;
+    f.dotprod = (hwcap & HWCAP_ASIMDDP) != 0;
+    return f;
 #else
     return CpuFeatures{};
 #endif

@@ -4,8 +4,7 @@
 //
 // The CPU backend (src/cpu/simd/isa.h: isa_supported) turns these features into the levels below, by which its
 // kernel registry chooses kernels; base's own fast paths (fp16/bf16 row conversion) read base_isa(). Other
-// architectures detect nothing yet: every flag stays false and the scalar code runs (an aarch64 section with
-// neon/dotprod slots in beside the x86 one).
+// architectures other than x86-64 and aarch64 detect nothing: every flag stays false and the scalar code runs.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +19,8 @@ struct CpuFeatures {
     // AMX: the tile registers (with their XCR0 state) and the bf16 tile product; cpu_features() keeps them only
     // where the OS also grants the process the tile data state (Linux: arch_prctl ARCH_REQ_XCOMP_PERM)
     bool amx_tile = false, amx_bf16 = false;
+    // aarch64: Advanced SIMD (NEON) and its int8 dot product (sdot), as the kernel reports them (HWCAP)
+    bool neon = false, dotprod = false;
 };
 
 // The ISA levels, lowest first; each includes the ones below it. They are what SWITCHYARD_CPU_ISA caps to, and the
@@ -29,14 +30,16 @@ struct CpuFeatures {
 //   avx512      plus AVX-512 F/BW/VL/DQ (Skylake-X)
 //   avx512vnni  plus AVX-512 VNNI and VBMI (Ice Lake)
 //   avx512bf16  plus AVX-512 BF16 (Cooper Lake, Zen 4)
-//   amx         plus AMX tiles, AMX-BF16 and AMX-INT8 (Sapphire Rapids): everything, as no cap
-// Another architecture's levels (aarch64: NEON, dotprod) slot in as further enumerators.
-enum class IsaLevel : int { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx, kCount };
+//   amx         plus AMX tiles, AMX-BF16 and AMX-INT8 (Sapphire Rapids)
+//   neon        aarch64's Advanced SIMD (every ARMv8-A core): everything, as no cap
+// The aarch64 level sits above the x86 ones: a CPU has the levels of one architecture only, so the order between
+// them never matters, and capping below neon leaves an aarch64 CPU the scalar code.
+enum class IsaLevel : int { kScalar, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx, kNeon, kCount };
 
 constexpr size_t kIsaLevelCount = static_cast<size_t>(IsaLevel::kCount);
 
-// The level's SWITCHYARD_CPU_ISA spelling ("scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "amx"); "?"
-// for anything else.
+// The level's SWITCHYARD_CPU_ISA spelling ("scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "amx",
+// "neon"); "?" for anything else.
 const char * isa_level_name(IsaLevel level);
 
 // `features` with everything above `cap` cleared. Pure; the tests use it to check the levels.

@@ -8,8 +8,8 @@ namespace switchyard::cpu {
 namespace {
 
 // Column i is level i's. No #if here: a level this architecture lacks has an empty column.
-constexpr IsaColumn (*kColumns[])() = {scalar_column,     avx2_column,       avx512_column,
-                                       avx512vnni_column, avx512bf16_column, amx_column};
+constexpr IsaColumn (*kColumns[])() = {scalar_column,     avx2_column,       avx512_column, avx512vnni_column,
+                                       avx512bf16_column, amx_column,        neon_column};
 static_assert(std::size(kColumns) == kIsaLevelCount, "one column per ISA level (base/cpuid.h: IsaLevel)");
 
 } // namespace

@@ -83,6 +83,7 @@ IsaColumn avx512_column();
 IsaColumn avx512vnni_column();
 IsaColumn avx512bf16_column();
 IsaColumn amx_column();
+IsaColumn neon_column();
 
 // The column of `level` (< IsaLevel::kCount), built once.
 const IsaColumn & isa_column(IsaLevel level);

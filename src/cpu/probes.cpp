@@ -42,10 +42,16 @@ int ggml_cpu_has_avx512_vnni(void) { return cpu_features().avx512_vnni; }
 int ggml_cpu_has_avx512_bf16(void) { return cpu_features().avx512_bf16; }
 int ggml_cpu_has_amx_int8(void) { return cpu_features().amx_int8; }
 
-int ggml_cpu_has_neon(void) { return 0; }
-int ggml_cpu_has_arm_fma(void) { return 0; }
+int ggml_cpu_has_neon(void) { return cpu_features().neon; }
+int ggml_cpu_has_arm_fma(void) {
+#if defined(__ARM_FEATURE_FMA)
+    return 1; // as upstream's: the build's, aarch64's baseline
+#else
+    return 0;
+#endif
+}
 int ggml_cpu_has_fp16_va(void) { return 0; }
-int ggml_cpu_has_dotprod(void) { return 0; }
+int ggml_cpu_has_dotprod(void) { return cpu_features().dotprod; }
 int ggml_cpu_has_matmul_int8(void) { return 0; }
 int ggml_cpu_has_sve(void) { return 0; }
 int ggml_cpu_get_sve_cnt(void) { return 0; }

@@ -40,7 +40,7 @@ std::vector<ggml_backend_feature> detect_features() {
         {"AVX_VNNI", f.avx_vnni}, {"AVX2", f.avx2},         {"F16C", f.f16c},
         {"FMA", f.fma},           {"BMI2", f.bmi2},         {"AVX512", f.avx512f},
         {"AVX512_VBMI", f.avx512_vbmi}, {"AVX512_VNNI", f.avx512_vnni}, {"AVX512_BF16", f.avx512_bf16},
-        {"AMX_INT8", f.amx_int8},
+        {"AMX_INT8", f.amx_int8}, {"NEON", f.neon},         {"DOTPROD", f.dotprod},
     };
     for (const auto & [name, present] : isa) {
         if (present) {

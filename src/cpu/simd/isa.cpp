@@ -13,6 +13,7 @@ bool isa_supported(Isa isa) {
         case Isa::kAvx512Vnni: return isa_supported(Isa::kAvx512) && f.avx512_vnni && f.avx512_vbmi;
         case Isa::kAvx512Bf16: return isa_supported(Isa::kAvx512Vnni) && f.avx512_bf16;
         case Isa::kAmx:        return isa_supported(Isa::kAvx512Bf16) && f.amx_tile && f.amx_bf16 && f.amx_int8;
+        case Isa::kNeon:       return f.neon;
         default:               return false;
     }
 }

@@ -3,6 +3,8 @@
 // refused), buffers over caller memory, and the reg's proc addresses and feature list.
 #include "cpu_test_util.h"
 
+#include "base/cpuid.h"
+
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -236,7 +238,8 @@ TEST(CpuReg, FeatureListMatchesTheProbes) {
         {"FMA", ggml_cpu_has_fma()},         {"BMI2", ggml_cpu_has_bmi2()},
         {"AVX512", ggml_cpu_has_avx512()},   {"AVX512_VBMI", ggml_cpu_has_avx512_vbmi()},
         {"AVX512_VNNI", ggml_cpu_has_avx512_vnni()}, {"AVX512_BF16", ggml_cpu_has_avx512_bf16()},
-        {"AMX_INT8", ggml_cpu_has_amx_int8()},
+        {"AMX_INT8", ggml_cpu_has_amx_int8()}, {"NEON", ggml_cpu_has_neon()},
+        {"DOTPROD", ggml_cpu_has_dotprod()},
     };
     size_t present = 0;
     for (const auto & [name, has] : probes) {
@@ -250,7 +253,12 @@ TEST(CpuReg, FeatureListMatchesTheProbes) {
 }
 
 TEST(CpuProbes, FeaturesOfOtherArchitecturesAreAbsent) {
+#if defined(__aarch64__)
+    EXPECT_EQ(ggml_cpu_has_neon(), switchyard::cpu_features().neon ? 1 : 0);
+    EXPECT_EQ(ggml_cpu_has_avx2(), 0);
+#else
     EXPECT_EQ(ggml_cpu_has_neon(), 0);
+#endif
     EXPECT_EQ(ggml_cpu_has_sve(), 0);
     EXPECT_EQ(ggml_cpu_get_sve_cnt(), 0);
     EXPECT_EQ(ggml_cpu_has_riscv_v(), 0);

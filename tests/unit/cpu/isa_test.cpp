@@ -25,6 +25,7 @@ CpuFeatures everything() {
     f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = f.avx512_vbmi = true;
     f.avx512_vnni = f.avx512_bf16 = f.avx_vnni = f.amx_int8 = true;
     f.amx_tile = f.amx_bf16 = true;
+    f.neon = f.dotprod = true; // never with the x86 flags on a real CPU; the caps clear by level all the same
     return f;
 }
 
@@ -48,8 +49,13 @@ TEST(CpuFeatures, CapsClearWhatIsAboveTheirLevel) {
     EXPECT_TRUE(bf16.avx512_bf16 && bf16.avx512_vnni);
     EXPECT_FALSE(bf16.amx_tile || bf16.amx_bf16 || bf16.amx_int8);
 
-    const CpuFeatures all = switchyard::cap_features(everything(), IsaLevel::kAmx);
-    EXPECT_TRUE(all.avx512_bf16 && all.amx_tile && all.amx_bf16 && all.amx_int8);
+    const CpuFeatures amx = switchyard::cap_features(everything(), IsaLevel::kAmx);
+    EXPECT_TRUE(amx.avx512_bf16 && amx.amx_tile && amx.amx_bf16 && amx.amx_int8);
+    EXPECT_FALSE(amx.neon || amx.dotprod);
+
+    const CpuFeatures all = switchyard::cap_features(everything(), IsaLevel::kNeon);
+    EXPECT_TRUE(all.amx_int8 && all.neon && all.dotprod);
+    EXPECT_FALSE(scalar.neon || avx2.neon);
 }
 
 TEST(CpuFeatures, LevelNamesAreTheCapSpellings) {
@@ -58,7 +64,8 @@ TEST(CpuFeatures, LevelNamesAreTheCapSpellings) {
         IsaLevel     level;
     } kSpellings[] = {{"scalar", IsaLevel::kScalar},         {"avx2", IsaLevel::kAvx2},
                       {"avx512", IsaLevel::kAvx512},         {"avx512vnni", IsaLevel::kAvx512Vnni},
-                      {"avx512bf16", IsaLevel::kAvx512Bf16}, {"amx", IsaLevel::kAmx}};
+                      {"avx512bf16", IsaLevel::kAvx512Bf16}, {"amx", IsaLevel::kAmx},
+                      {"neon", IsaLevel::kNeon}};
     static_assert(std::size(kSpellings) == switchyard::kIsaLevelCount, "a spelling per level");
     IsaLevel level = IsaLevel::kAmx;
     for (const auto & s : kSpellings) {
@@ -91,25 +98,35 @@ TEST(CpuFeatures, CappedNeverExceedsDetected) {
 TEST(IsaSelector, LevelsNestAndRespectTheCap) {
     EXPECT_TRUE(isa_supported(Isa::kScalar));
     for (int i = 1; i < static_cast<int>(Isa::kCount); ++i) {
+        // each level includes the one below it of its architecture (NEON's is scalar)
+        const int below = static_cast<Isa>(i) == Isa::kNeon ? 0 : i - 1;
         if (isa_supported(static_cast<Isa>(i))) {
-            EXPECT_TRUE(isa_supported(static_cast<Isa>(i - 1))) << "level " << i << " without level " << i - 1;
+            EXPECT_TRUE(isa_supported(static_cast<Isa>(below))) << "level " << i << " without level " << below;
         }
     }
     EXPECT_TRUE(isa_supported(switchyard::cpu::simd::best_isa()));
     const char * cap = std::getenv("SWITCHYARD_CPU_ISA");
-    IsaLevel     c   = IsaLevel::kAmx;
+    IsaLevel     c   = IsaLevel::kNeon;
     if (cap != nullptr && switchyard::parse_isa_level(cap, &c)) {
         EXPECT_LE(static_cast<int>(switchyard::cpu::simd::best_isa()), static_cast<int>(c)) << cap;
     }
 }
 
-TEST(IsaSelector, OtherArchitecturesRunTheScalarLevel) {
+// Off x86-64 no x86 level is supported: aarch64 runs its NEON level (where the CPU reports Advanced SIMD and no
+// cap is below it), any other architecture the scalar one.
+TEST(IsaSelector, OtherArchitecturesRunTheirOwnLevels) {
 #if defined(__x86_64__)
     GTEST_SKIP() << "x86-64 has levels above scalar (the other IsaSelector tests cover them)";
 #else
-    EXPECT_EQ(switchyard::cpu::simd::best_isa(), Isa::kScalar);
+#if defined(__aarch64__)
+    const Isa own = switchyard::cpu_features().neon ? Isa::kNeon : Isa::kScalar;
+#else
+    const Isa own = Isa::kScalar;
+#endif
+    EXPECT_EQ(switchyard::cpu::simd::best_isa(), own);
     for (int i = 1; i < static_cast<int>(Isa::kCount); ++i) {
-        EXPECT_FALSE(isa_supported(static_cast<Isa>(i))) << switchyard::isa_level_name(static_cast<Isa>(i));
+        EXPECT_EQ(isa_supported(static_cast<Isa>(i)), static_cast<Isa>(i) == own)
+            << switchyard::isa_level_name(static_cast<Isa>(i));
     }
 #endif
 }
