@@ -6,6 +6,8 @@
 // kernels are tested against; the vector kernels implement the same formulas with other instructions.
 #pragma once
 
+#include "cpu/quants/upstream_order.h"
+
 #include "base/fp16.h"
 #include "quant/blocks.h"
 
@@ -209,5 +211,18 @@ inline KLevels levels(const quant::BlockQ6_K & b) {
     l.dmin = 0.0f;
     return l;
 }
+
+// The min / offset term of each K-quant (upstream_order.h) and whether its lanes take the levels plus 32 (q6_K,
+// whose offset goes through the bsums instead): the kernels written over KLevels (scalar, NEON) read it.
+template <class Block>
+constexpr MinTerm kMinTerm = MinTerm::kNone;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ2_K> = MinTerm::kLanes;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ4_K> = MinTerm::kQuads;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ5_K> = MinTerm::kTotal;
+template <>
+constexpr MinTerm kMinTerm<quant::BlockQ6_K> = MinTerm::kSubtract;
 
 } // namespace switchyard::cpu::quants

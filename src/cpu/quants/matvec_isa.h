@@ -18,6 +18,6 @@ MatVecFn matvec_avx512(ggml_type weight);     // matvec_avx512.cpp: f32, f16
 MatVecFn matvec_avx512vnni(ggml_type weight); // matvec_avx512vnni.cpp: the one below
 MatVecFn kquants_avx512vnni(ggml_type weight); // kquants_avx512vnni.cpp
 MatVecFn matvec_avx512bf16(ggml_type weight); // matvec_avx512bf16.cpp: bf16
-MatVecFn matvec_neon(ggml_type weight);       // matvec_neon.cpp (aarch64): q4_0, q8_0
+MatVecFn matvec_neon(ggml_type weight);       // matvec_neon.cpp (aarch64): f32, f16, q4_0, q8_0, q2_K .. q6_K
 
 } // namespace switchyard::cpu::quants

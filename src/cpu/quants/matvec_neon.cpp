@@ -1,18 +1,24 @@
-// NEON (aarch64) kernels of the matrix-vector table: q4_0 and q8_0 weights against q8_0 activations, in the float
-// order every level keeps (upstream_order.h): per 32-element block eight exact int32 lanes, lane l the products of
-// elements 4 l .. 4 l + 3, acc_l = fma(d_w * d_a, lane_l, acc_l), then upstream's final sum of the eight lanes. So
-// they give the scalar kernels' results bit for bit (and upstream's x86 backend's), sixteen products at a time.
+// NEON (aarch64) kernels of the matrix-vector table, each in the float order of its scalar kernel, so that they
+// give the scalar results bit for bit (for the quantized types upstream's x86 backend's too, upstream_order.h):
+//   - q4_0, q8_0 against q8_0: per 32-element block eight exact int32 lanes, lane l the products of elements
+//     4 l .. 4 l + 3, sixteen products at a time; acc_l = fma(d_w * d_a, lane_l, acc_l); upstream's final sum;
+//   - the K-quants (q2_K .. q6_K) against q8_K: the levels unpacked by the portable levels.h, the lanes (times
+//     their 16-element scales) in NEON, mins and floats as the scalar kernel;
+//   - f32, f16: eight partial sums of unfused products (lane l: elements i + l), then the scalar's pairwise sum.
 // Advanced SIMD is part of every ARMv8-A core: no compile flags; the selector still asks the CPU (HWCAP_ASIMD).
 #if defined(__aarch64__) // the whole file: aarch64 code
 
 #include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
+#include "cpu/quants/levels.h"
+
 #include "base/fp16.h"
 #include "quant/blocks.h"
 
 #include <arm_neon.h>
 
+#include <cmath>
 #include <cstring>
 
 namespace switchyard::cpu::quants {
@@ -21,7 +27,9 @@ namespace {
 
 using quant::BlockQ4_0;
 using quant::BlockQ8_0;
+using quant::BlockQ8_K;
 using quant::kQK32;
+using quant::kQK_K;
 
 // A block's 32 levels (elements 0..15 and 16..31) and its scale.
 struct Levels {
@@ -94,12 +102,132 @@ void kernel(const MatVecArgs & a) {
     });
 }
 
+// ---- K-quants against q8_K ---------------------------------------------------------------------------------
+
+template <class Block>
+float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
+    constexpr MinTerm kMin        = kMinTerm<Block>;
+    constexpr int     kCodeOffset = kMin == MinTerm::kSubtract ? 32 : 0; // q6_K: its codes 0..63
+    float32x4_t       acc_lo = vdupq_n_f32(0.0f), acc_hi = vdupq_n_f32(0.0f);
+    float             quads[4] = {}, total = 0.0f;
+    for (int64_t i = 0; i < k / kQK_K; ++i) {
+        const KLevels l = levels(quant::load_block<Block>(w, i));
+        const auto    q = quant::load_block<BlockQ8_K>(y, i);
+        int32x4_t     lanes_lo = vdupq_n_s32(0), lanes_hi = vdupq_n_s32(0);
+        for (int j = 0; j < kQK_K / 32; ++j) { // sub-blocks of 32: elements 0..15 feed lanes 0..3, 16..31 lanes 4..7
+            const int8x16_t v0 = vaddq_s8(vld1q_s8(l.v + 32 * j), vdupq_n_s8(kCodeOffset));
+            const int8x16_t v1 = vaddq_s8(vld1q_s8(l.v + 32 * j + 16), vdupq_n_s8(kCodeOffset));
+            lanes_lo = vmlaq_n_s32(lanes_lo, quad_sums(v0, vld1q_s8(q.qs + 32 * j)), l.scale[2 * j]);
+            lanes_hi = vmlaq_n_s32(lanes_hi, quad_sums(v1, vld1q_s8(q.qs + 32 * j + 16)), l.scale[2 * j + 1]);
+        }
+        int32_t mins[8] = {};
+        for (int m = 0; m < 8; ++m) {
+            for (int j = 2 * m; j < 2 * m + 2; ++j) {
+                mins[m] += q.bsums[j] * (kMin == MinTerm::kSubtract ? 32 * l.scale[j] : l.min[j]);
+            }
+        }
+        const int32x4_t mins_lo = vld1q_s32(mins), mins_hi = vld1q_s32(mins + 4);
+        const float     d = q.d * l.d, dmin = -q.d * l.dmin;
+        if constexpr (kMin == MinTerm::kLanes) {
+            acc_lo = vfmaq_n_f32(acc_lo, vcvtq_f32_s32(mins_lo), dmin);
+            acc_hi = vfmaq_n_f32(acc_hi, vcvtq_f32_s32(mins_hi), dmin);
+        }
+        if constexpr (kMin == MinTerm::kSubtract) {
+            lanes_lo = vsubq_s32(lanes_lo, mins_lo);
+            lanes_hi = vsubq_s32(lanes_hi, mins_hi);
+        }
+        acc_lo = vfmaq_n_f32(acc_lo, vcvtq_f32_s32(lanes_lo), d);
+        acc_hi = vfmaq_n_f32(acc_hi, vcvtq_f32_s32(lanes_hi), d);
+        if constexpr (kMin == MinTerm::kQuads) {
+            for (int j = 0; j < 4; ++j) {
+                quads[j] = std::fma(dmin, static_cast<float>(mins[2 * j] + mins[2 * j + 1]), quads[j]);
+            }
+        }
+        if constexpr (kMin == MinTerm::kTotal) {
+            const int32_t sum = mins[0] + mins[1] + mins[2] + mins[3] + mins[4] + mins[5] + mins[6] + mins[7];
+            total             = std::fma(dmin, static_cast<float>(sum), total);
+        }
+    }
+    float acc[8];
+    vst1q_f32(acc, acc_lo);
+    vst1q_f32(acc + 4, acc_hi);
+    const float r = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+    if constexpr (kMin == MinTerm::kQuads) {
+        return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
+    } else if constexpr (kMin == MinTerm::kTotal) {
+        return r + total;
+    } else {
+        return r;
+    }
+}
+
+// ---- f32, f16 ---------------------------------------------------------------------------------------------------
+
+struct F32 {
+    static constexpr size_t kSize = 4;
+    static float32x4_t load4(const uint8_t * p) { return vld1q_f32(reinterpret_cast<const float *>(p)); }
+    static float       load1(const uint8_t * p) {
+        float v;
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+    }
+};
+
+struct F16 {
+    static constexpr size_t kSize = 2;
+    static float32x4_t load4(const uint8_t * p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t *>(p)))); }
+    static float       load1(const uint8_t * p) {
+        uint16_t h;
+        std::memcpy(&h, p, sizeof(h));
+        return fp16_to_fp32(h);
+    }
+};
+
+// lane l sums w[i + l] * y[i + l] (each product rounded, then added: no fusing, as the scalar kernel)
+template <class T>
+float float_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
+    float32x4_t acc_lo = vdupq_n_f32(0.0f), acc_hi = vdupq_n_f32(0.0f);
+    int64_t     i      = 0;
+    for (; i + 8 <= k; i += 8) {
+        acc_lo = vaddq_f32(acc_lo, vmulq_f32(T::load4(w + i * T::kSize), T::load4(y + i * T::kSize)));
+        acc_hi = vaddq_f32(acc_hi, vmulq_f32(T::load4(w + (i + 4) * T::kSize), T::load4(y + (i + 4) * T::kSize)));
+    }
+    float acc[8];
+    vst1q_f32(acc, acc_lo);
+    vst1q_f32(acc + 4, acc_hi);
+    float sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; i < k; ++i) {
+        const float p = T::load1(w + i * T::kSize) * T::load1(y + i * T::kSize);
+        sum += p;
+    }
+    return sum;
+}
+
+// A kernel over a per-row, per-column dot (the K-quants and the float types: their sums need no registers across
+// columns).
+template <float (*kDot)(const uint8_t *, const uint8_t *, int64_t)>
+void dot_kernel(const MatVecArgs & a) {
+    const auto * act = static_cast<const uint8_t *>(a.act);
+    each_weight_row(a, [&](const uint8_t * w, float * out) {
+        for (int c = 0; c < a.cols; ++c) {
+            out[c * a.out_col] = kDot(w, act + static_cast<size_t>(c) * a.act_col, a.k);
+        }
+    });
+}
+
 } // namespace
 
 MatVecFn matvec_neon(ggml_type weight) {
     switch (weight) {
+        case GGML_TYPE_F32:  return dot_kernel<float_dot<F32>>;
+        case GGML_TYPE_F16:  return dot_kernel<float_dot<F16>>;
         case GGML_TYPE_Q4_0: return kernel<Q4_0>;
         case GGML_TYPE_Q8_0: return kernel<Q8_0>;
+        case GGML_TYPE_Q2_K: return dot_kernel<kquant_dot<quant::BlockQ2_K>>;
+        case GGML_TYPE_Q3_K: return dot_kernel<kquant_dot<quant::BlockQ3_K>>;
+        case GGML_TYPE_Q4_K: return dot_kernel<kquant_dot<quant::BlockQ4_K>>;
+        case GGML_TYPE_Q5_K: return dot_kernel<kquant_dot<quant::BlockQ5_K>>;
+        case GGML_TYPE_Q6_K: return dot_kernel<kquant_dot<quant::BlockQ6_K>>;
         default:             return nullptr;
     }
 }

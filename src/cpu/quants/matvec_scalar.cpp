@@ -88,19 +88,6 @@ struct LegacyDot {
     }
 };
 
-// The min / offset term of each K-quant (upstream_order.h) and whether its lanes take the levels plus 32 (q6_K,
-// whose offset goes through the bsums instead).
-template <class Block>
-constexpr MinTerm kMinTerm = MinTerm::kNone;
-template <>
-constexpr MinTerm kMinTerm<quant::BlockQ2_K> = MinTerm::kLanes;
-template <>
-constexpr MinTerm kMinTerm<quant::BlockQ4_K> = MinTerm::kQuads;
-template <>
-constexpr MinTerm kMinTerm<quant::BlockQ5_K> = MinTerm::kTotal;
-template <>
-constexpr MinTerm kMinTerm<quant::BlockQ6_K> = MinTerm::kSubtract;
-
 // K-quants against q8_K in upstream's order: per super-block the eight int32 lanes (lane l: the elements with
 // (e % 32) / 4 == l, each times its scale), mins_l from the bsums, then the floats as upstream_order.h says.
 template <class Block>
