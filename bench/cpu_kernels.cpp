@@ -27,6 +27,8 @@
 // (--filter may be repeated: a case runs when its name contains any of them; --rows: the decode cases' weight rows
 // instead of 1 GiB worth, e.g. for a slow baseline)
 #include "ggml-alloc.h"
+#include "cpu_repack.h"
+
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -476,20 +478,6 @@ bool selected(const Options & o, const std::string & name) {
            });
 }
 
-// The CPU device's CPU_REPACK buffer type (ggml_backend_dev_get_extra_bufts), or nullptr where it offers none.
-ggml_backend_buffer_type_t repack_buft() {
-    ggml_backend_reg_t reg = ggml_backend_cpu_reg();
-    auto get = reinterpret_cast<ggml_backend_buffer_type_t * (*)(ggml_backend_dev_t)>(
-        ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts"));
-    for (ggml_backend_buffer_type_t * b = get != nullptr ? get(ggml_backend_reg_dev_get(reg, 0)) : nullptr;
-         b != nullptr && *b != nullptr; ++b) {
-        if (std::strcmp(ggml_backend_buft_name(*b), "CPU_REPACK") == 0) {
-            return *b;
-        }
-    }
-    return nullptr;
-}
-
 // The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones.
 constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL};
 
@@ -530,7 +518,7 @@ void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
         decode_case(be, o, p, type, nullptr);
     }
     for (ggml_type type : kRepackTypes) {
-        if (ggml_backend_buffer_type_t buft = repack_buft()) {
+        if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
             decode_case(be, o, p, type, buft);
         }
     }
@@ -593,7 +581,7 @@ void batch_cases(ggml_backend_t be, const Options & o) {
     }
     for (int64_t n : {8, 512}) {
         for (ggml_type type : kRepackTypes) {
-            if (ggml_backend_buffer_type_t buft = repack_buft()) {
+            if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
                 batch_case(be, o, n, type, buft);
             }
         }

@@ -6,6 +6,8 @@
 //   tensor_set_pieces [--mib N (1024)] [--rows-per-piece R (64)] [--type q4_0|q8_0|q4_K|iq4_nl] [--rounds N (3)]
 //
 // Prints per round the seconds of both writes, interleaved, and the medians and their ratio.
+#include "cpu_repack.h"
+
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -20,19 +22,6 @@
 #include <vector>
 
 namespace {
-
-ggml_backend_buffer_type_t repack_buft() {
-    ggml_backend_reg_t reg = ggml_backend_cpu_reg();
-    auto get = reinterpret_cast<ggml_backend_buffer_type_t * (*)(ggml_backend_dev_t)>(
-        ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts"));
-    for (ggml_backend_buffer_type_t * b = get != nullptr ? get(ggml_backend_reg_dev_get(reg, 0)) : nullptr;
-         b != nullptr && *b != nullptr; ++b) {
-        if (std::strcmp(ggml_backend_buft_name(*b), "CPU_REPACK") == 0) {
-            return *b;
-        }
-    }
-    return nullptr;
-}
 
 // Seconds to write `bytes` into a fresh tensor of `buft` in pieces of `piece` bytes (the allocation is not timed).
 double write_in_pieces(ggml_backend_buffer_type_t buft, ggml_type type, int64_t k, int64_t m,
@@ -86,7 +75,7 @@ int main(int argc, char ** argv) {
     for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
         if (type_name == ggml_type_name(static_cast<ggml_type>(t))) type = static_cast<ggml_type>(t);
     }
-    ggml_backend_buffer_type_t repack = repack_buft();
+    ggml_backend_buffer_type_t repack = cpu_repack_buffer_type();
     if (type == GGML_TYPE_COUNT || repack == nullptr || mib <= 0 || rows_per_piece <= 0 || rounds <= 0) {
         std::fprintf(stderr, "tensor_set_pieces: bad arguments (or no CPU_REPACK buffer type)\n");
         return 2;

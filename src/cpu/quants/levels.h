@@ -11,6 +11,7 @@
 #include "base/fp16.h"
 #include "quant/blocks.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -215,14 +216,54 @@ inline KLevels levels(const quant::BlockQ6_K & b) {
 // The min / offset term of each K-quant (upstream_order.h) and whether its lanes take the levels plus 32 (q6_K,
 // whose offset goes through the bsums instead): the kernels written over KLevels (scalar, NEON) read it.
 template <class Block>
-constexpr MinTerm kMinTerm = MinTerm::kNone;
+inline constexpr MinTerm kMinTerm = MinTerm::kNone;
 template <>
-constexpr MinTerm kMinTerm<quant::BlockQ2_K> = MinTerm::kLanes;
+inline constexpr MinTerm kMinTerm<quant::BlockQ2_K> = MinTerm::kLanes;
 template <>
-constexpr MinTerm kMinTerm<quant::BlockQ4_K> = MinTerm::kQuads;
+inline constexpr MinTerm kMinTerm<quant::BlockQ4_K> = MinTerm::kQuads;
 template <>
-constexpr MinTerm kMinTerm<quant::BlockQ5_K> = MinTerm::kTotal;
+inline constexpr MinTerm kMinTerm<quant::BlockQ5_K> = MinTerm::kTotal;
 template <>
-constexpr MinTerm kMinTerm<quant::BlockQ6_K> = MinTerm::kSubtract;
+inline constexpr MinTerm kMinTerm<quant::BlockQ6_K> = MinTerm::kSubtract;
+
+// The K-quants' min terms of one super-block as upstream_order.h defines them, for the kernels that compute the
+// lanes their own way (scalar, NEON): mins_l = bsums[2 l] * f[2 l] + bsums[2 l + 1] * f[2 l + 1], f the per-16 mins
+// or, for q6_K, 32 * scale.
+template <class Block>
+void kquant_mins(const KLevels & l, const int16_t * bsums, int32_t * mins) {
+    for (int m = 0; m < 8; ++m) {
+        mins[m] = 0;
+        for (int j = 2 * m; j < 2 * m + 2; ++j) {
+            mins[m] += bsums[j] * (kMinTerm<Block> == MinTerm::kSubtract ? 32 * l.scale[j] : l.min[j]);
+        }
+    }
+}
+
+// The min terms kept outside the eight lane accumulators: q4_K's four quads, q5_K's total; add() per super-block
+// (dmin = -d_a * dmin_w), finish() onto the lanes' final sum. Nothing for the other formats.
+template <class Block>
+struct KMinSums {
+    float quads[4] = {}, total = 0.0f;
+    void  add(float dmin, const int32_t * mins) {
+        if constexpr (kMinTerm<Block> == MinTerm::kQuads) {
+            for (int j = 0; j < 4; ++j) {
+                quads[j] = std::fma(dmin, static_cast<float>(mins[2 * j] + mins[2 * j + 1]), quads[j]);
+            }
+        }
+        if constexpr (kMinTerm<Block> == MinTerm::kTotal) {
+            const int32_t sum = mins[0] + mins[1] + mins[2] + mins[3] + mins[4] + mins[5] + mins[6] + mins[7];
+            total             = std::fma(dmin, static_cast<float>(sum), total);
+        }
+    }
+    float finish(float r) const {
+        if constexpr (kMinTerm<Block> == MinTerm::kQuads) {
+            return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
+        } else if constexpr (kMinTerm<Block> == MinTerm::kTotal) {
+            return r + total;
+        } else {
+            return r;
+        }
+    }
+};
 
 } // namespace switchyard::cpu::quants

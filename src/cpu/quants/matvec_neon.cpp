@@ -109,7 +109,7 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
     constexpr MinTerm kMin        = kMinTerm<Block>;
     constexpr int     kCodeOffset = kMin == MinTerm::kSubtract ? 32 : 0; // q6_K: its codes 0..63
     float32x4_t       acc_lo = vdupq_n_f32(0.0f), acc_hi = vdupq_n_f32(0.0f);
-    float             quads[4] = {}, total = 0.0f;
+    KMinSums<Block>   outside;
     for (int64_t i = 0; i < k / kQK_K; ++i) {
         const KLevels l = levels(quant::load_block<Block>(w, i));
         const auto    q = quant::load_block<BlockQ8_K>(y, i);
@@ -120,12 +120,8 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
             lanes_lo = vmlaq_n_s32(lanes_lo, quad_sums(v0, vld1q_s8(q.qs + 32 * j)), l.scale[2 * j]);
             lanes_hi = vmlaq_n_s32(lanes_hi, quad_sums(v1, vld1q_s8(q.qs + 32 * j + 16)), l.scale[2 * j + 1]);
         }
-        int32_t mins[8] = {};
-        for (int m = 0; m < 8; ++m) {
-            for (int j = 2 * m; j < 2 * m + 2; ++j) {
-                mins[m] += q.bsums[j] * (kMin == MinTerm::kSubtract ? 32 * l.scale[j] : l.min[j]);
-            }
-        }
+        int32_t mins[8];
+        kquant_mins<Block>(l, q.bsums, mins);
         const int32x4_t mins_lo = vld1q_s32(mins), mins_hi = vld1q_s32(mins + 4);
         const float     d = q.d * l.d, dmin = -q.d * l.dmin;
         if constexpr (kMin == MinTerm::kLanes) {
@@ -138,27 +134,12 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
         }
         acc_lo = vfmaq_n_f32(acc_lo, vcvtq_f32_s32(lanes_lo), d);
         acc_hi = vfmaq_n_f32(acc_hi, vcvtq_f32_s32(lanes_hi), d);
-        if constexpr (kMin == MinTerm::kQuads) {
-            for (int j = 0; j < 4; ++j) {
-                quads[j] = std::fma(dmin, static_cast<float>(mins[2 * j] + mins[2 * j + 1]), quads[j]);
-            }
-        }
-        if constexpr (kMin == MinTerm::kTotal) {
-            const int32_t sum = mins[0] + mins[1] + mins[2] + mins[3] + mins[4] + mins[5] + mins[6] + mins[7];
-            total             = std::fma(dmin, static_cast<float>(sum), total);
-        }
+        outside.add(dmin, mins);
     }
     float acc[8];
     vst1q_f32(acc, acc_lo);
     vst1q_f32(acc + 4, acc_hi);
-    const float r = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
-    if constexpr (kMin == MinTerm::kQuads) {
-        return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
-    } else if constexpr (kMin == MinTerm::kTotal) {
-        return r + total;
-    } else {
-        return r;
-    }
+    return outside.finish(((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7])));
 }
 
 // ---- f32, f16 ---------------------------------------------------------------------------------------------------

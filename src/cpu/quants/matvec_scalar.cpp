@@ -94,20 +94,17 @@ template <class Block>
 struct KQ8_K {
     static constexpr MinTerm kMin = kMinTerm<Block>;
     static float dot(const void * w, const void * y, int64_t k) {
-        float acc[8] = {}, quads[4] = {}, total = 0.0f;
+        float           acc[8] = {};
+        KMinSums<Block> outside;
         for (int64_t i = 0; i < k / kQK_K; ++i) {
             const KLevels l = levels(load_block<Block>(w, i));
             const auto    q = load_block<BlockQ8_K>(y, i);
             const int     code_offset = kMin == MinTerm::kSubtract ? 32 : 0; // q6_K: its codes 0..63
-            int32_t       lanes[8] = {}, mins[8] = {};
+            int32_t       lanes[8] = {}, mins[8];
             for (int e = 0; e < kQK_K; ++e) {
                 lanes[(e % 32) / 4] += l.scale[e / 16] * (l.v[e] + code_offset) * q.qs[e];
             }
-            for (int m = 0; m < 8; ++m) {
-                for (int j = 2 * m; j < 2 * m + 2; ++j) {
-                    mins[m] += q.bsums[j] * (kMin == MinTerm::kSubtract ? 32 * l.scale[j] : l.min[j]);
-                }
-            }
+            kquant_mins<Block>(l, q.bsums, mins);
             const float d = q.d * l.d, dmin = -q.d * l.dmin;
             for (int m = 0; m < 8; ++m) {
                 if constexpr (kMin == MinTerm::kLanes) {
@@ -116,24 +113,9 @@ struct KQ8_K {
                 const int32_t lane = kMin == MinTerm::kSubtract ? lanes[m] - mins[m] : lanes[m];
                 acc[m]             = std::fma(d, static_cast<float>(lane), acc[m]);
             }
-            if constexpr (kMin == MinTerm::kQuads) {
-                for (int j = 0; j < 4; ++j) {
-                    quads[j] = std::fma(dmin, static_cast<float>(mins[2 * j] + mins[2 * j + 1]), quads[j]);
-                }
-            }
-            if constexpr (kMin == MinTerm::kTotal) {
-                const int32_t sum = mins[0] + mins[1] + mins[2] + mins[3] + mins[4] + mins[5] + mins[6] + mins[7];
-                total             = std::fma(dmin, static_cast<float>(sum), total);
-            }
+            outside.add(dmin, mins);
         }
-        const float r = sum_lanes8(acc);
-        if constexpr (kMin == MinTerm::kQuads) {
-            return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
-        } else if constexpr (kMin == MinTerm::kTotal) {
-            return r + total;
-        } else {
-            return r;
-        }
+        return outside.finish(sum_lanes8(acc));
     }
 };
 
