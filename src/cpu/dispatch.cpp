@@ -131,7 +131,7 @@ constexpr std::array<Row, GGML_OP_COUNT> kRows = {{
     {GGML_OP_CROSS_ENTROPY_LOSS_BACK,  kernels::loss_optimizer},
     {GGML_OP_OPT_STEP_ADAMW,           kernels::loss_optimizer},
     {GGML_OP_OPT_STEP_SGD,             kernels::loss_optimizer},
-    {GGML_OP_GLU,                      kernels::unary},
+    {GGML_OP_GLU,                      kernels::glu},
 }};
 // clang-format on
 

@@ -13,6 +13,7 @@ namespace switchyard::cpu::kernels {
 using Family = KernelInfo (*)(ggml_op op);
 
 KernelInfo unary(ggml_op op);              // elementwise/unary.cpp
+KernelInfo glu(ggml_op op);                // elementwise/glu.cpp
 KernelInfo binary(ggml_op op);             // elementwise/binary.cpp
 KernelInfo fill(ggml_op op);               // elementwise/fill.cpp
 KernelInfo roll(ggml_op op);               // elementwise/roll.cpp
@@ -36,8 +37,8 @@ KernelInfo backward(ggml_op op);           // training/backward.cpp
 KernelInfo loss_optimizer(ggml_op op);     // training/loss_optimizer.cpp
 KernelInfo custom(ggml_op op);             // custom.cpp
 
-inline constexpr std::array<Family, 23> kFamilies = {
-    unary, binary, fill, roll, reduce, norm, sort, softmax, copy, rows, windows, mul_mat, flash_attn,
+inline constexpr std::array<Family, 24> kFamilies = {
+    unary, glu, binary, fill, roll, reduce, norm, sort, softmax, copy, rows, windows, mul_mat, flash_attn,
     flash_attn_back, deepseek, rope, im2col_pool, conv_1d_dw_upscale, conv_nd, recurrent, backward, loss_optimizer,
     custom,
 };
