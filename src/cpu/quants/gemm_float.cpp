@@ -11,17 +11,16 @@ namespace switchyard::cpu::quants {
 
 namespace {
 
-// The kernel registry's choices per weight type (nullptr: none on this CPU): the float GEMM (gemm_float: F32 and
-// F16 at AVX-512, BF16 at AVX-512 BF16) and the AMX one (gemm_float_amx: F16 and BF16 at AMX).
-const FloatGemmKernels * plain_kernels(ggml_type weight) {
-    static const auto table = select_kernel_per_type(&IsaColumn::gemm_float);
+// The kernel registry's choice of `family` for `weight`, once per family (nullptr: none on this CPU): the float
+// GEMM (gemm_float: F32 and F16 at AVX-512, BF16 at AVX-512 BF16) and the AMX one (gemm_float_amx: F16, BF16).
+template <auto Family>
+const FloatGemmKernels * chosen(ggml_type weight) {
+    static const auto table = select_kernel_per_type(Family);
     return weight >= 0 && weight < GGML_TYPE_COUNT ? table[static_cast<size_t>(weight)] : nullptr;
 }
 
-const FloatGemmKernels * amx_kernels(ggml_type weight) {
-    static const auto table = select_kernel_per_type(&IsaColumn::gemm_float_amx);
-    return weight >= 0 && weight < GGML_TYPE_COUNT ? table[static_cast<size_t>(weight)] : nullptr;
-}
+const FloatGemmKernels * plain_kernels(ggml_type weight) { return chosen<&IsaColumn::gemm_float>(weight); }
+const FloatGemmKernels * amx_kernels(ggml_type weight) { return chosen<&IsaColumn::gemm_float_amx>(weight); }
 
 // The kernels rows of k elements run on.
 const FloatGemmKernels * kernels_for(ggml_type weight, int64_t k) {

@@ -29,11 +29,6 @@ ggml_type vec_dot_type(ggml_type weight) {
     }
 }
 
-ggml_type act_type_for(ggml_type weight) {
-    const auto scalar = isa_column(IsaLevel::kScalar).matvec;
-    return scalar != nullptr && scalar(weight) != nullptr ? vec_dot_type(weight) : GGML_TYPE_COUNT;
-}
-
 MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {
     const ggml_type act = act_type_for(weight);
     if (act == GGML_TYPE_COUNT) {
@@ -43,15 +38,16 @@ MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {
     return MatVecKernel{act, level_kernel != nullptr ? level_kernel(weight) : nullptr, act_converter(act)};
 }
 
+// Built once: the registry's kernel per type, with vec_dot_type as its activation format.
 const MatVecKernel & matvec_kernel(ggml_type weight) {
     static const auto table = [] {
         const auto                                kernels = select_kernel_per_type(&IsaColumn::matvec);
         std::array<MatVecKernel, GGML_TYPE_COUNT> t{};
         for (int type = 0; type < GGML_TYPE_COUNT; ++type) {
-            const ggml_type act = act_type_for(static_cast<ggml_type>(type));
-            const size_t    i   = static_cast<size_t>(type);
-            if (act != GGML_TYPE_COUNT) {
-                t[i] = MatVecKernel{act, kernels[i], act_converter(act)};
+            const size_t i = static_cast<size_t>(type);
+            if (kernels[i] != nullptr) {
+                const ggml_type act = vec_dot_type(static_cast<ggml_type>(type));
+                t[i]                = MatVecKernel{act, kernels[i], act_converter(act)};
             }
         }
         return t;
@@ -59,5 +55,7 @@ const MatVecKernel & matvec_kernel(ggml_type weight) {
     static const MatVecKernel none{};
     return weight >= 0 && weight < GGML_TYPE_COUNT ? table[static_cast<size_t>(weight)] : none;
 }
+
+ggml_type act_type_for(ggml_type weight) { return matvec_kernel(weight).act_type; }
 
 } // namespace switchyard::cpu::quants

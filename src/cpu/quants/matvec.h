@@ -69,8 +69,8 @@ const MatVecKernel & matvec_kernel(ggml_type weight);
 // are rounded through. The one mapping of weight type to activation format.
 ggml_type vec_dot_type(ggml_type weight);
 
-// The activation format of the matrix-vector kernel of `weight`: vec_dot_type where the type has a kernel (the
-// scalar column has one for every type with any), GGML_TYPE_COUNT otherwise.
+// The activation format of the matrix-vector kernel of `weight` (matvec_kernel's act_type): vec_dot_type where the
+// type has a kernel, GGML_TYPE_COUNT otherwise.
 ggml_type act_type_for(ggml_type weight);
 
 } // namespace switchyard::cpu::quants

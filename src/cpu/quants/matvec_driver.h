@@ -39,4 +39,16 @@ inline void each_weight_row(const MatVecArgs & a, Row && row) {
     }
 }
 
+// For kernels whose sums need no registers across columns: out = dot(weight row, activation column) for every
+// row and column, rows outer.
+template <class Dot>
+inline void each_product(const MatVecArgs & a, Dot && dot) {
+    const auto * act = static_cast<const uint8_t *>(a.act);
+    each_weight_row(a, [&](const uint8_t * w, float * out) {
+        for (int c = 0; c < a.cols; ++c) {
+            out[c * a.out_col] = dot(w, act + static_cast<size_t>(c) * a.act_col);
+        }
+    });
+}
+
 } // namespace switchyard::cpu::quants

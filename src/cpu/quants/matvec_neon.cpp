@@ -188,12 +188,7 @@ float float_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
 // columns).
 template <float (*kDot)(const uint8_t *, const uint8_t *, int64_t)>
 void dot_kernel(const MatVecArgs & a) {
-    const auto * act = static_cast<const uint8_t *>(a.act);
-    each_weight_row(a, [&](const uint8_t * w, float * out) {
-        for (int c = 0; c < a.cols; ++c) {
-            out[c * a.out_col] = kDot(w, act + static_cast<size_t>(c) * a.act_col, a.k);
-        }
-    });
+    each_product(a, [&](const uint8_t * w, const uint8_t * y) { return kDot(w, y, a.k); });
 }
 
 } // namespace

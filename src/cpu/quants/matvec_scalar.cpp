@@ -2,6 +2,7 @@
 // level every CPU runs and the reference the vector kernels are tested against (with the tests' own float
 // reference above both). The quantized ones sum their floats in upstream's x86 order (upstream_order.h), so they
 // give what upstream's x86 CPU backend gives, bit for bit.
+#include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/levels.h"
@@ -23,15 +24,8 @@ using quant::load_block;
 
 // Runs Dot::dot(weight row, activation column, k) for every row and column of a.
 template <class Dot>
-void each_product(const MatVecArgs & a) {
-    const auto * w   = static_cast<const char *>(a.w);
-    const auto * act = static_cast<const char *>(a.act);
-    for (int64_t r = 0; r < a.rows; ++r) {
-        for (int c = 0; c < a.cols; ++c) {
-            a.out[r * a.out_row + c * a.out_col] =
-                Dot::dot(w + static_cast<size_t>(r) * a.w_row, act + static_cast<size_t>(c) * a.act_col, a.k);
-        }
-    }
+void dot_kernel(const MatVecArgs & a) {
+    each_product(a, [&](const uint8_t * w, const uint8_t * y) { return Dot::dot(w, y, a.k); });
 }
 
 // Upstream's final sum of its eight float lanes (hsum_float_8).
@@ -160,21 +154,21 @@ float load_bf16(const void * p, int64_t i) {
 
 MatVecFn matvec_scalar(ggml_type weight) {
     switch (weight) {
-        case GGML_TYPE_F32:    return each_product<FloatDot<load_f32, load_f32>>;
-        case GGML_TYPE_F16:    return each_product<FloatDot<load_f16, load_f16>>;
-        case GGML_TYPE_BF16:   return each_product<FloatDot<load_bf16, load_bf16>>;
-        case GGML_TYPE_Q4_0:   return each_product<LegacyDot<quant::BlockQ4_0, false, false>>;
-        case GGML_TYPE_Q4_1:   return each_product<LegacyDot<quant::BlockQ4_1, true, false>>;
-        case GGML_TYPE_Q5_0:   return each_product<LegacyDot<quant::BlockQ5_0, false, false>>;
-        case GGML_TYPE_Q5_1:   return each_product<LegacyDot<quant::BlockQ5_1, true, false>>;
-        case GGML_TYPE_Q8_0:   return each_product<LegacyDot<quant::BlockQ8_0, false, false>>;
-        case GGML_TYPE_IQ4_NL: return each_product<LegacyDot<quant::BlockIQ4_NL, false, true>>;
-        case GGML_TYPE_MXFP4:  return each_product<LegacyDot<quant::BlockMXFP4, false, true>>;
-        case GGML_TYPE_Q2_K:   return each_product<KQ8_K<quant::BlockQ2_K>>;
-        case GGML_TYPE_Q3_K:   return each_product<KQ8_K<quant::BlockQ3_K>>;
-        case GGML_TYPE_Q4_K:   return each_product<KQ8_K<quant::BlockQ4_K>>;
-        case GGML_TYPE_Q5_K:   return each_product<KQ8_K<quant::BlockQ5_K>>;
-        case GGML_TYPE_Q6_K:   return each_product<KQ8_K<quant::BlockQ6_K>>;
+        case GGML_TYPE_F32:    return dot_kernel<FloatDot<load_f32, load_f32>>;
+        case GGML_TYPE_F16:    return dot_kernel<FloatDot<load_f16, load_f16>>;
+        case GGML_TYPE_BF16:   return dot_kernel<FloatDot<load_bf16, load_bf16>>;
+        case GGML_TYPE_Q4_0:   return dot_kernel<LegacyDot<quant::BlockQ4_0, false, false>>;
+        case GGML_TYPE_Q4_1:   return dot_kernel<LegacyDot<quant::BlockQ4_1, true, false>>;
+        case GGML_TYPE_Q5_0:   return dot_kernel<LegacyDot<quant::BlockQ5_0, false, false>>;
+        case GGML_TYPE_Q5_1:   return dot_kernel<LegacyDot<quant::BlockQ5_1, true, false>>;
+        case GGML_TYPE_Q8_0:   return dot_kernel<LegacyDot<quant::BlockQ8_0, false, false>>;
+        case GGML_TYPE_IQ4_NL: return dot_kernel<LegacyDot<quant::BlockIQ4_NL, false, true>>;
+        case GGML_TYPE_MXFP4:  return dot_kernel<LegacyDot<quant::BlockMXFP4, false, true>>;
+        case GGML_TYPE_Q2_K:   return dot_kernel<KQ8_K<quant::BlockQ2_K>>;
+        case GGML_TYPE_Q3_K:   return dot_kernel<KQ8_K<quant::BlockQ3_K>>;
+        case GGML_TYPE_Q4_K:   return dot_kernel<KQ8_K<quant::BlockQ4_K>>;
+        case GGML_TYPE_Q5_K:   return dot_kernel<KQ8_K<quant::BlockQ5_K>>;
+        case GGML_TYPE_Q6_K:   return dot_kernel<KQ8_K<quant::BlockQ6_K>>;
         default:               return nullptr;
     }
 }
