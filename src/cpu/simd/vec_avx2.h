@@ -8,8 +8,10 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include "cpu/simd/intrinsics.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #define SWITCHYARD_SIMD_HAVE_AVX2 1
 
@@ -31,6 +33,30 @@ struct VecAvx2 {
     void store(float * p) const { _mm256_storeu_ps(p, v); }
     static VecAvx2 load_partial(const float * p, int64_t n) { return {_mm256_maskload_ps(p, first_lanes_avx2(n))}; }
     void store_partial(float * p, int64_t n) const { _mm256_maskstore_ps(p, first_lanes_avx2(n), v); }
+
+    // Storage formats (x86 levels): kLanes fp16 / bf16 values as floats; the _partial forms read the first n only.
+    static VecAvx2 load_f16(const void * p) { return {_mm256_cvtph_ps(_mm_loadu_si128(static_cast<const __m128i *>(p)))}; }
+    static VecAvx2 load_bf16(const void * p) {
+        const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i *>(p)));
+        return {_mm256_castsi256_ps(_mm256_slli_epi32(w, 16))};
+    }
+    // (AVX2 has no 16-bit masked load: the tail goes through a zeroed copy)
+    static VecAvx2 load_f16_partial(const void * p, int64_t n) { return load_f16(half_tail(p, n).data()); }
+    static VecAvx2 load_bf16_partial(const void * p, int64_t n) { return load_bf16(half_tail(p, n).data()); }
+    // Lanes part * 8 .. part * 8 + 7 of sixteen bytes (signed or unsigned) minus offset, as floats.
+    template <bool kSigned>
+    static VecAvx2 from_bytes(__m128i bytes, int part, int offset) {
+        const __m128i half = part == 0 ? bytes : _mm_srli_si128(bytes, 8);
+        const __m256i q    = kSigned ? _mm256_cvtepi8_epi32(half) : _mm256_cvtepu8_epi32(half);
+        return {_mm256_cvtepi32_ps(_mm256_sub_epi32(q, _mm256_set1_epi32(offset)))};
+    }
+
+  private:
+    static std::array<uint16_t, 8> half_tail(const void * p, int64_t n) {
+        std::array<uint16_t, 8> t{};
+        std::memcpy(t.data(), p, static_cast<size_t>(n) * 2);
+        return t;
+    }
 };
 
 inline VecAvx2 operator+(VecAvx2 a, VecAvx2 b) { return {_mm256_add_ps(a.v, b.v)}; }
@@ -50,21 +76,24 @@ inline VecAvx2 select_lt(VecAvx2 a, VecAvx2 b, VecAvx2 x, VecAvx2 y) {
     return {_mm256_blendv_ps(y.v, x.v, _mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ))};
 }
 inline VecAvx2 vfma(VecAvx2 a, VecAvx2 b, VecAvx2 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+// x with the sign bit of s or-ed in (x >= 0: x with the sign of s)
+inline VecAvx2 with_sign_of(VecAvx2 x, VecAvx2 s) { return {_mm256_or_ps(x.v, _mm256_and_ps(s.v, _mm256_set1_ps(-0.0f)))}; }
 inline float hsum(VecAvx2 a) {
     const __m128 lo = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
     const __m128 sh = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
     return _mm_cvtss_f32(_mm_add_ss(sh, _mm_movehdup_ps(sh)));
 }
+// The lane sums of a, b, c, d into out[0..3]: one reduction tree, the same for every call (hsum4_128 also serves
+// the AVX-512 level after its halves are added).
+inline __m128 hsum4_128(__m256 a, __m256 b, __m256 c, __m256 d) {
+    const __m256 ab = _mm256_add_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b));
+    const __m256 cd = _mm256_add_ps(_mm256_unpacklo_ps(c, d), _mm256_unpackhi_ps(c, d));
+    const __m256 s  = _mm256_add_ps(_mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+}
 
-// Applies a scalar function to each lane (for the functions without a vector version here).
-template <class F>
-VecAvx2 lanewise(VecAvx2 a, F f) {
-    alignas(32) float t[8];
-    _mm256_store_ps(t, a.v);
-    for (float & x : t) {
-        x = f(x);
-    }
-    return {_mm256_load_ps(t)};
+inline void hsum4(VecAvx2 a, VecAvx2 b, VecAvx2 c, VecAvx2 d, float * out) {
+    _mm_storeu_ps(out, hsum4_128(a.v, b.v, c.v, d.v));
 }
 
 // exp: x = n*ln2 + r with |r| <= ln2/2, exp(r) by a degree-6 polynomial (Cephes coefficients), times 2^n applied
@@ -94,29 +123,6 @@ inline VecAvx2 vexp(VecAvx2 a) {
     return {_mm256_blendv_ps(y, a.v, _mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q))};
 }
 
-// tanh: odd Taylor polynomial for |x| < 0.3, 1 - 2 / (exp(2|x|) + 1) with the sign of x above.
-inline VecAvx2 vtanh(VecAvx2 a) {
-    const VecAvx2 ax  = vabs(a);
-    const VecAvx2 one = VecAvx2::splat(1.0f);
-    const VecAvx2 big = one - VecAvx2::splat(2.0f) / (vexp(ax + ax) + one);
-    const VecAvx2 x2  = a * a;
-    VecAvx2       p   = VecAvx2::splat(-1382.0f / 155925.0f);
-    p                 = p * x2 + VecAvx2::splat(62.0f / 2835.0f);
-    p                 = p * x2 + VecAvx2::splat(-17.0f / 315.0f);
-    p                 = p * x2 + VecAvx2::splat(2.0f / 15.0f);
-    p                 = p * x2 + VecAvx2::splat(-1.0f / 3.0f);
-    const VecAvx2 small = a + a * x2 * p;
-    const VecAvx2 signed_big{_mm256_or_ps(big.v, _mm256_and_ps(a.v, _mm256_set1_ps(-0.0f)))};
-    return select_lt(ax, VecAvx2::splat(0.3f), small, signed_big);
-}
-
-inline VecAvx2 vexpm1(VecAvx2 a) { return lanewise(a, [](float x) { return std::expm1(x); }); }
-inline VecAvx2 verf(VecAvx2 a) { return lanewise(a, [](float x) { return std::erf(x); }); }
-inline VecAvx2 vlog(VecAvx2 a) { return lanewise(a, [](float x) { return std::log(x); }); }
-inline VecAvx2 vlog1p(VecAvx2 a) { return lanewise(a, [](float x) { return std::log1p(x); }); }
-inline VecAvx2 vsin(VecAvx2 a) { return lanewise(a, [](float x) { return std::sin(x); }); }
-inline VecAvx2 vcos(VecAvx2 a) { return lanewise(a, [](float x) { return std::cos(x); }); }
-inline VecAvx2 vround(VecAvx2 a) { return lanewise(a, [](float x) { return std::round(x); }); }
 inline VecAvx2 vfloor(VecAvx2 a) { return {_mm256_round_ps(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
 inline VecAvx2 vceil(VecAvx2 a) { return {_mm256_round_ps(a.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)}; }
 inline VecAvx2 vtrunc(VecAvx2 a) { return {_mm256_round_ps(a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
@@ -124,5 +130,7 @@ inline VecAvx2 vtrunc(VecAvx2 a) { return {_mm256_round_ps(a.v, _MM_FROUND_TO_ZE
 
 } // namespace
 } // namespace switchyard::cpu::simd
+
+#include "cpu/simd/vec_math.h"
 
 #endif // __AVX2__ && __FMA__

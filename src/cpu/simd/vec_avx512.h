@@ -3,6 +3,7 @@
 // runs only after the selector (simd/isa.h) has checked the CPU.
 #pragma once
 
+#include "cpu/simd/vec_avx2.h" // hsum4_128
 #include "cpu/simd/vec_scalar.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
@@ -31,6 +32,25 @@ struct VecAvx512 {
         return {_mm512_maskz_loadu_ps(first_lanes_avx512(n), p)};
     }
     void store_partial(float * p, int64_t n) const { _mm512_mask_storeu_ps(p, first_lanes_avx512(n), v); }
+
+    // Storage formats (x86 levels): kLanes fp16 / bf16 values as floats; the _partial forms read the first n only.
+    static VecAvx512 load_f16(const void * p) { return load_f16_partial(p, 16); }
+    static VecAvx512 load_bf16(const void * p) { return load_bf16_partial(p, 16); }
+    static VecAvx512 load_f16_partial(const void * p, int64_t n) {
+        return {_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first_lanes_avx512(n), p))};
+    }
+    static VecAvx512 load_bf16_partial(const void * p, int64_t n) {
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(first_lanes_avx512(n), p));
+        return {_mm512_castsi512_ps(_mm512_slli_epi32(w, 16))};
+    }
+    // Sixteen bytes (signed or unsigned) minus offset, as floats (part: always 0, one vector holds them all).
+    // Masked forms of the conversions: GCC 12's headers warn (-Wmaybe-uninitialized) on the unmasked ones.
+    template <bool kSigned>
+    static VecAvx512 from_bytes(__m128i bytes, int /*part*/, int offset) {
+        constexpr __mmask16 kAll = 0xffff;
+        const __m512i q = kSigned ? _mm512_maskz_cvtepi8_epi32(kAll, bytes) : _mm512_maskz_cvtepu8_epi32(kAll, bytes);
+        return {_mm512_maskz_cvtepi32_ps(kAll, _mm512_sub_epi32(q, _mm512_set1_epi32(offset)))};
+    }
 };
 
 inline VecAvx512 operator+(VecAvx512 a, VecAvx512 b) { return {_mm512_add_ps(a.v, b.v)}; }
@@ -50,24 +70,20 @@ inline VecAvx512 select_lt(VecAvx512 a, VecAvx512 b, VecAvx512 x, VecAvx512 y) {
     return {_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ), y.v, x.v)};
 }
 inline VecAvx512 vfma(VecAvx512 a, VecAvx512 b, VecAvx512 c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+// x with the sign bit of s or-ed in (x >= 0: x with the sign of s)
+inline VecAvx512 with_sign_of(VecAvx512 x, VecAvx512 s) { return {_mm512_or_ps(x.v, _mm512_and_ps(s.v, _mm512_set1_ps(-0.0f)))}; }
 inline float hsum(VecAvx512 a) {
     const __m256 h  = _mm256_add_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
     const __m128 lo = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
     const __m128 sh = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
     return _mm_cvtss_f32(_mm_add_ss(sh, _mm_movehdup_ps(sh)));
 }
-inline float hmax(VecAvx512 a) { return _mm512_reduce_max_ps(a.v); }
-
-// Applies a scalar function to each lane (for the functions without a vector version here).
-template <class F>
-VecAvx512 lanewise(VecAvx512 a, F f) {
-    alignas(64) float t[16];
-    _mm512_store_ps(t, a.v);
-    for (float & x : t) {
-        x = f(x);
-    }
-    return {_mm512_load_ps(t)};
+// The lane sums of a, b, c, d into out[0..3]: halves first (256-bit adds), then the AVX2 tree (vec_avx2.h).
+inline void hsum4(VecAvx512 a, VecAvx512 b, VecAvx512 c, VecAvx512 d, float * out) {
+    const auto half = [](__m512 x) { return _mm256_add_ps(_mm512_castps512_ps256(x), _mm512_extractf32x8_ps(x, 1)); };
+    _mm_storeu_ps(out, hsum4_128(half(a.v), half(b.v), half(c.v), half(d.v)));
 }
+inline float hmax(VecAvx512 a) { return _mm512_reduce_max_ps(a.v); }
 
 // exp: x = n*ln2 + r with |r| <= ln2/2, exp(r) by a degree-6 polynomial (Cephes coefficients), and 2^n applied by
 // vscalefps, which rounds once into the subnormals and saturates to 0 / +inf. The input is clamped to
@@ -89,34 +105,13 @@ inline VecAvx512 vexp(VecAvx512 a) {
     return {_mm512_scalef_ps(p, n)};
 }
 
-// tanh: odd Taylor polynomial for |x| < 0.3, 1 - 2 / (exp(2|x|) + 1) with the sign of x above.
-inline VecAvx512 vtanh(VecAvx512 a) {
-    const VecAvx512 ax  = vabs(a);
-    const VecAvx512 one = VecAvx512::splat(1.0f);
-    const VecAvx512 big = one - VecAvx512::splat(2.0f) / (vexp(ax + ax) + one);
-    const VecAvx512 x2  = a * a;
-    VecAvx512       p   = VecAvx512::splat(-1382.0f / 155925.0f);
-    p                   = p * x2 + VecAvx512::splat(62.0f / 2835.0f);
-    p                   = p * x2 + VecAvx512::splat(-17.0f / 315.0f);
-    p                   = p * x2 + VecAvx512::splat(2.0f / 15.0f);
-    p                   = p * x2 + VecAvx512::splat(-1.0f / 3.0f);
-    const VecAvx512 small = a + a * x2 * p;
-    const VecAvx512 signed_big{_mm512_or_ps(big.v, _mm512_and_ps(a.v, _mm512_set1_ps(-0.0f)))};
-    return select_lt(ax, VecAvx512::splat(0.3f), small, signed_big);
-}
-
-inline VecAvx512 vexpm1(VecAvx512 a) { return lanewise(a, [](float x) { return std::expm1(x); }); }
-inline VecAvx512 verf(VecAvx512 a) { return lanewise(a, [](float x) { return std::erf(x); }); }
-inline VecAvx512 vlog(VecAvx512 a) { return lanewise(a, [](float x) { return std::log(x); }); }
-inline VecAvx512 vlog1p(VecAvx512 a) { return lanewise(a, [](float x) { return std::log1p(x); }); }
-inline VecAvx512 vsin(VecAvx512 a) { return lanewise(a, [](float x) { return std::sin(x); }); }
-inline VecAvx512 vcos(VecAvx512 a) { return lanewise(a, [](float x) { return std::cos(x); }); }
-inline VecAvx512 vround(VecAvx512 a) { return lanewise(a, [](float x) { return std::round(x); }); }
 inline VecAvx512 vfloor(VecAvx512 a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
 inline VecAvx512 vceil(VecAvx512 a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)}; }
 inline VecAvx512 vtrunc(VecAvx512 a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
 
 } // namespace
 } // namespace switchyard::cpu::simd
+
+#include "cpu/simd/vec_math.h"
 
 #endif // __AVX512F__ && __AVX512DQ__ && __FMA__

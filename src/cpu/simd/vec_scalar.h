@@ -3,8 +3,12 @@
 // The Vec concept (shared by VecScalar, VecAvx2, VecAvx512): V::kLanes, V::load(const float *), V::splat(float),
 // v.store(float *), V::load_partial(p, n) / v.store_partial(p, n) for the masked tail (the first n < kLanes lanes;
 // the rest read as 0 and are not written), the arithmetic operators, vmin/vmax/vabs/vsqrt, select_gt / select_lt
-// (lane-wise a > b ? x : y), vfma (a * b + c), hsum (the one horizontal sum), and the math functions of the
-// element-wise functors (vexp, vexpm1, vtanh, verf, vlog, vlog1p, vsin, vcos, vfloor, vceil, vround, vtrunc).
+// (lane-wise a > b ? x : y), vfma (a * b + c), hsum (the one horizontal sum), hsum4 (four sums at once, each in
+// the order hsum4 fixes per level), and the math functions of the element-wise functors (vexp, vexpm1, vtanh,
+// verf, vlog, vlog1p, vsin, vcos, vfloor, vceil, vround, vtrunc). The x86 levels add the storage formats the
+// matrix kernels read (V::load_f16 / load_bf16 and their _partial forms, V::from_bytes<signed>(16 bytes, part,
+// offset)): the kernels written once over the lanes (quants/matvec_float.h, kernels/mul_mat/dot_lanes.h,
+// dequant_lanes.h) use them.
 //
 // Every Vec sits in an unnamed namespace so that each translation unit keeps its own copies: an inline function
 // compiled with AVX2 must never be the one the linker picks for the scalar path.
@@ -42,6 +46,12 @@ inline VecScalar vsqrt(VecScalar a) { return {std::sqrt(a.v)}; }
 inline VecScalar select_gt(VecScalar a, VecScalar b, VecScalar x, VecScalar y) { return a.v > b.v ? x : y; }
 inline VecScalar select_lt(VecScalar a, VecScalar b, VecScalar x, VecScalar y) { return a.v < b.v ? x : y; }
 inline float     hsum(VecScalar a) { return a.v; }
+inline void      hsum4(VecScalar a, VecScalar b, VecScalar c, VecScalar d, float * out) {
+    out[0] = a.v;
+    out[1] = b.v;
+    out[2] = c.v;
+    out[3] = d.v;
+}
 inline VecScalar vfma(VecScalar a, VecScalar b, VecScalar c) { return {a.v * b.v + c.v}; }
 inline VecScalar vexp(VecScalar a) { return {std::exp(a.v)}; }
 inline VecScalar vexpm1(VecScalar a) { return {std::expm1(a.v)}; }

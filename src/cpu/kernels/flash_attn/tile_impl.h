@@ -90,34 +90,7 @@ V load_partial_at(const uint16_t * p, int64_t n) {
     return HalfLoad<V>::load_partial(p, n);
 }
 
-// out[0..4) = the lane sums of a, b, c, d: one reduction tree per ISA, the same for every call.
-inline void hsum4(VecScalar a, VecScalar b, VecScalar c, VecScalar d, float * out) {
-    out[0] = a.v;
-    out[1] = b.v;
-    out[2] = c.v;
-    out[3] = d.v;
-}
-
-#if defined(SWITCHYARD_SIMD_HAVE_AVX2)
-inline __m128 hsum4_128(__m256 a, __m256 b, __m256 c, __m256 d) {
-    const __m256 ab = _mm256_add_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b));
-    const __m256 cd = _mm256_add_ps(_mm256_unpacklo_ps(c, d), _mm256_unpackhi_ps(c, d));
-    const __m256 s  = _mm256_add_ps(_mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 2, 3, 2)));
-    return _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-}
-
-inline void hsum4(simd::VecAvx2 a, simd::VecAvx2 b, simd::VecAvx2 c, simd::VecAvx2 d, float * out) {
-    _mm_storeu_ps(out, hsum4_128(a.v, b.v, c.v, d.v));
-}
-#endif
-
-#if defined(SWITCHYARD_SIMD_HAVE_AVX512)
-// Halves first (256-bit adds), then the AVX2 tree.
-inline void hsum4(simd::VecAvx512 a, simd::VecAvx512 b, simd::VecAvx512 c, simd::VecAvx512 d, float * out) {
-    const auto half = [](__m512 x) { return _mm256_add_ps(_mm512_castps512_ps256(x), _mm512_extractf32x8_ps(x, 1)); };
-    _mm_storeu_ps(out, hsum4_128(half(a.v), half(b.v), half(c.v), half(d.v)));
-}
-#endif
+// hsum4 (the four lane sums at once) is the Vec concept's: one reduction tree per ISA, the same for every call.
 
 // The lane sums of RB x 4 dot products into s[r * lds + j] for j < nk_keep.
 template <class V, int RB>

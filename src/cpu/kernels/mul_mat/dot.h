@@ -37,17 +37,10 @@ void dot4x4_via_dot4(const float * a, int64_t lda, const float * const * b, int6
     }
 }
 
-// ISA variants (defined in dot*.cpp)
+// The scalar level (dot.cpp); the x86 levels are dot_lanes.h instantiated in dot_avx2.cpp / dot_avx512.cpp.
 float dot_f32_scalar(const float * x, const float * y, int64_t n);
 void  dot4_f32_scalar(const float * x, const float * y0, const float * y1, const float * y2, const float * y3, int64_t n,
                       float * out);
 void  dot4x4_f32_generic(const float * a, int64_t lda, const float * const * b, int64_t n, float * out);
-float dot_f32_avx2(const float * x, const float * y, int64_t n);
-void  dot4_f32_avx2(const float * x, const float * y0, const float * y1, const float * y2, const float * y3, int64_t n,
-                    float * out);
-float dot_f32_avx512(const float * x, const float * y, int64_t n);
-void  dot4_f32_avx512(const float * x, const float * y0, const float * y1, const float * y2, const float * y3, int64_t n,
-                      float * out);
-void  dot4x4_f32_avx512(const float * a, int64_t lda, const float * const * b, int64_t n, float * out);
 
 } // namespace switchyard::cpu::kernels
