@@ -4,6 +4,7 @@
 #include "cpu/kernel_registry.h"
 #include "cpu/quants/act_quant.h"
 #include "cpu/quants/levels.h"
+#include "cpu/quants/type_rows.h"
 
 #include <algorithm>
 #include <cstring>
@@ -122,21 +123,11 @@ int sum_levels(const int8_t * q, int n) {
 } // namespace
 
 GemmFormat gemm_format(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_Q4_0:   return {GGML_TYPE_Q8_0, 32, 8, false};
-        case GGML_TYPE_Q4_1:   return {GGML_TYPE_Q8_1, 32, 0, true};
-        case GGML_TYPE_Q5_0:   return {GGML_TYPE_Q8_0, 32, 16, false};
-        case GGML_TYPE_Q5_1:   return {GGML_TYPE_Q8_1, 32, 0, true};
-        case GGML_TYPE_Q8_0:   return {GGML_TYPE_Q8_0, 32, 128, false};
-        case GGML_TYPE_IQ4_NL: return {GGML_TYPE_Q8_0, 32, 128, false};
-        case GGML_TYPE_MXFP4:  return {GGML_TYPE_Q8_0, 32, 12, false};
-        case GGML_TYPE_Q2_K:   return {GGML_TYPE_Q8_K, 16, 0, true};
-        case GGML_TYPE_Q3_K:   return {GGML_TYPE_Q8_K, 16, 4, false};
-        case GGML_TYPE_Q4_K:   return {GGML_TYPE_Q8_K, 32, 0, true};
-        case GGML_TYPE_Q5_K:   return {GGML_TYPE_Q8_K, 32, 0, true};
-        case GGML_TYPE_Q6_K:   return {GGML_TYPE_Q8_K, 16, 32, false};
-        default:               return {};
+    const CpuTypeRow row = cpu_type_row(weight);
+    if (row.type != weight || row.gemm_group == 0) {
+        return {};
     }
+    return {row.act, row.gemm_group, row.gemm_bias, row.has_min};
 }
 
 size_t gemm_group_bytes(const GemmFormat & f) { return levels_bytes(f) + 2 * kGemmRows * sizeof(float); }

@@ -57,8 +57,7 @@ inline __m256i piece_scales(__m256i scale, int p) {
 }
 
 // Each format: kMin, how its min / offset term enters the floats; kOffset4, levels minus 4 per element (q3_K).
-struct Q2_K {
-    static constexpr size_t  kBytes   = 84;
+struct Q2_K : TypeRow<GGML_TYPE_Q2_K> {
     static constexpr MinTerm kMin     = MinTerm::kLanes;
     static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
@@ -72,8 +71,7 @@ struct Q2_K {
     }
 };
 
-struct Q3_K {
-    static constexpr size_t  kBytes   = 110;
+struct Q3_K : TypeRow<GGML_TYPE_Q3_K> {
     static constexpr MinTerm kMin     = MinTerm::kNone;
     static constexpr bool    kOffset4 = true;
     static Scales scales(const uint8_t * b) {
@@ -102,8 +100,7 @@ inline Scales k4_scales(const uint8_t * b) {
     return {per16_from_per32(sc), per16_from_per32(m), half_to_float(b), -half_to_float(b + 2)};
 }
 
-struct Q4_K {
-    static constexpr size_t  kBytes   = 144;
+struct Q4_K : TypeRow<GGML_TYPE_Q4_K> {
     static constexpr MinTerm kMin     = MinTerm::kQuads;
     static constexpr bool    kOffset4 = false;
     static Scales            scales(const uint8_t * b) { return k4_scales(b); }
@@ -112,8 +109,7 @@ struct Q4_K {
     }
 };
 
-struct Q5_K {
-    static constexpr size_t  kBytes   = 176;
+struct Q5_K : TypeRow<GGML_TYPE_Q5_K> {
     static constexpr MinTerm kMin     = MinTerm::kTotal;
     static constexpr bool    kOffset4 = false;
     static Scales            scales(const uint8_t * b) { return k4_scales(b); }
@@ -124,8 +120,7 @@ struct Q5_K {
     }
 };
 
-struct Q6_K {
-    static constexpr size_t  kBytes   = 210;
+struct Q6_K : TypeRow<GGML_TYPE_Q6_K> {
     static constexpr MinTerm kMin     = MinTerm::kSubtract;
     static constexpr bool    kOffset4 = false;
     static Scales scales(const uint8_t * b) {
@@ -192,14 +187,7 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn kquants_avx2(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_Q2_K: return kernel<Q2_K>;
-        case GGML_TYPE_Q3_K: return kernel<Q3_K>;
-        case GGML_TYPE_Q4_K: return kernel<Q4_K>;
-        case GGML_TYPE_Q5_K: return kernel<Q5_K>;
-        case GGML_TYPE_Q6_K: return kernel<Q6_K>;
-        default:             return nullptr;
-    }
+    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K>(weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

@@ -19,37 +19,33 @@ namespace {
 
 using namespace simd;
 
-// A format: block bytes, where the activation block keeps its levels (q8_0: after d; q8_1: after d and s),
-// the 32 levels, the scale, and for q4_1 / q5_1 the min (kMin); kPairs: blocks alternate between two sets of
+// A format: its row (type_rows.h: block bytes, activation block bytes and where it keeps its levels, kHasMin for
+// q4_1 / q5_1), the 32 levels, the scale, and the min where kHasMin; kPairs: blocks alternate between two sets of
 // accumulators (upstream's iq4_nl / mxfp4).
-struct Q4_0 {
-    static constexpr size_t kBytes = 18, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false, kPairs = false;
+struct Q4_0 : TypeRow<GGML_TYPE_Q4_0> {
+    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) { return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8)); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
 
-struct Q4_1 {
-    static constexpr size_t kBytes = 20, kActBytes = 36, kActQs = 4;
-    static constexpr bool   kMin   = true, kPairs = false;
+struct Q4_1 : TypeRow<GGML_TYPE_Q4_1> {
+    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) { return nibbles32(b + 4); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
     static float   min(const uint8_t * b) { return half_to_float(b + 2); }
 };
 
 // q5_0: level - 16 = nibble | 0xf0 where the fifth bit is clear (two's complement), the nibble where it is set
-struct Q5_0 {
-    static constexpr size_t kBytes = 22, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false, kPairs = false;
+struct Q5_0 : TypeRow<GGML_TYPE_Q5_0> {
+    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) {
         return _mm256_or_si256(nibbles32(b + 6), _mm256_andnot_si256(bits32(b + 2), _mm256_set1_epi8(-16)));
     }
     static float scale(const uint8_t * b) { return half_to_float(b); }
 };
 
-struct Q5_1 {
-    static constexpr size_t kBytes = 24, kActBytes = 36, kActQs = 4;
-    static constexpr bool   kMin   = true, kPairs = false;
+struct Q5_1 : TypeRow<GGML_TYPE_Q5_1> {
+    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) {
         return _mm256_or_si256(nibbles32(b + 8), _mm256_and_si256(bits32(b + 4), _mm256_set1_epi8(16)));
     }
@@ -57,9 +53,8 @@ struct Q5_1 {
     static float min(const uint8_t * b) { return half_to_float(b + 2); }
 };
 
-struct Q8_0 {
-    static constexpr size_t kBytes = 34, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false, kPairs = false;
+struct Q8_0 : TypeRow<GGML_TYPE_Q8_0> {
+    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) { return load256(b + 2); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
@@ -70,16 +65,14 @@ inline __m256i table_levels(const int8_t (&table)[16], const uint8_t * qs) {
     return _mm256_shuffle_epi8(_mm256_set_m128i(t, t), nibbles32(qs));
 }
 
-struct IQ4_NL {
-    static constexpr size_t kBytes = 18, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false, kPairs = true;
+struct IQ4_NL : TypeRow<GGML_TYPE_IQ4_NL> {
+    static constexpr bool kPairs = true;
     static __m256i levels(const uint8_t * b) { return table_levels(quant::kIq4nlValues, b + 2); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
 
-struct MXFP4 {
-    static constexpr size_t kBytes = 17, kActBytes = 34, kActQs = 2;
-    static constexpr bool   kMin   = false, kPairs = true;
+struct MXFP4 : TypeRow<GGML_TYPE_MXFP4> {
+    static constexpr bool kPairs = true;
     static __m256i levels(const uint8_t * b) { return table_levels(quant::kMxfp4Values, b + 1); }
     static float   scale(const uint8_t * b) { return e8m0_half(b[0]); }
 };
@@ -116,14 +109,14 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
             }
             __m256 & into = F::kPairs && i % 2 == 1 ? acc_odd[c] : acc[c];
             into          = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), into);
-            if constexpr (F::kMin) {
+            if constexpr (F::kHasMin) {
                 mins[c] = fma_ss(F::min(wb), half_to_float(ab + 2), mins[c]);
             }
         }
     }
     for (int c = 0; c < C; ++c) {
         float r = sum_lanes8(F::kPairs ? _mm256_add_ps(acc[c], acc_odd[c]) : acc[c]);
-        if constexpr (F::kMin) {
+        if constexpr (F::kHasMin) {
             r += mins[c];
         }
         if (paired < nb) {
@@ -143,16 +136,7 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn legacy_avx2(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_Q4_0:   return kernel<Q4_0>;
-        case GGML_TYPE_Q4_1:   return kernel<Q4_1>;
-        case GGML_TYPE_Q5_0:   return kernel<Q5_0>;
-        case GGML_TYPE_Q5_1:   return kernel<Q5_1>;
-        case GGML_TYPE_Q8_0:   return kernel<Q8_0>;
-        case GGML_TYPE_IQ4_NL: return kernel<IQ4_NL>;
-        case GGML_TYPE_MXFP4:  return kernel<MXFP4>;
-        default:               return nullptr;
-    }
+    return kernel_for<Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4>(weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

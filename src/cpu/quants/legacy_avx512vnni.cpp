@@ -98,41 +98,41 @@ inline __m512i shifted_table(const int8_t (&levels)[16]) {
 
 enum class Codes { kNibbles, kTable, kBytes };
 
-struct Q4_0 {
-    static constexpr int   kBytes = 18, kQs = 2, kD = 0, kOffset = 8, kQh = -1;
+struct Q4_0 : TypeRow<GGML_TYPE_Q4_0> {
+    static constexpr int   kQs = 2, kD = 0, kOffset = 8, kQh = -1;
     static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kMin = false, kE8M0 = false;
+    static constexpr bool  kE8M0 = false;
 };
-struct Q4_1 {
-    static constexpr int   kBytes = 20, kQs = 4, kD = 0, kOffset = 0, kQh = -1;
+struct Q4_1 : TypeRow<GGML_TYPE_Q4_1> {
+    static constexpr int   kQs = 4, kD = 0, kOffset = 0, kQh = -1;
     static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kMin = true, kE8M0 = false;
+    static constexpr bool  kE8M0 = false;
 };
-struct Q5_0 {
-    static constexpr int   kBytes = 22, kQs = 6, kD = 0, kOffset = 16, kQh = 2;
+struct Q5_0 : TypeRow<GGML_TYPE_Q5_0> {
+    static constexpr int   kQs = 6, kD = 0, kOffset = 16, kQh = 2;
     static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kMin = false, kE8M0 = false;
+    static constexpr bool  kE8M0 = false;
 };
-struct Q5_1 {
-    static constexpr int   kBytes = 24, kQs = 8, kD = 0, kOffset = 0, kQh = 4;
+struct Q5_1 : TypeRow<GGML_TYPE_Q5_1> {
+    static constexpr int   kQs = 8, kD = 0, kOffset = 0, kQh = 4;
     static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kMin = true, kE8M0 = false;
+    static constexpr bool  kE8M0 = false;
 };
-struct Q8_0 {
-    static constexpr int   kBytes = 34, kQs = 2, kD = 0, kOffset = 128, kQh = -1;
+struct Q8_0 : TypeRow<GGML_TYPE_Q8_0> {
+    static constexpr int   kQs = 2, kD = 0, kOffset = 128, kQh = -1;
     static constexpr Codes kCodes = Codes::kBytes;
-    static constexpr bool  kMin = false, kE8M0 = false;
+    static constexpr bool  kE8M0 = false;
 };
-struct IQ4_NL {
-    static constexpr int   kBytes = 18, kQs = 2, kD = 0, kOffset = 128, kQh = -1;
+struct IQ4_NL : TypeRow<GGML_TYPE_IQ4_NL> {
+    static constexpr int   kQs = 2, kD = 0, kOffset = 128, kQh = -1;
     static constexpr Codes kCodes = Codes::kTable;
-    static constexpr bool  kMin = false, kE8M0 = false;
+    static constexpr bool  kE8M0 = false;
     static const int8_t (&table())[16] { return quant::kIq4nlValues; }
 };
-struct MXFP4 {
-    static constexpr int   kBytes = 17, kQs = 1, kD = 0, kOffset = 128, kQh = -1;
+struct MXFP4 : TypeRow<GGML_TYPE_MXFP4> {
+    static constexpr int   kQs = 1, kD = 0, kOffset = 128, kQh = -1;
     static constexpr Codes kCodes = Codes::kTable;
-    static constexpr bool  kMin = false, kE8M0 = true;
+    static constexpr bool  kE8M0 = true;
     static const int8_t (&table())[16] { return quant::kMxfp4Values; }
 };
 
@@ -158,7 +158,7 @@ struct Consts {
         } else {
             halves = vector_of(block_halves(F::kBytes, F::kD));
         }
-        if constexpr (F::kMin) {
+        if constexpr (F::kHasMin) {
             mins = vector_of(block_halves(F::kBytes, F::kD + 2));
         }
         if constexpr (F::kQh >= 0) {
@@ -213,7 +213,7 @@ Step weights(const uint8_t * wb, int64_t left, const Consts<F> & k) {
     } else {
         s.d = halves_to_floats(_mm512_permutex2var_epi8(v0, k.halves, v1));
     }
-    if constexpr (F::kMin) {
+    if constexpr (F::kHasMin) {
         s.m = halves_to_floats(_mm512_permutex2var_epi8(v0, k.mins, v1));
     }
     return s;
@@ -234,8 +234,8 @@ struct alignas(64) Prepared {
 
 template <class F>
 void prepare(const uint8_t * act, int64_t b0, int64_t b1, Prepared & p) {
-    constexpr size_t kActBytes = F::kMin ? sizeof(quant::BlockQ8_1) : sizeof(quant::BlockQ8_0);
-    constexpr size_t kActQs    = F::kMin ? 4 : 2;
+    constexpr size_t kActBytes = F::kActBytes;
+    constexpr size_t kActQs    = F::kActQs;
     const int64_t    n         = b1 - b0;
     const int64_t    padded    = (n + kGroupBlocks - 1) / kGroupBlocks * kGroupBlocks;
     for (int64_t b = 0; b < padded; ++b) {
@@ -261,7 +261,7 @@ void prepare(const uint8_t * act, int64_t b0, int64_t b1, Prepared & p) {
         for (int l = 0; l < 4; ++l) {
             p.start[g][4 * i + l] = l == 0 ? -F::kOffset * sum : 0;
             p.d[g][4 * i + l]     = d;
-            p.s[g][4 * i + l]     = l == 0 && F::kMin ? half(y + 2) : 0.0f;
+            p.s[g][4 * i + l]     = l == 0 && F::kHasMin ? half(y + 2) : 0.0f;
         }
     }
 }
@@ -283,7 +283,7 @@ void step_range(const uint8_t * w, int64_t first, int64_t last, int64_t left, co
             dot         = _mm512_dpbusd_epi32(dot, s.lo, _mm512_load_si512(p[c]->lo[g]));
             dot         = _mm512_dpbusd_epi32(dot, s.hi, _mm512_load_si512(p[c]->hi[g]));
             acc[c]      = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(s.d, _mm512_load_ps(p[c]->d[g])), acc[c]);
-            if constexpr (F::kMin) {
+            if constexpr (F::kHasMin) {
                 accm[c] = _mm512_fmadd_ps(s.m, _mm512_load_ps(p[c]->s[g]), accm[c]);
             }
         }
@@ -320,7 +320,7 @@ void kernel_cols(const MatVecArgs & a) {
             step_range<F, C, true>(w, fast, steps, left, k, p, acc, accm);
             for (int c = 0; c < C; ++c) {
                 float &     o = a.out[r * a.out_row + c * a.out_col];
-                const float v = hsum(acc[c]) + (F::kMin ? hsum(accm[c]) : 0.0f);
+                const float v = hsum(acc[c]) + (F::kHasMin ? hsum(accm[c]) : 0.0f);
                 o             = b0 == 0 ? v : o + v;
             }
         }
@@ -335,16 +335,7 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn legacy_avx512vnni(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_Q4_0:   return kernel<Q4_0>;
-        case GGML_TYPE_Q4_1:   return kernel<Q4_1>;
-        case GGML_TYPE_Q5_0:   return kernel<Q5_0>;
-        case GGML_TYPE_Q5_1:   return kernel<Q5_1>;
-        case GGML_TYPE_Q8_0:   return kernel<Q8_0>;
-        case GGML_TYPE_IQ4_NL: return kernel<IQ4_NL>;
-        case GGML_TYPE_MXFP4:  return kernel<MXFP4>;
-        default:               return nullptr;
-    }
+    return kernel_for<Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4>(weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

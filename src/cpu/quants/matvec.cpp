@@ -4,29 +4,15 @@
 
 #include "cpu/kernel_registry.h"
 #include "cpu/quants/act_quant.h"
+#include "cpu/quants/type_rows.h"
 
 #include <array>
 
 namespace switchyard::cpu::quants {
 
 ggml_type vec_dot_type(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:   return weight;
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_Q8_1:   return GGML_TYPE_Q8_1;
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_MXFP4:
-        case GGML_TYPE_NVFP4:
-        case GGML_TYPE_Q1_0:
-        case GGML_TYPE_Q2_0:   return GGML_TYPE_Q8_0;
-        default:               return GGML_TYPE_Q8_K; // the K-quants, the IQ grids, TQ1_0, TQ2_0, Q8_K
-    }
+    const CpuTypeRow row = cpu_type_row(weight);
+    return row.type == weight ? row.act : GGML_TYPE_Q8_K;
 }
 
 MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "cpu/quants/matvec.h"
+#include "cpu/quants/type_rows.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +50,15 @@ inline void each_product(const MatVecArgs & a, Dot && dot) {
             out[c * a.out_col] = dot(w, act + static_cast<size_t>(c) * a.act_col);
         }
     });
+}
+
+// A level's kernel for `weight`: make.template operator()<F>() for the one of the level's formats F whose type
+// (F::kType, type_rows.h: TypeRow) it is, nullptr when none is.
+template <class... F, class Make>
+inline MatVecFn kernel_for(ggml_type weight, Make && make) {
+    MatVecFn f = nullptr;
+    ((f = (f == nullptr && F::kType == weight) ? make.template operator()<F>() : f), ...);
+    return f;
 }
 
 } // namespace switchyard::cpu::quants

@@ -1,0 +1,92 @@
+// The CPU's per-type rows (cpu/quants/type_rows.h): every type with a kernel at any level has a row, the rows'
+// facts agree with the storage table, and the mappings the kernels read from them are upstream's (exact
+// expectations from ggml-cpu.c's type_traits_cpu and the GEMM form documented in gemm.h).
+#include "cpu/quants/gemm.h"
+#include "cpu/quants/matvec.h"
+#include "cpu/quants/type_rows.h"
+#include "cpu/simd/isa.h"
+
+#include "quant/types.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace {
+
+using namespace switchyard::cpu::quants;
+using switchyard::kTypeTable;
+
+TEST(CpuTypeRows, EveryTypeWithAKernelAtAnyLevelHasARow) {
+    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+        const auto type = static_cast<ggml_type>(t);
+        for (size_t l = 0; l < switchyard::cpu::simd::kIsaCount; ++l) {
+            const auto level = static_cast<switchyard::cpu::simd::Isa>(l);
+            if (matvec_entry(type, level).fn != nullptr) {
+                EXPECT_EQ(cpu_type_row(type).type, type) << ggml_type_name(type) << " has a kernel but no row";
+            }
+        }
+        if (gemm_format(type).act_type != GGML_TYPE_COUNT) {
+            EXPECT_EQ(cpu_type_row(type).type, type) << ggml_type_name(type);
+        }
+    }
+}
+
+TEST(CpuTypeRows, RowsAreUniqueAndAgreeWithTheStorageTable) {
+    std::set<int> seen;
+    for (const CpuTypeRow & r : kCpuTypeRows) {
+        EXPECT_TRUE(seen.insert(r.type).second) << ggml_type_name(r.type) << " has two rows";
+        EXPECT_NE(kTypeTable[r.type].name, nullptr);
+        EXPECT_NE(kTypeTable[r.act].name, nullptr);
+        if (r.gemm_group != 0) {
+            EXPECT_TRUE(r.gemm_group == 16 || r.gemm_group == 32) << ggml_type_name(r.type);
+            EXPECT_EQ(kTypeTable[r.type].blck_size % r.gemm_group, 0) << ggml_type_name(r.type);
+            EXPECT_EQ(kTypeTable[r.act].blck_size % r.gemm_group, 0) << ggml_type_name(r.type);
+        }
+    }
+}
+
+TEST(CpuTypeRows, ActivationFormatsAreUpstreams) {
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_F32), GGML_TYPE_F32);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_F16), GGML_TYPE_F16);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_BF16), GGML_TYPE_BF16);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q4_0), GGML_TYPE_Q8_0);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q4_1), GGML_TYPE_Q8_1);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q5_0), GGML_TYPE_Q8_0);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q5_1), GGML_TYPE_Q8_1);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q8_0), GGML_TYPE_Q8_0);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q8_1), GGML_TYPE_Q8_1);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_IQ4_NL), GGML_TYPE_Q8_0);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_MXFP4), GGML_TYPE_Q8_0);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q2_K), GGML_TYPE_Q8_K);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_Q6_K), GGML_TYPE_Q8_K);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_IQ2_XXS), GGML_TYPE_Q8_K);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_IQ4_XS), GGML_TYPE_Q8_K);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_TQ1_0), GGML_TYPE_Q8_K);
+    EXPECT_EQ(vec_dot_type(GGML_TYPE_TQ2_0), GGML_TYPE_Q8_K);
+}
+
+TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
+    struct Expect {
+        ggml_type type, act;
+        int       group, bias;
+        bool      min;
+    };
+    const Expect expected[] = {
+        {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, 32, 8, false},   {GGML_TYPE_Q4_1, GGML_TYPE_Q8_1, 32, 0, true},
+        {GGML_TYPE_Q5_0, GGML_TYPE_Q8_0, 32, 16, false},  {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0, 32, 128, false},
+        {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K, 16, 0, true},    {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K, 16, 4, false},
+        {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K, 32, 0, true},    {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false},
+    };
+    for (const Expect & e : expected) {
+        const GemmFormat f = gemm_format(e.type);
+        EXPECT_EQ(f.act_type, e.act) << ggml_type_name(e.type);
+        EXPECT_EQ(f.group, e.group) << ggml_type_name(e.type);
+        EXPECT_EQ(f.bias, e.bias) << ggml_type_name(e.type);
+        EXPECT_EQ(f.has_min, e.min) << ggml_type_name(e.type);
+    }
+    EXPECT_EQ(gemm_format(GGML_TYPE_F32).act_type, GGML_TYPE_COUNT);
+    EXPECT_EQ(gemm_format(GGML_TYPE_IQ2_XXS).act_type, GGML_TYPE_COUNT);
+}
+
+} // namespace
