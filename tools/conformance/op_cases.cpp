@@ -663,7 +663,7 @@ std::vector<OpCase> make_cases() {
     add_fill(cases);
     add_roll(cases);
     add_custom(cases);
-    add_ext_cases(cases);
+    add_vision_cases(cases);
     add_train_cases(cases);
     add_conv_cases(cases);
     add_recurrent_cases(cases);

@@ -57,8 +57,9 @@ struct OpCase {
 // Every case, in a fixed order.
 const std::vector<OpCase> & op_cases();
 
-// Appends the cases of the ops added with issue 16 (op_cases_ext.cpp); called once by op_cases().
-void add_ext_cases(std::vector<OpCase> & cases);
+// Appends the cases of the vision encoders' ops (padding, resampling, SAM windows, depthwise and transposed
+// convolution, rope offsets; op_cases_vision.cpp); called once by op_cases().
+void add_vision_cases(std::vector<OpCase> & cases);
 // Appends the cases of the training ops (gradient ops, multi-section rope, loss, optimizer steps;
 // op_cases_train.cpp); called once by op_cases().
 void add_train_cases(std::vector<OpCase> & cases);

@@ -1,6 +1,8 @@
 // The model writer: the JSON reader (json.h), a recursive descent over the text.
 #include "json.h"
 
+#include "model_writer/utf8.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -9,24 +11,6 @@ namespace switchyard::model_writer {
 namespace {
 
 constexpr int kMaxDepth = 256;
-
-void append_utf8(std::string & out, uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
 
 } // namespace
 
@@ -207,7 +191,7 @@ private:
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             return fail("a lone surrogate in a \\u escape");
         }
-        append_utf8(out, cp);
+        utf8_append(out, cp);
         return true;
     }
 

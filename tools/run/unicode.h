@@ -10,6 +10,8 @@
 // points (also those assigned after 15.1) and the separators that are not whitespace.
 #pragma once
 
+#include "model_writer/utf8.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -26,8 +28,8 @@ size_t utf8_char_len(std::string_view text, size_t pos);
 // The code point of the UTF-8 character at text[pos] of length utf8_char_len (the byte itself when invalid).
 uint32_t utf8_decode(std::string_view text, size_t pos, size_t len);
 
-// Appends the UTF-8 encoding of cp (cp <= 0x1FFFFF: four bytes above 0xFFFF, as written, even past U+10FFFF).
-void utf8_append(std::string & out, uint32_t cp);
+// Appends the UTF-8 encoding of cp (model_writer/utf8.h, shared with the model writer's JSON reader).
+using switchyard::utf8_append;
 
 // The length llama.cpp gives the character whose first byte is `lead`, from its four high bits alone: 1 for
 // 0x00..0xBF, 2 for 0xC0..0xDF, 3 for 0xE0..0xEF, 4 for 0xF0..0xFF (the SentencePiece-style tokenizer's symbols).

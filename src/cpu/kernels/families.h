@@ -29,7 +29,8 @@ KernelInfo flash_attn(ggml_op op);         // flash_attn/flash_attn.cpp
 KernelInfo flash_attn_back(ggml_op op);    // flash_attn/flash_attn_back.cpp
 KernelInfo deepseek(ggml_op op);           // flash_attn/deepseek.cpp
 KernelInfo rope(ggml_op op);               // rope/rope.cpp
-KernelInfo im2col_pool(ggml_op op);        // conv/im2col_pool.cpp
+KernelInfo im2col(ggml_op op);             // conv/im2col.cpp
+KernelInfo pool(ggml_op op);               // conv/pool.cpp
 KernelInfo conv_1d_dw_upscale(ggml_op op); // conv/conv_1d_dw_upscale.cpp
 KernelInfo conv_nd(ggml_op op);            // conv/conv_nd.cpp
 KernelInfo recurrent(ggml_op op);          // recurrent/recurrent.cpp
@@ -37,9 +38,9 @@ KernelInfo backward(ggml_op op);           // training/backward.cpp
 KernelInfo loss_optimizer(ggml_op op);     // training/loss_optimizer.cpp
 KernelInfo custom(ggml_op op);             // custom.cpp
 
-inline constexpr std::array<Family, 24> kFamilies = {
+inline constexpr std::array<Family, 25> kFamilies = {
     unary, glu, binary, fill, roll, reduce, norm, sort, softmax, copy, rows, windows, mul_mat, flash_attn,
-    flash_attn_back, deepseek, rope, im2col_pool, conv_1d_dw_upscale, conv_nd, recurrent, backward, loss_optimizer,
+    flash_attn_back, deepseek, rope, im2col, pool, conv_1d_dw_upscale, conv_nd, recurrent, backward, loss_optimizer,
     custom,
 };
 

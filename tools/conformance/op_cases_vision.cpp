@@ -1,7 +1,7 @@
-// Op cases of the issue 16 batch (ops whose constructors were added then): COUNT_EQUAL, DIAG_MASK_ZERO, circular
-// and reflection padding, UPSCALE / ggml_interpolate, SAM's window and relative-position ops, CONV_TRANSPOSE_1D,
-// CONV_2D_DW and the depthwise compositions, and ggml_rope_set_offset (ROPE / ROPE_BACK with the rotated window
-// moved into the row). Appended to the shared list by op_cases.cpp.
+// Op cases of the ops vision encoders use (SAM / ViT style): circular and reflection padding, UPSCALE /
+// ggml_interpolate, SAM's window and relative-position ops, CONV_TRANSPOSE_1D, CONV_2D_DW and the depthwise
+// compositions, ggml_rope_set_offset (ROPE / ROPE_BACK with the rotated window moved into the row), and the mask
+// and count ops that came with them (COUNT_EQUAL, DIAG_MASK_ZERO). Appended to the shared list by op_cases.cpp.
 #include "conformance/op_cases.h"
 
 #include <string>
@@ -12,7 +12,7 @@ namespace {
 
 using B = CaseBuilder;
 
-void add_rows_ext(std::vector<OpCase> & cases) {
+void add_masks_and_counts(std::vector<OpCase> & cases) {
     for (ggml_type t : {GGML_TYPE_I32, GGML_TYPE_F32}) {
         cases.push_back({std::string("COUNT_EQUAL(type=") + ggml_type_name(t) + ",ne=[32,4,3,1])", GGML_OP_COUNT_EQUAL, [t](B & b) {
                              return ggml_count_equal(b.ctx(), b.input(t, 32, 4, 3, 1, InputKind::Indices, 3),
@@ -74,7 +74,7 @@ void add_resample(std::vector<OpCase> & cases) {
     }
 }
 
-void add_conv_ext(std::vector<OpCase> & cases) {
+void add_depthwise_and_transposed(std::vector<OpCase> & cases) {
     for (ggml_type kt : {GGML_TYPE_F32, GGML_TYPE_F16}) {
         for (int s0 : {1, 2}) {
             cases.push_back({std::string("CONV_TRANSPOSE_1D(kernel=") + ggml_type_name(kt) + ",K=3,OC=4,IC=5,L=7,s0=" + std::to_string(s0) + ")",
@@ -176,10 +176,10 @@ void add_rope_offset(std::vector<OpCase> & cases) {
 
 } // namespace
 
-void add_ext_cases(std::vector<OpCase> & cases) {
-    add_rows_ext(cases);
+void add_vision_cases(std::vector<OpCase> & cases) {
+    add_masks_and_counts(cases);
     add_resample(cases);
-    add_conv_ext(cases);
+    add_depthwise_and_transposed(cases);
     add_rope_offset(cases);
 }
 
