@@ -180,8 +180,8 @@ TEST(KernelRegistry, FastPathsHaveTheirLevels) {
     auto at = [](IsaLevel l) { return isa_supported(l) ? l : IsaLevel::kCount; };
     // x86-64's level or aarch64's (a CPU has the levels of one architecture only)
     auto x86_or_neon = [&](IsaLevel l) { return isa_supported(IsaLevel::kNeon) ? IsaLevel::kNeon : at(l); };
-    EXPECT_EQ(selected_level(&IsaColumn::gemm_float, GGML_TYPE_F32), at(IsaLevel::kAvx512));
-    EXPECT_EQ(selected_level(&IsaColumn::gemm_float, GGML_TYPE_F16), at(IsaLevel::kAvx512));
+    EXPECT_EQ(selected_level(&IsaColumn::gemm_float, GGML_TYPE_F32), x86_or_neon(IsaLevel::kAvx512));
+    EXPECT_EQ(selected_level(&IsaColumn::gemm_float, GGML_TYPE_F16), x86_or_neon(IsaLevel::kAvx512));
     EXPECT_EQ(selected_level(&IsaColumn::gemm_float, GGML_TYPE_BF16), at(IsaLevel::kAvx512Bf16));
     EXPECT_EQ(selected_level(&IsaColumn::gemm_float, GGML_TYPE_Q4_0), IsaLevel::kCount);
     EXPECT_EQ(selected_level(&IsaColumn::gemm_float_amx, GGML_TYPE_F16), at(IsaLevel::kAmx));
