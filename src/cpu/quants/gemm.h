@@ -1,6 +1,6 @@
 // Integer GEMM of the CPU backend for quantized weights times many activation columns (prompt processing,
 // batches): upstream's products (the weights' integer levels times the activations' q8 levels, scaled per block),
-// computed as int8 tiles on AVX-512 VNNI.
+// computed as int8 tiles on AVX-512 VNNI, AMX or NEON.
 //
 // Every supported weight format is brought to one form, a group of G elements (32, or 16 for the K-quants whose
 // scales are per 16: q2_K, q3_K, q6_K) being
@@ -105,5 +105,10 @@ void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a); // gemm_am
 void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
 // gemm_pack_avx512vnni.cpp: false (nothing written) for the types it does not pack and k not a multiple of 256
 bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+
+// The NEON level's tiles (aarch64 only; gemm_tile_neon.h): the portable tile's results bit for bit. The column takes
+// the dotprod one where the CPU has the int8 dot product (base/cpuid.h: CpuFeatures::dotprod); call it only there.
+void gemm_tile_neon(const GemmFormat & f, const GemmTileArgs & a);         // gemm_neon.cpp
+void gemm_tile_neon_dotprod(const GemmFormat & f, const GemmTileArgs & a); // gemm_neon_dotprod.cpp
 
 } // namespace switchyard::cpu::quants

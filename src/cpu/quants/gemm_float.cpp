@@ -12,7 +12,7 @@ namespace switchyard::cpu::quants {
 namespace {
 
 // The kernel registry's choice of `family` for `weight`, once per family (nullptr: none on this CPU): the float
-// GEMM (gemm_float: F32 and F16 at AVX-512, BF16 at AVX-512 BF16) and the AMX one (gemm_float_amx: F16, BF16).
+// GEMM (gemm_float: F32 and F16 at AVX-512 or NEON, BF16 at AVX-512 BF16) and the AMX one (gemm_float_amx: F16, BF16).
 template <auto Family>
 const FloatGemmKernels * chosen(ggml_type weight) {
     static const auto table = select_kernel_per_type(Family);

@@ -4,7 +4,8 @@
 // FMA / vdpbf16ps the tile accumulates in zmm registers (an outer product per step: one load per panel, one
 // broadcast per column; with twelve columns and two panels each panel load feeds 12 FMAs: measured on one core
 // with the panels streamed from L2 (k = 4096), 32 x 12 reaches 228 GFLOP/s where 32 x 8 reaches 179); on AMX in
-// four 16 x 16 tile accumulators (gemm_float_amx.cpp).
+// four 16 x 16 tile accumulators (gemm_float_amx.cpp). On NEON (gemm_float_neon.cpp, f32 and f16) the same panels
+// and chunks, the tile in passes of 16 rows x 4 columns (16 float32x4 accumulators of the 32 registers).
 //
 //   weights  panel per step                        chunk                                      tile (per step)
 //   f32      k steps of 16 floats (lane r: row r)  k steps of 12 floats                       12 FMA per panel
@@ -30,7 +31,7 @@ constexpr int kGemmAmxCols    = 32; // activation columns per chunk of the AMX b
 constexpr int kGemmAmxF16Cols = 16; // activation columns per chunk of the AMX f16 tile
 constexpr int kGemmAmxBlock   = 32; // elements per k block of the AMX tiles
 
-// true when this CPU has a float tile for `weight` (F32 / F16 at AVX-512, BF16 at AVX-512 BF16: the kernel
+// true when this CPU has a float tile for `weight` (F32 / F16 at AVX-512 or NEON, BF16 at AVX-512 BF16: the kernel
 // registry's gemm_float, cpu/kernel_registry.h).
 bool gemm_float_available(ggml_type weight);
 
@@ -72,7 +73,7 @@ struct FloatGemmKernels {
     void (*tile)(const GemmTileArgs & a);
 };
 
-// The levels' packers and tiles, which the registry's columns hold (x86-64 only).
+// The levels' packers and tiles, which the registry's columns hold (x86-64, then aarch64).
 // gemm_float_avx512.cpp (F32, F16) and gemm_float_avx512bf16.cpp (BF16); call only where the level is supported
 void gemm_float_pack_avx512(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_float_tile_avx512(const GemmTileArgs & a);
@@ -82,5 +83,9 @@ void gemm_float_tile_avx512bf16(const GemmTileArgs & a);
 void gemm_float_tile_amx(const GemmTileArgs & a);
 void gemm_float_pack_amx_f16(const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_float_tile_amx_f16(const GemmTileArgs & a);
+// gemm_float_neon.cpp (aarch64 only): F32 and F16 (converted to f32 at packing); each output one chain of fused
+// multiply-adds in k order
+void gemm_float_pack_neon(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+void gemm_float_tile_neon(const GemmTileArgs & a);
 
 } // namespace switchyard::cpu::quants
