@@ -101,6 +101,48 @@ TEST(MatMulDecode, BroadcastAndF16Activations) {
     }
 }
 
+// A column's results do not depend on the batch it shares (up to kMatVecMaxCols columns, the matrix-vector path):
+// each column of a 1, 7, 9 and kMatVecMaxCols-column product equals, bit for bit, the same column multiplied
+// alone, on 1 and 2 threads; the weights span several of the path's blocks of rows (512 KiB of f32 rows).
+TEST(MatMulDecode, ColumnsGiveTheSameBitsInEveryBatchUpToTheMatVecLimit) {
+    std::mt19937 rng(33);
+    for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K}) {
+        const int64_t k = 1024, rows = 300; // f32: 4 KiB rows, 128 rows per block of rows
+        Ctx           ctx;
+        ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
+        fill_weights(a, rng);
+        ggml_tensor * all = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, kMatVecMaxCols);
+        fill(all, rng);
+        std::vector<std::vector<float>> alone(static_cast<size_t>(kMatVecMaxCols));
+        for (int64_t c = 0; c < kMatVecMaxCols; ++c) {
+            ggml_tensor * col = ggml_view_2d(ctx, all, k, 1, all->nb[1], static_cast<size_t>(c) * all->nb[1]);
+            ggml_tensor * out = ggml_mul_mat(ctx, a, col);
+            ASSERT_EQ(compute(ctx, out, 1), GGML_STATUS_SUCCESS);
+            const auto * o = static_cast<const float *>(out->data);
+            alone[static_cast<size_t>(c)].assign(o, o + rows);
+        }
+        for (int64_t batch : {int64_t{7}, int64_t{9}, kMatVecMaxCols}) {
+            ggml_tensor * b   = ggml_view_2d(ctx, all, k, batch, all->nb[1], 0);
+            ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+            for (int nt : {1, 2}) {
+                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                int failures = 0;
+                for (int64_t c = 0; c < batch; ++c) {
+                    const auto * o = reinterpret_cast<const float *>(static_cast<const char *>(out->data) + c * out->nb[1]);
+                    for (int64_t r = 0; r < rows; ++r) {
+                        if (std::memcmp(&o[r], &alone[static_cast<size_t>(c)][static_cast<size_t>(r)], sizeof(float)) != 0 &&
+                            failures++ < 3) {
+                            ADD_FAILURE() << ggml_type_name(type) << ", batch " << batch << ", " << nt << " threads: row "
+                                          << r << " column " << c << " is " << o[r] << ", alone "
+                                          << alone[static_cast<size_t>(c)][static_cast<size_t>(r)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 // MUL_MAT_ID: as [k, 21, 4 experts], b [k, 2, 3 tokens], ids [2, 3] -> out [21, 2, 3].
 TEST(MatMulDecode, MulMatIdIsUpstreamsProduct) {
     std::mt19937 rng(33);

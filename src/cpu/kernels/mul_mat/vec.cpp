@@ -82,22 +82,32 @@ int64_t rows_per_item(int64_t rows, int64_t slices, int nth) {
     return std::clamp<int64_t>(align, kRowAlign, std::max<int64_t>((rows + kRowAlign - 1) / kRowAlign * kRowAlign, kRowAlign));
 }
 
-// Rows [r0, r0 + n) of the src0 slice at w times columns [c0, c0 + cols) of acts, into out; columns four at a time.
+// Weight bytes per block of rows when there is more than one group of columns: the block's rows stay in the
+// core's L2 cache while every group of columns passes over them, instead of each group reading all rows from
+// L3 or DRAM again.
+constexpr size_t kRowBlockBytes = size_t{512} << 10;
+
+// Rows [r0, r0 + n) of the src0 slice at w times columns [0, cols) of acts, into out: kMaxCols columns per kernel
+// call, in blocks of rows of about kRowBlockBytes. Every (row, column) output is the same kernel call's whatever
+// the blocking, so the results do not depend on it.
 void run_columns(const MatVecKernel & k, const ggml_tensor * src0, const char * w, int64_t r0, int64_t n,
                  const char * act, size_t act_col, int64_t cols, float * out, int64_t out_col) {
-    for (int64_t c0 = 0; c0 < cols; c0 += quants::kMaxCols) {
-        MatVecArgs a;
-        a.k       = src0->ne[0];
-        a.w       = w + static_cast<size_t>(r0) * src0->nb[1];
-        a.w_row   = src0->nb[1];
-        a.rows    = n;
-        a.act     = act + static_cast<size_t>(c0) * act_col;
-        a.act_col = act_col;
-        a.cols    = static_cast<int>(std::min<int64_t>(quants::kMaxCols, cols - c0));
-        a.out     = out + r0 + c0 * out_col;
-        a.out_row = 1;
-        a.out_col = out_col;
-        k.fn(a);
+    const int64_t block = cols <= quants::kMaxCols ? n : std::max<int64_t>(1, static_cast<int64_t>(kRowBlockBytes / src0->nb[1]));
+    for (int64_t b0 = 0; b0 < n; b0 += block) {
+        for (int64_t c0 = 0; c0 < cols; c0 += quants::kMaxCols) {
+            MatVecArgs a;
+            a.k       = src0->ne[0];
+            a.w       = w + static_cast<size_t>(r0 + b0) * src0->nb[1];
+            a.w_row   = src0->nb[1];
+            a.rows    = std::min(block, n - b0);
+            a.act     = act + static_cast<size_t>(c0) * act_col;
+            a.act_col = act_col;
+            a.cols    = static_cast<int>(std::min<int64_t>(quants::kMaxCols, cols - c0));
+            a.out     = out + r0 + b0 + c0 * out_col;
+            a.out_row = 1;
+            a.out_col = out_col;
+            k.fn(a);
+        }
     }
 }
 
