@@ -2,7 +2,8 @@
 // the concept and the x86 levels' format loads); matvec_avx2.cpp and matvec_avx512.cpp instantiate them. Per
 // weight row and column count C (matvec_driver.h): 2 x kLanes elements per step into two accumulators per
 // column, the tail kLanes at a time with partial loads, one hsum per column. Included only by the levels' files,
-// inside their ISA flags: everything here sits in an unnamed namespace.
+// inside their ISA flags: everything here sits in an unnamed namespace. On AVX-512 the weight rows go in pairs
+// (float_kernel), with the same bits as one at a time.
 #pragma once
 
 #include "cpu/quants/matvec_driver.h"
@@ -35,43 +36,71 @@ struct BF16Format {
     template <class V> static V load_partial(const char * p, int64_t n) { return V::load_bf16_partial(p, n); }
 };
 
-template <class V, class T, int C>
-void float_row_times_columns(const MatVecArgs & a, const char * w, float * out) {
+// R weight rows (w, w_row bytes apart) times C columns into out (rows out_row apart). Each (row, column) sum has
+// the same two accumulators and the same steps whatever R is, so a row gives the same bits alone or in a pair;
+// a pair loads (and converts) each activation vector once for both rows.
+template <class V, class T, int R, int C>
+void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row, float * out) {
     constexpr int L   = V::kLanes;
     const char *  act = static_cast<const char *>(a.act);
-    V             acc0[C], acc1[C];
-    for (int c = 0; c < C; ++c) {
-        acc0[c] = acc1[c] = V::splat(0.0f);
+    V             acc0[R][C], acc1[R][C];
+    for (int r = 0; r < R; ++r) {
+        for (int c = 0; c < C; ++c) {
+            acc0[r][c] = acc1[r][c] = V::splat(0.0f);
+        }
     }
     int64_t i = 0;
     for (; i + 2 * L <= a.k; i += 2 * L) {
-        simd::prefetch_lines<2 * L * T::kSize>(w + i * T::kSize + simd::kPrefetchBytes);
-        const V w0 = T::template load<V>(w + i * T::kSize), w1 = T::template load<V>(w + (i + L) * T::kSize);
+        V w0[R], w1[R];
+        for (int r = 0; r < R; ++r) {
+            const char * wr = w + r * w_row + i * T::kSize;
+            simd::prefetch_lines<2 * L * T::kSize>(wr + simd::kPrefetchBytes);
+            w0[r] = T::template load<V>(wr);
+            w1[r] = T::template load<V>(wr + L * T::kSize);
+        }
         for (int c = 0; c < C; ++c) {
-            const char * y = act + static_cast<size_t>(c) * a.act_col;
-            acc0[c]        = vfma(w0, T::template load<V>(y + i * T::kSize), acc0[c]);
-            acc1[c]        = vfma(w1, T::template load<V>(y + (i + L) * T::kSize), acc1[c]);
+            const char * y  = act + static_cast<size_t>(c) * a.act_col + i * T::kSize;
+            const V      y0 = T::template load<V>(y), y1 = T::template load<V>(y + L * T::kSize);
+            for (int r = 0; r < R; ++r) {
+                acc0[r][c] = vfma(w0[r], y0, acc0[r][c]);
+                acc1[r][c] = vfma(w1[r], y1, acc1[r][c]);
+            }
         }
     }
     for (; i < a.k; i += L) {
-        const int64_t n  = a.k - i < L ? a.k - i : L;
-        const V       w0 = T::template load_partial<V>(w + i * T::kSize, n);
+        const int64_t n = a.k - i < L ? a.k - i : L;
+        V             w0[R];
+        for (int r = 0; r < R; ++r) {
+            w0[r] = T::template load_partial<V>(w + r * w_row + i * T::kSize, n);
+        }
         for (int c = 0; c < C; ++c) {
-            const char * y = act + static_cast<size_t>(c) * a.act_col;
-            acc0[c]        = vfma(w0, T::template load_partial<V>(y + i * T::kSize, n), acc0[c]);
+            const V y0 = T::template load_partial<V>(act + static_cast<size_t>(c) * a.act_col + i * T::kSize, n);
+            for (int r = 0; r < R; ++r) {
+                acc0[r][c] = vfma(w0[r], y0, acc0[r][c]);
+            }
         }
     }
-    for (int c = 0; c < C; ++c) {
-        out[c * a.out_col] = hsum(acc0[c] + acc1[c]);
+    for (int r = 0; r < R; ++r) {
+        for (int c = 0; c < C; ++c) {
+            out[r * a.out_row + c * a.out_col] = hsum(acc0[r][c] + acc1[r][c]);
+        }
     }
 }
 
+// Rows in pairs where the level has the registers for 2 x 2 x C accumulators (32 vector registers: AVX-512),
+// one at a time otherwise.
 template <class V, class T>
 void float_kernel(const MatVecArgs & a) {
+    constexpr int kPair = V::kLanes >= 16 ? 2 : 1;
     for_column_count(a, [&]<int C>() {
-        each_weight_row(a, [&](const uint8_t * w, float * out) {
-            float_row_times_columns<V, T, C>(a, reinterpret_cast<const char *>(w), out);
-        });
+        const char * w = static_cast<const char *>(a.w);
+        int64_t      r = 0;
+        for (; r + kPair <= a.rows; r += kPair) {
+            float_rows_times_columns<V, T, kPair, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+        }
+        for (; r < a.rows; ++r) {
+            float_rows_times_columns<V, T, 1, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+        }
     });
 }
 
