@@ -103,10 +103,11 @@ TEST(MatMulDecode, BroadcastAndF16Activations) {
 
 // A column's results do not depend on the batch it shares (up to kMatVecMaxCols columns, the matrix-vector path):
 // each column of a 1, 7, 9 and kMatVecMaxCols-column product equals, bit for bit, the same column multiplied
-// alone, on 1 and 2 threads; the weights span several of the path's blocks of rows (512 KiB of f32 rows).
+// alone, on 1 and 2 threads, for every weight type; the weights span several of the path's blocks of rows
+// (512 KiB of f32 rows).
 TEST(MatMulDecode, ColumnsGiveTheSameBitsInEveryBatchUpToTheMatVecLimit) {
     std::mt19937 rng(33);
-    for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K}) {
+    for (ggml_type type : weight_types()) {
         const int64_t k = 1024, rows = 300; // f32: 4 KiB rows, 128 rows per block of rows
         Ctx           ctx;
         ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
