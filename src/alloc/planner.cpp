@@ -1,6 +1,7 @@
 // Lifetime-aware placement: orders, the placement loop and the lower bound.
 #include "alloc/planner.h"
 
+#include "alloc/free_list_sweep.h"
 #include "alloc/interval_index.h"
 
 #include <algorithm>
@@ -196,6 +197,10 @@ PackResult run_strategy(int strategy, const std::vector<Block> & blocks, const s
     return pass.finish(strategy);
 }
 
+// The lifetime-aware orders of kStrategies, best kept; stops at the first plan that reaches `bound`.
+PackResult lifetime_aware_pack(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
+                               size_t max_chunk_size, int32_t n_times, size_t bound);
+
 } // namespace
 
 size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
@@ -217,6 +222,37 @@ size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int
 
 PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
                        size_t max_chunk_size, int32_t n_times) {
+    const size_t bound = live_lower_bound(blocks, members, n_times);
+    PackResult   quick;
+    const bool   have_quick = free_list_sweep(blocks, members, max_chunk_size, n_times, quick);
+    if (have_quick && quick.total <= bound) {
+        quick.strategy    = kFreeListStrategy;
+        quick.lower_bound = bound;
+        return quick; // optimal already
+    }
+    PackResult best = lifetime_aware_pack(blocks, members, max_chunk_size, n_times, bound);
+    if (have_quick && quick.total < best.total) {
+        best          = std::move(quick);
+        best.strategy = kFreeListStrategy;
+    }
+    best.lower_bound = bound;
+    return best;
+}
+
+const char * pack_strategy_name(int strategy) {
+    if (strategy == kFreeListStrategy) {
+        return "creation-order free-list";
+    }
+    if (strategy < 0 || strategy >= static_cast<int>(kStrategies.size())) {
+        return "?";
+    }
+    return kStrategies[strategy].name;
+}
+
+namespace {
+
+PackResult lifetime_aware_pack(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
+                               size_t max_chunk_size, int32_t n_times, size_t bound) {
     std::vector<int32_t> starts(members.size());
     std::vector<int32_t> ends(members.size());
     for (size_t i = 0; i < members.size(); ++i) {
@@ -225,8 +261,7 @@ PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int3
     }
     IntervalIndex index;
     index.build(starts, ends);
-    const size_t bound = live_lower_bound(blocks, members, n_times);
-    PackResult   best;
+    PackResult best;
     for (int s = 0; s < static_cast<int>(kStrategies.size()); ++s) {
         PackResult result = run_strategy(s, blocks, members, index, max_chunk_size, n_times);
         if (s == 0 || result.total < best.total) {
@@ -236,15 +271,9 @@ PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int3
             break; // optimal
         }
     }
-    best.lower_bound = bound;
     return best;
 }
 
-const char * pack_strategy_name(int strategy) {
-    if (strategy < 0 || strategy >= static_cast<int>(kStrategies.size())) {
-        return "?";
-    }
-    return kStrategies[strategy].name;
-}
+} // namespace
 
 } // namespace switchyard::alloc

@@ -1,11 +1,12 @@
 // Offline placement of one allocator group's blocks, with every block's lifetime known.
 //
-// The planner places blocks one at a time in a chosen order (largest first by default); each goes to a hole
-// of the address space that no already placed block with an intersecting lifetime occupies (best fit among
+// First the quick plan of free_list_sweep.h (creation order into a free list, O(n) for the graphs models
+// build); it is kept when it reaches the lower bound (the most bytes alive at one time), which no plan can beat.
+// Otherwise the planner places blocks one at a time in a chosen order (largest first by default); each goes to a
+// hole of the address space that no already placed block with an intersecting lifetime occupies (best fit among
 // holes, or lowest address). Placing big blocks first while the address space is still empty avoids the
 // fragmentation of an allocator that must decide when each tensor is created. Several orders are tried and the
-// smallest plan kept; the search stops early when a plan reaches the lower bound (the most bytes alive at one
-// time), which no plan can beat.
+// smallest plan kept (the quick one included); the search stops early when a plan reaches the lower bound.
 #pragma once
 
 #include "alloc/dyn_allocator.h"
@@ -24,6 +25,9 @@ struct PackResult {
     size_t               lower_bound = 0;
     int                  strategy    = 0; // which order/policy won (for logs and benchmarks)
 };
+
+// PackResult::strategy of the quick creation-order plan (free_list_sweep.h); the lifetime-aware orders are 0...
+inline constexpr int kFreeListStrategy = -1;
 
 // Places blocks[members[i]] for all i. n_times: the number of distinct times (end_time + 1).
 PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
