@@ -92,6 +92,7 @@ bool plan_graph(ggml_gallocr & galloc, ggml_cgraph * graph, const int * node_buf
     record_ids(plan.node_buffer_ids, node_buffer_ids, graph->n_nodes);
     record_ids(plan.leaf_buffer_ids, leaf_buffer_ids, graph->n_leafs);
     plan.node_srcs = galloc.scan.node_srcs;
+    plan.numbering = galloc.scan.numbering();
     plan.tensors.clear();
     plan.tensors.reserve(galloc.scan.tensors.size());
     for (const TensorInfo & info : galloc.scan.tensors) {

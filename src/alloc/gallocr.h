@@ -40,6 +40,7 @@ struct GraphPlan {
     std::vector<int>                 leaf_buffer_ids;
     std::vector<TensorPlan>          tensors;
     std::vector<int32_t>             node_srcs;
+    uint64_t                         numbering = 0; // GraphScan::numbering() of the table planned from
     std::vector<std::vector<size_t>> chunk_sizes; // per group
     std::vector<size_t>              lower_bounds; // per group
 };

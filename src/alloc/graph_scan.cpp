@@ -32,6 +32,20 @@ bool valid_buffer_id(int id, const ScanConfig & config, const char * caller, con
 
 constexpr int32_t kNoReuseFlags = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;
 
+void record_ids(std::vector<int32_t> & out, const int * ids, int n) {
+    out.assign(static_cast<size_t>(n), 0);
+    if (ids != nullptr) {
+        std::copy(ids, ids + n, out.begin());
+    }
+}
+
+bool same_ids(const std::vector<int32_t> & recorded, const int * ids) {
+    if (ids == nullptr) {
+        return std::all_of(recorded.begin(), recorded.end(), [](int32_t id) { return id == 0; });
+    }
+    return std::equal(recorded.begin(), recorded.end(), ids);
+}
+
 } // namespace
 
 bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
@@ -49,14 +63,15 @@ bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
 // Numbers t (after the tensor it views and its root, which must be initialised first), classifies it and sizes
 // it when Owned; already numbered tensors keep their entry. One probe for a tensor that is not a view.
 int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConfig & config) {
-    int32_t root = -1;
+    int32_t root     = -1;
+    int32_t view_src = -1;
     if (t->view_src != nullptr) {
         const int32_t found = index_.find(t);
         if (found >= 0) {
             return found;
         }
-        add_tensor(t->view_src, buffer_id, config);
-        root = add_tensor(root_tensor(t), buffer_id, config);
+        view_src = add_tensor(t->view_src, buffer_id, config);
+        root     = add_tensor(root_tensor(t), buffer_id, config);
     }
     const auto [idx, inserted] = index_.insert(t, static_cast<int32_t>(tensors.size()));
     if (!inserted) {
@@ -66,6 +81,7 @@ int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConf
     info.tensor    = t;
     info.buffer_id = buffer_id;
     info.root      = root;
+    info.view_src  = view_src;
     if (t->data != nullptr || t->buffer != nullptr) {
         info.kind = TensorKind::External;
     } else {
@@ -92,43 +108,115 @@ void GraphScan::set_buffer_id(int32_t idx, int32_t buffer_id, const ScanConfig &
 }
 
 bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config, const char * caller) {
-    n_nodes_ = graph->n_nodes;
-    n_leafs_ = graph->n_leafs;
-    tensors.clear();
+    for (int i = 0; i < graph->n_leafs; ++i) {
+        if (!valid_buffer_id(config.leaf_buffer_ids != nullptr ? config.leaf_buffer_ids[i] : 0, config, caller,
+                             "leaf", i)) {
+            return false;
+        }
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        if (!valid_buffer_id(config.node_buffer_ids != nullptr ? config.node_buffer_ids[i] : 0, config, caller,
+                             "node", i)) {
+            return false;
+        }
+    }
     blocks.clear();
+    if (numbered_ && graph->n_nodes == n_nodes_ && graph->n_leafs == n_leafs_ &&
+        same_ids(node_ids_, config.node_buffer_ids) && same_ids(leaf_ids_, config.leaf_buffer_ids) &&
+        same_links(graph)) {
+        if (refresh_entries(config)) {
+            return true;
+        }
+    }
+    numbered_ = false;
+    n_nodes_  = graph->n_nodes;
+    n_leafs_  = graph->n_leafs;
+    record_ids(node_ids_, config.node_buffer_ids, n_nodes_);
+    record_ids(leaf_ids_, config.leaf_buffer_ids, n_leafs_);
+    numbered_ = number_tensors(graph, config);
+    ++numbering_;
+    return true;
+}
+
+bool GraphScan::number_tensors(const ggml_cgraph * graph, const ScanConfig & config) {
+    tensors.clear();
     tensors.reserve(static_cast<size_t>(n_nodes_ + n_leafs_) + 16);
     index_.reset(static_cast<size_t>(n_nodes_ + n_leafs_));
     node_srcs.assign(static_cast<size_t>(n_nodes_) * GGML_MAX_SRC, -1);
     node_table.assign(static_cast<size_t>(n_nodes_), -1);
+    leaf_table_.assign(static_cast<size_t>(n_leafs_), -1);
 
     for (int i = 0; i < n_leafs_; ++i) {
-        int id = config.leaf_buffer_ids != nullptr ? config.leaf_buffer_ids[i] : 0;
-        if (!valid_buffer_id(id, config, caller, "leaf", i)) {
-            return false;
-        }
         if (i + kPrefetchDistance < n_leafs_) {
             prefetch_tensor(graph->leafs[i + kPrefetchDistance]);
         }
-        int32_t idx             = add_tensor(graph->leafs[i], id, config);
+        int32_t idx             = add_tensor(graph->leafs[i], leaf_ids_[i], config);
         tensors[idx].leaf_index = i;
-        set_buffer_id(idx, id, config);
+        set_buffer_id(idx, leaf_ids_[i], config);
+        leaf_table_[i] = idx;
     }
     for (int i = 0; i < n_nodes_; ++i) {
-        int id = config.node_buffer_ids != nullptr ? config.node_buffer_ids[i] : 0;
-        if (!valid_buffer_id(id, config, caller, "node", i)) {
-            return false;
-        }
         prefetch_ahead(graph->nodes, n_nodes_, i);
         ggml_tensor * node = graph->nodes[i];
         for (int j = 0; j < GGML_MAX_SRC; ++j) {
             if (node->src[j] != nullptr) {
-                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], id, config);
+                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], node_ids_[i], config);
             }
         }
-        int32_t idx             = add_tensor(node, id, config);
+        int32_t idx             = add_tensor(node, node_ids_[i], config);
         tensors[idx].node_index = i;
-        set_buffer_id(idx, id, config);
+        set_buffer_id(idx, node_ids_[i], config);
         node_table[i] = idx;
+    }
+    return true;
+}
+
+// Whether every leaf, node and source position of the graph holds the tensor object the table has there
+// (refresh_entries checks the view sources).
+bool GraphScan::same_links(const ggml_cgraph * graph) const {
+    for (int i = 0; i < n_leafs_; ++i) {
+        if (graph->leafs[i] != tensors[leaf_table_[i]].tensor) {
+            return false;
+        }
+    }
+    for (int i = 0; i < n_nodes_; ++i) {
+        prefetch_ahead(graph->nodes, n_nodes_, i);
+        const ggml_tensor * node = graph->nodes[i];
+        if (node != tensors[node_table[i]].tensor) {
+            return false;
+        }
+        const int32_t * srcs = &node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC];
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            if (node->src[j] != (srcs[j] >= 0 ? tensors[srcs[j]].tensor : nullptr)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// After same_links: false if a view source differs (then the table must be numbered afresh). Otherwise every
+// position holds the tensor it held, so numbering again would give this table entry for entry; reads each
+// entry's kind and size again (the tensors may have been given memory, or changed shape, since) and forgets
+// what planning derived from them.
+bool GraphScan::refresh_entries(const ScanConfig & config) {
+    for (TensorInfo & info : tensors) {
+        const ggml_tensor * t = info.tensor;
+        if (t->view_src != (info.view_src >= 0 ? tensors[info.view_src].tensor : nullptr)) {
+            return false;
+        }
+        if (t->data != nullptr || t->buffer != nullptr) {
+            info.kind = TensorKind::External;
+        } else {
+            info.kind = t->view_src != nullptr ? TensorKind::View : TensorKind::Owned;
+        }
+        info.size         = info.kind == TensorKind::Owned
+                                ? ggml_backend_buft_get_alloc_size(config.bufts[info.buffer_id], t)
+                                : 0;
+        info.start        = 0;
+        info.end          = 0;
+        info.block        = -1;
+        info.inplace_slot = -1;
     }
     return true;
 }

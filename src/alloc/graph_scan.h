@@ -34,6 +34,7 @@ struct TensorInfo {
     ggml_tensor * tensor     = nullptr;
     TensorKind    kind       = TensorKind::External;
     int32_t       root       = -1;  // View: table index of the tensor whose memory it aliases
+    int32_t       view_src   = -1;  // table index of tensor->view_src, -1 if none
     int32_t       buffer_id  = 0;   // which gallocr buffer (node/leaf buffer ids; sources take their consumer's)
     int32_t       node_index = -1;  // position in graph->nodes, -1 if not a node
     int32_t       leaf_index = -1;  // position in graph->leafs, -1 if not a leaf
@@ -65,7 +66,9 @@ struct ScanConfig {
 class GraphScan {
 public:
     // Numbers the graph's tensors and classifies them; sizes Owned tensors. False (logged, naming `caller`)
-    // when a buffer id is out of range.
+    // when a buffer id is out of range. A graph made of the same tensor objects, linked the same way, as the one
+    // numbered last (an engine rebuilding its graph in the same memory every step) keeps the numbering without
+    // hashing: only each entry's kind and size are read again.
     bool build_table(const ggml_cgraph * graph, const ScanConfig & config, const char * caller);
 
     // Lifetimes, in-place decisions and blocks (after build_table).
@@ -74,6 +77,9 @@ public:
     int32_t end_time() const { return n_nodes_ + 1; }
     int32_t n_nodes() const { return n_nodes_; }
     int32_t n_leafs() const { return n_leafs_; }
+    // Changes whenever build_table numbers a graph afresh (node_srcs and the order of `tensors` may change);
+    // stays when it keeps the numbering.
+    uint64_t numbering() const { return numbering_; }
 
     std::vector<TensorInfo> tensors;
     std::vector<int32_t>    node_srcs;  // n_nodes * GGML_MAX_SRC table indices, -1 for none
@@ -81,6 +87,9 @@ public:
     std::vector<Block>      blocks;
 
 private:
+    bool    number_tensors(const ggml_cgraph * graph, const ScanConfig & config);
+    bool    same_links(const ggml_cgraph * graph) const;
+    bool    refresh_entries(const ScanConfig & config);
     int32_t add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConfig & config);
     void    set_buffer_id(int32_t idx, int32_t buffer_id, const ScanConfig & config);
     int32_t owner_of(int32_t idx) const; // the Owned table index whose memory idx uses, or -1
@@ -89,9 +98,13 @@ private:
     bool    try_inplace(int32_t node_idx, const ScanConfig & config);
     int32_t inplace_candidate(int32_t node_idx, int slot, const ScanConfig & config) const;
 
-    PtrIndexMap index_;
-    int32_t     n_nodes_ = 0;
-    int32_t     n_leafs_ = 0;
+    PtrIndexMap          index_;
+    int32_t              n_nodes_ = 0;
+    int32_t              n_leafs_ = 0;
+    std::vector<int32_t> leaf_table_;            // graph->leafs[i] -> table index
+    std::vector<int32_t> node_ids_, leaf_ids_;   // the buffer ids the table was numbered with
+    bool                 numbered_ = false;      // the table holds a complete numbering
+    uint64_t             numbering_ = 0;
 };
 
 // Same type, extents and strides.

@@ -90,8 +90,9 @@ bool plan_matches(ggml_gallocr & galloc, ggml_cgraph * graph) {
     config.node_buffer_ids = plan.node_buffer_ids.data();
     config.leaf_buffer_ids = plan.leaf_buffer_ids.data();
     GraphScan & scan       = galloc.scan;
+    // a table numbered as the planned one has the planned sources (build_table kept its numbering)
     if (!scan.build_table(graph, config, kAllocGraph) || scan.tensors.size() != plan.tensors.size() ||
-        scan.node_srcs != plan.node_srcs) {
+        (scan.numbering() != plan.numbering && scan.node_srcs != plan.node_srcs)) {
         return false;
     }
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
