@@ -18,6 +18,9 @@
 //
 // Usage: alloc_plan            (prints the tables; exit status 1 if a graph exceeds 1.05 x its lower bound)
 //        alloc_plan --per-step (only the per-step table, e.g. to profile the per-token calls)
+//        alloc_plan --side-by-side N_LAYERS (one line for bench/alloc_vs_upstream.sh)
+// SWITCHYARD_GALLOC_PLAN=quick selects the allocator's quick plan (creation order into a free list, as
+// upstream): the table then shows its memory (the greedy column's, 1.00-1.30 x the bound) and planning time.
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"

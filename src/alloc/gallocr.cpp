@@ -45,7 +45,7 @@ std::vector<Address> pack_groups(ggml_gallocr & galloc, const char * caller) {
     }
     for (size_t g = 0; g < galloc.groups.size(); ++g) {
         PackResult packed = pack_blocks(scan.blocks, members[g], galloc.groups[g].max_chunk_size,
-                                        scan.end_time() + 1);
+                                        scan.end_time() + 1, galloc.policy);
         for (size_t i = 0; i < members[g].size(); ++i) {
             addresses[members[g][i]] = packed.addresses[i];
         }
@@ -138,7 +138,8 @@ ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs
         }
     }
     return guard(kCaller, nullptr, [&]() -> ggml_gallocr_t {
-        auto galloc = std::make_unique<ggml_gallocr>();
+        auto galloc    = std::make_unique<ggml_gallocr>();
+        galloc->policy = plan_policy_from_env();
         for (int i = 0; i < n_bufs; ++i) {
             galloc->bufts.push_back(bufts[i]);
             auto same = std::find_if(galloc->groups.begin(), galloc->groups.end(),

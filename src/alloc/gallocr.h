@@ -9,6 +9,7 @@
 
 #include "alloc/dyn_allocator.h"
 #include "alloc/graph_scan.h"
+#include "alloc/planner.h"
 #include "alloc/vbuffer.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -62,6 +63,7 @@ struct ggml_gallocr {
     std::vector<switchyard::alloc::Group>   groups;
     switchyard::alloc::GraphPlan            plan;
     switchyard::alloc::GraphScan            scan; // the table of the graph last planned or checked
+    switchyard::alloc::PlanPolicy           policy = switchyard::alloc::PlanPolicy::Smallest;
 };
 
 namespace switchyard::alloc {

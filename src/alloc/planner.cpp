@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 namespace switchyard::alloc {
@@ -276,7 +278,7 @@ size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int
 }
 
 PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
-                       size_t max_chunk_size, int32_t n_times) {
+                       size_t max_chunk_size, int32_t n_times, PlanPolicy policy) {
     const size_t bound = live_lower_bound(blocks, members, n_times);
     PackResult   best;
     bool         have = false;
@@ -298,9 +300,13 @@ PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int3
     // The largest-first pass costs O(n log n) when tensors die young and is then usually optimal: it goes
     // first. When many blocks are alive at once it grows towards O(n^2), and the O(n F) sweep, which reaches the
     // bound on such graphs (everything alive: no holes), goes first.
-    const bool    sweep_first = most_alive_blocks(blocks, members, n_times) * 16 > members.size();
+    const bool sweep_first =
+        policy == PlanPolicy::Quick || most_alive_blocks(blocks, members, n_times) * 16 > members.size();
     LifetimePacks lifetime(blocks, members, max_chunk_size, n_times);
     bool          done = sweep_first ? sweep() : keep(lifetime.run(0));
+    if (policy == PlanPolicy::Quick && have) {
+        done = true;
+    }
     if (!done) {
         done = sweep_first ? keep(lifetime.run(0)) : sweep();
     }
@@ -309,6 +315,11 @@ PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int3
     }
     best.lower_bound = bound;
     return best;
+}
+
+PlanPolicy plan_policy_from_env() {
+    const char * value = std::getenv("SWITCHYARD_GALLOC_PLAN");
+    return value != nullptr && std::strcmp(value, "quick") == 0 ? PlanPolicy::Quick : PlanPolicy::Smallest;
 }
 
 const char * pack_strategy_name(int strategy) {

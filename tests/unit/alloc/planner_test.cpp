@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -275,6 +276,31 @@ TEST(PackBlocks, KeepsTheQuickPlanOnlyWhenItReachesTheBound) {
     PackResult           r             = pack_blocks(chain, chain_members, SIZE_MAX / 2, 5);
     EXPECT_EQ(r.total, 1536u);
     EXPECT_EQ(r.strategy, kFreeListStrategy);
+}
+
+TEST(PackBlocks, QuickPolicyKeepsTheSweepEvenAboveTheBound) {
+    // the example above: the sweep needs 256 bytes, the bound is 192
+    std::vector<Block>   blocks  = {{0, 0, 1, 64}, {0, 0, 3, 64}, {0, 2, 3, 128}};
+    std::vector<int32_t> members = {0, 1, 2};
+    PackResult           quick   = pack_blocks(blocks, members, SIZE_MAX / 2, 4, PlanPolicy::Quick);
+    EXPECT_EQ(quick.total, 256u);
+    EXPECT_EQ(quick.lower_bound, 192u);
+    EXPECT_EQ(quick.strategy, kFreeListStrategy);
+    // more than one chunk: the sweep cannot place it, the chunk-aware placement does
+    std::vector<Block>   big         = {{0, 0, 2, 1024}, {0, 1, 2, 1024}};
+    std::vector<int32_t> big_members = {0, 1};
+    PackResult           chunked     = pack_blocks(big, big_members, 1536, 3, PlanPolicy::Quick);
+    EXPECT_EQ(chunked.chunk_sizes.size(), 2u);
+    EXPECT_NE(chunked.strategy, kFreeListStrategy);
+}
+
+TEST(PlanPolicy, ReadFromTheEnvironment) {
+    ASSERT_EQ(setenv("SWITCHYARD_GALLOC_PLAN", "quick", 1), 0);
+    EXPECT_EQ(plan_policy_from_env(), PlanPolicy::Quick);
+    ASSERT_EQ(setenv("SWITCHYARD_GALLOC_PLAN", "smallest", 1), 0);
+    EXPECT_EQ(plan_policy_from_env(), PlanPolicy::Smallest);
+    ASSERT_EQ(unsetenv("SWITCHYARD_GALLOC_PLAN"), 0);
+    EXPECT_EQ(plan_policy_from_env(), PlanPolicy::Smallest);
 }
 
 TEST(PackBlocks, LowerBoundCountsClosedIntervals) {
