@@ -91,8 +91,8 @@ bool plan_graph(ggml_gallocr & galloc, ggml_cgraph * graph, const int * node_buf
     plan.n_leafs     = graph->n_leafs;
     record_ids(plan.node_buffer_ids, node_buffer_ids, graph->n_nodes);
     record_ids(plan.leaf_buffer_ids, leaf_buffer_ids, graph->n_leafs);
-    plan.node_srcs = galloc.scan.node_srcs;
     plan.numbering = galloc.scan.numbering();
+    galloc.scan.pin(plan.numbering);
     plan.tensors.clear();
     plan.tensors.reserve(galloc.scan.tensors.size());
     for (const TensorInfo & info : galloc.scan.tensors) {

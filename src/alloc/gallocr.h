@@ -40,8 +40,8 @@ struct GraphPlan {
     std::vector<int>                 node_buffer_ids;
     std::vector<int>                 leaf_buffer_ids;
     std::vector<TensorPlan>          tensors;
-    std::vector<int32_t>             node_srcs;
-    uint64_t                         numbering = 0; // GraphScan::numbering() of the table planned from
+    uint64_t                         numbering = 0; // GraphScan::numbering() of the table planned from (its
+                                                    // sources: GraphScan::node_srcs_of)
     std::vector<std::vector<size_t>> chunk_sizes; // per group
     std::vector<size_t>              lower_bounds; // per group
 };

@@ -128,13 +128,20 @@ bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config
             return true;
         }
     }
+    // a pinned sources table is moved aside for the plan made from it; numbering_ names the table from here
+    // on, complete or not
+    if (numbered_ && numbering_ == pinned_) {
+        kept_node_srcs_.swap(node_srcs);
+        kept_numbering_ = numbering_;
+        kept_complete_  = true;
+    }
     numbered_ = false;
-    n_nodes_  = graph->n_nodes;
-    n_leafs_  = graph->n_leafs;
+    ++numbering_;
+    n_nodes_ = graph->n_nodes;
+    n_leafs_ = graph->n_leafs;
     record_ids(node_ids_, config.node_buffer_ids, n_nodes_);
     record_ids(leaf_ids_, config.leaf_buffer_ids, n_leafs_);
     numbered_ = number_tensors(graph, config);
-    ++numbering_;
     return true;
 }
 

@@ -80,6 +80,16 @@ public:
     // Changes whenever build_table numbers a graph afresh (node_srcs and the order of `tensors` may change);
     // stays when it keeps the numbering.
     uint64_t numbering() const { return numbering_; }
+    // Keeps the sources table of numbering n (the one a plan was made from) when a later graph is numbered
+    // afresh: moved aside, not copied, so the plan can be compared with any later graph.
+    void pin(uint64_t n) { pinned_ = n; }
+    // The sources table of numbering n if it is the current or the pinned one; NULL otherwise.
+    const std::vector<int32_t> * node_srcs_of(uint64_t n) const {
+        if (n == numbering_ && numbered_) {
+            return &node_srcs;
+        }
+        return n == kept_numbering_ && kept_complete_ ? &kept_node_srcs_ : nullptr;
+    }
 
     std::vector<TensorInfo> tensors;
     std::vector<int32_t>    node_srcs;  // n_nodes * GGML_MAX_SRC table indices, -1 for none
@@ -105,6 +115,10 @@ private:
     std::vector<int32_t> node_ids_, leaf_ids_;   // the buffer ids the table was numbered with
     bool                 numbered_ = false;      // the table holds a complete numbering
     uint64_t             numbering_ = 0;
+    uint64_t             pinned_ = 0;
+    std::vector<int32_t> kept_node_srcs_;         // node_srcs of the pinned numbering, once moved aside
+    uint64_t             kept_numbering_ = 0;
+    bool                 kept_complete_  = false; // kept_node_srcs_ holds a complete numbering
 };
 
 // Same type, extents and strides.
