@@ -63,9 +63,9 @@ TensorPlan plan_entry(const TensorInfo & info, const std::vector<Address> & addr
     entry.kind         = info.kind;
     entry.root         = info.root;
     entry.buffer_id    = info.buffer_id;
-    entry.flags        = info.tensor->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT);
-    entry.view_offs    = info.tensor->view_offs;
-    entry.view_none    = info.tensor->op == GGML_OP_NONE;
+    entry.flags        = info.io_flags;
+    entry.view_offs    = info.kind == TensorKind::View ? info.tensor->view_offs : 0; // read by views only
+    entry.view_none    = info.op == GGML_OP_NONE;
     entry.inplace_slot = info.inplace_slot;
     if (info.kind == TensorKind::Owned) {
         entry.address  = addresses[info.block];

@@ -82,6 +82,8 @@ int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConf
     info.buffer_id = buffer_id;
     info.root      = root;
     info.view_src  = view_src;
+    info.io_flags  = static_cast<uint8_t>(t->flags & kInOutFlags);
+    info.op        = static_cast<uint8_t>(t->op);
     if (t->data != nullptr || t->buffer != nullptr) {
         info.kind = TensorKind::External;
     } else {
@@ -217,6 +219,8 @@ bool GraphScan::refresh_entries(const ScanConfig & config) {
         } else {
             info.kind = t->view_src != nullptr ? TensorKind::View : TensorKind::Owned;
         }
+        info.io_flags     = static_cast<uint8_t>(t->flags & kInOutFlags);
+        info.op           = static_cast<uint8_t>(t->op);
         info.size         = info.kind == TensorKind::Owned
                                 ? ggml_backend_buft_get_alloc_size(config.bufts[info.buffer_id], t)
                                 : 0;
@@ -245,7 +249,7 @@ void GraphScan::compute_lifetimes() {
             continue;
         }
         // leafs, inputs and tensors from outside the graph hold data before the first node runs
-        bool from_start = info.node_index < 0 || (info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0;
+        bool from_start = info.node_index < 0 || (info.io_flags & GGML_TENSOR_FLAG_INPUT) != 0;
         info.start      = from_start ? 0 : info.node_index + 1;
         info.end        = info.start;
     }
@@ -291,11 +295,11 @@ void GraphScan::mark_survivors() {
             continue;
         }
         ++n_views[owner];
-        bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
-        if (output || (!consumed[idx] && info.tensor->op != GGML_OP_NONE)) {
+        bool output = (info.io_flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+        if (output || (!consumed[idx] && info.op != GGML_OP_NONE)) {
             survives[owner] = 1;
         }
-        if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0) {
+        if ((info.io_flags & GGML_TENSOR_FLAG_INPUT) != 0) {
             tensors[owner].start = 0; // the caller writes the aliased memory before the compute
         }
     }
@@ -305,7 +309,7 @@ void GraphScan::mark_survivors() {
             continue;
         }
         // inputs live from the start to their last reader (as upstream frees them); outputs to the end
-        const bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+        const bool output = (info.io_flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
         if (survives[idx] || output || (!consumed[idx] && n_views[idx] == 0)) {
             info.end = end_time();
         }
@@ -331,7 +335,7 @@ int32_t GraphScan::inplace_candidate(int32_t node_idx, int slot, const ScanConfi
     if (own.block < 0) {
         return -1; // produced by a later node (a graph out of order): never in place
     }
-    if ((own.tensor->flags & kNoReuseFlags) != 0 || (tensors[src].tensor->flags & kNoReuseFlags) != 0) {
+    if ((own.io_flags & kNoReuseFlags) != 0 || (tensors[src].io_flags & kNoReuseFlags) != 0) {
         return -1;
     }
     if (own.end != time || blocks[own.block].end != time) {
@@ -364,11 +368,12 @@ int32_t GraphScan::inplace_candidate(int32_t node_idx, int slot, const ScanConfi
 
 bool GraphScan::try_inplace(int32_t node_idx, const ScanConfig & config) {
     TensorInfo & info = tensors[node_idx];
-    if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0 || !op_can_inplace(info.tensor->op)) {
+    const auto op = static_cast<ggml_op>(info.op);
+    if ((info.io_flags & GGML_TENSOR_FLAG_INPUT) != 0 || !op_can_inplace(op)) {
         return false;
     }
     for (int slot = 0; slot < GGML_MAX_SRC; ++slot) {
-        if (!inplace_slot_allowed(info.tensor->op, slot)) {
+        if (!inplace_slot_allowed(op, slot)) {
             continue;
         }
         int32_t owner = inplace_candidate(node_idx, slot, config);

@@ -33,6 +33,8 @@ enum class TensorKind : uint8_t {
 struct TensorInfo {
     ggml_tensor * tensor     = nullptr;
     TensorKind    kind       = TensorKind::External;
+    uint8_t       io_flags   = 0;   // tensor->flags & (INPUT | OUTPUT), read with the tensor's other fields
+    uint8_t       op         = 0;   // tensor->op (the passes after numbering need not touch the tensor)
     int32_t       root       = -1;  // View: table index of the tensor whose memory it aliases
     int32_t       view_src   = -1;  // table index of tensor->view_src, -1 if none
     int32_t       buffer_id  = 0;   // which gallocr buffer (node/leaf buffer ids; sources take their consumer's)
@@ -44,6 +46,11 @@ struct TensorInfo {
     int32_t       block      = -1;  // Owned: storage block
     int32_t       inplace_slot = -1; // Owned node planned in place of its source in this slot
 };
+
+static_assert(GGML_OP_COUNT <= 256 && (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT) <= 255,
+              "TensorInfo keeps op and flags in a byte each");
+
+inline constexpr int32_t kInOutFlags = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;
 
 // A piece of memory: one Owned tensor, or a chain of tensors computed in place of each other.
 struct Block {

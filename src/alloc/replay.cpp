@@ -24,12 +24,12 @@ bool entry_matches(const TensorPlan & planned, const TensorInfo & now) {
         return true; // has memory already: left alone
     }
     const ggml_tensor * t = now.tensor;
-    if (now.kind != planned.kind || (t->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT)) != planned.flags) {
+    if (now.kind != planned.kind || now.io_flags != planned.flags) {
         return false;
     }
     if (now.kind == TensorKind::View) {
         return now.root == planned.root && t->view_offs == planned.view_offs &&
-               (t->op == GGML_OP_NONE) == planned.view_none;
+               (now.op == GGML_OP_NONE) == planned.view_none;
     }
     if (now.size > planned.size_max) {
         return false;
