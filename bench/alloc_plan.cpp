@@ -8,7 +8,7 @@
 // OUTPUT tensors to the end of the graph. The bound is what any allocator with these semantics must use at least.
 //
 // Graphs are built in no_alloc contexts; weights and KV caches are marked as living elsewhere (a placeholder
-// data pointer, never dereferenced), as they would in a weight buffer, so only activations are planned. The
+// data pointer, never dereferenced, in a small CPU buffer), as they would in a weight buffer, so only activations are planned. The
 // buffer type is the CPU one; nothing is allocated (ggml_gallocr_reserve_n_size).
 //
 // Then the per-step cost of planning and scheduling: engines rebuild the graph for every token, so the graph
@@ -18,6 +18,9 @@
 //
 // Usage: alloc_plan            (prints the tables; exit status 1 if a graph exceeds 1.05 x its lower bound)
 //        alloc_plan --per-step (only the per-step table, e.g. to profile the per-token calls)
+//        alloc_plan --side-by-side N_LAYERS (one line for bench/alloc_vs_upstream.sh)
+// SWITCHYARD_GALLOC_PLAN=quick selects the allocator's quick plan (creation order into a free list, as
+// upstream): the table then shows its memory (the greedy column's, 1.00-1.30 x the bound) and planning time.
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -28,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -57,10 +61,22 @@ void init_built(Built & b, size_t n_weights, size_t n_tensors) {
     b.gf   = ggml_new_graph_custom(b.ctx, kGraphSize, false);
 }
 
+// Marks t as living outside the planned buffer (weights, KV cache): a placeholder data pointer, never read, in
+// a small CPU buffer shared by all of them (the scheduler places a tensor by its buffer: upstream's needs one).
+void make_external(ggml_tensor * t) {
+    struct Holder {
+        ggml_backend_buffer_t buffer = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 64);
+        ~Holder() { ggml_backend_buffer_free(buffer); }
+    };
+    static Holder holder;
+    t->data   = reinterpret_cast<void *>(uintptr_t{1} << 32);
+    t->buffer = holder.buffer;
+}
+
 // A tensor whose memory lives outside the planned buffer (weights, KV cache).
 ggml_tensor * external(ggml_context * wctx, ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1) {
     ggml_tensor * t = ggml_new_tensor_3d(wctx, type, ne0, ne1, ne2);
-    t->data         = reinterpret_cast<void *>(uintptr_t{1} << 32); // placeholder, never read
+    make_external(t);
     return t;
 }
 
@@ -188,7 +204,8 @@ void build_mlp(Built & b, int batch) {
 ggml_tensor * conv_relu(Built & b, ggml_tensor * x, int out, int k = 3) {
     ggml_tensor * kernel = ggml_new_tensor_4d(b.wctx, GGML_TYPE_F16, k, k, x->ne[2], out);
     ggml_tensor * bias   = ggml_new_tensor_4d(b.wctx, GGML_TYPE_F32, 1, 1, out, 1);
-    kernel->data = bias->data = reinterpret_cast<void *>(uintptr_t{1} << 32);
+    make_external(kernel);
+    make_external(bias);
     return ggml_relu(b.ctx, ggml_add(b.ctx, ggml_conv_2d(b.ctx, kernel, x, 1, 1, k / 2, k / 2, 1, 1), bias));
 }
 
@@ -544,10 +561,15 @@ bool report(const std::string & name, ggml_cgraph * gf, ggml_backend_buffer_type
     return ratio <= 1.05;
 }
 
-// Median milliseconds of the three per-step calls on a decoder of n_layer layers rebuilt for every step.
-void per_step(ggml_backend_t cpu, int n_layer) {
-    LlamaShape s;
-    s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
+struct StepTimes {
+    int    nodes       = 0;
+    double reserve     = 0; // ms, medians
+    double alloc       = 0;
+    double sched_alloc = 0;
+};
+
+// Median milliseconds of the three per-step calls on a decoder of shape s rebuilt for every step.
+StepTimes per_step_times(ggml_backend_t cpu, const LlamaShape & s) {
     ggml_backend_buffer_type_t buft   = ggml_backend_get_default_buffer_type(cpu);
     ggml_gallocr_t             galloc = ggml_gallocr_new(buft);
     ggml_backend_sched_t       sched  = ggml_backend_sched_new(&cpu, nullptr, 1, kGraphSize, false, true);
@@ -593,9 +615,16 @@ void per_step(ggml_backend_t cpu, int n_layer) {
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
     };
-    std::printf("| %6d | %15.3f | %19.3f | %17.3f |\n", nodes, median(reserve), median(alloc), median(sched_alloc));
     ggml_backend_sched_free(sched);
     ggml_gallocr_free(galloc);
+    return {nodes, median(reserve), median(alloc), median(sched_alloc)};
+}
+
+void per_step(ggml_backend_t cpu, int n_layer) {
+    LlamaShape s;
+    s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
+    const StepTimes t = per_step_times(cpu, s);
+    std::printf("| %6d | %15.3f | %19.3f | %17.3f |\n", t.nodes, t.reserve, t.alloc, t.sched_alloc);
 }
 
 void quiet_log(ggml_log_level level, const char * text, void *) {
@@ -616,6 +645,38 @@ void per_step_table() {
     ggml_backend_free(cpu);
 }
 
+// One round of the side-by-side comparison with upstream ggml (this file builds against either library: it
+// uses only the public API). The first ggml_gallocr_reserve of the process (cold caches, nothing allocated
+// before) on a decoder of n_layer layers, then the per-step medians as in per_step(). One line:
+// "nodes first_reserve_ms reserve_ms gallocr_alloc_ms sched_alloc_ms". bench/alloc_vs_upstream.sh runs this
+// mode alternately against both libraries and prints medians and ratios.
+int side_by_side(int n_layer) {
+    LlamaShape s;
+    s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
+    ggml_backend_t             cpu  = ggml_backend_cpu_init();
+    ggml_backend_buffer_type_t buft = ggml_backend_get_default_buffer_type(cpu);
+    double                     first_ms = 0;
+    int                        nodes    = 0;
+    {
+        Built b;
+        build_llama(b, s, 1, 96);
+        nodes                 = ggml_graph_n_nodes(b.gf);
+        const auto     t0     = std::chrono::steady_clock::now();
+        ggml_gallocr_t galloc = ggml_gallocr_new(buft);
+        const bool     ok     = ggml_gallocr_reserve(galloc, b.gf);
+        first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ggml_gallocr_free(galloc);
+        if (!ok) {
+            std::fprintf(stderr, "reserve failed\n");
+            return 1;
+        }
+    }
+    const StepTimes t = per_step_times(cpu, s);
+    std::printf("%d %.3f %.3f %.3f %.3f\n", nodes, first_ms, t.reserve, t.alloc, t.sched_alloc);
+    ggml_backend_free(cpu);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char ** argv) {
@@ -623,6 +684,9 @@ int main(int argc, char ** argv) {
     if (argc > 1 && std::string(argv[1]) == "--per-step") {
         per_step_table();
         return 0;
+    }
+    if (argc > 2 && std::string(argv[1]) == "--side-by-side") {
+        return side_by_side(std::atoi(argv[2]));
     }
     ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
     std::printf("compute buffer planned by ggml_gallocr (CPU buffer type) vs the lower bound (most bytes alive at once)\n");

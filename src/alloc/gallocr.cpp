@@ -45,7 +45,7 @@ std::vector<Address> pack_groups(ggml_gallocr & galloc, const char * caller) {
     }
     for (size_t g = 0; g < galloc.groups.size(); ++g) {
         PackResult packed = pack_blocks(scan.blocks, members[g], galloc.groups[g].max_chunk_size,
-                                        scan.end_time() + 1);
+                                        scan.end_time() + 1, galloc.policy);
         for (size_t i = 0; i < members[g].size(); ++i) {
             addresses[members[g][i]] = packed.addresses[i];
         }
@@ -63,9 +63,9 @@ TensorPlan plan_entry(const TensorInfo & info, const std::vector<Address> & addr
     entry.kind         = info.kind;
     entry.root         = info.root;
     entry.buffer_id    = info.buffer_id;
-    entry.flags        = info.tensor->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT);
-    entry.view_offs    = info.tensor->view_offs;
-    entry.view_none    = info.tensor->op == GGML_OP_NONE;
+    entry.flags        = info.io_flags;
+    entry.view_offs    = info.kind == TensorKind::View ? info.tensor->view_offs : 0; // read by views only
+    entry.view_none    = info.op == GGML_OP_NONE;
     entry.inplace_slot = info.inplace_slot;
     if (info.kind == TensorKind::Owned) {
         entry.address  = addresses[info.block];
@@ -91,7 +91,8 @@ bool plan_graph(ggml_gallocr & galloc, ggml_cgraph * graph, const int * node_buf
     plan.n_leafs     = graph->n_leafs;
     record_ids(plan.node_buffer_ids, node_buffer_ids, graph->n_nodes);
     record_ids(plan.leaf_buffer_ids, leaf_buffer_ids, graph->n_leafs);
-    plan.node_srcs = galloc.scan.node_srcs;
+    plan.numbering = galloc.scan.numbering();
+    galloc.scan.pin(plan.numbering);
     plan.tensors.clear();
     plan.tensors.reserve(galloc.scan.tensors.size());
     for (const TensorInfo & info : galloc.scan.tensors) {
@@ -137,7 +138,8 @@ ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs
         }
     }
     return guard(kCaller, nullptr, [&]() -> ggml_gallocr_t {
-        auto galloc = std::make_unique<ggml_gallocr>();
+        auto galloc    = std::make_unique<ggml_gallocr>();
+        galloc->policy = plan_policy_from_env();
         for (int i = 0; i < n_bufs; ++i) {
             galloc->bufts.push_back(bufts[i]);
             auto same = std::find_if(galloc->groups.begin(), galloc->groups.end(),

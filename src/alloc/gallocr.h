@@ -9,6 +9,7 @@
 
 #include "alloc/dyn_allocator.h"
 #include "alloc/graph_scan.h"
+#include "alloc/planner.h"
 #include "alloc/vbuffer.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -39,7 +40,8 @@ struct GraphPlan {
     std::vector<int>                 node_buffer_ids;
     std::vector<int>                 leaf_buffer_ids;
     std::vector<TensorPlan>          tensors;
-    std::vector<int32_t>             node_srcs;
+    uint64_t                         numbering = 0; // GraphScan::numbering() of the table planned from (its
+                                                    // sources: GraphScan::node_srcs_of)
     std::vector<std::vector<size_t>> chunk_sizes; // per group
     std::vector<size_t>              lower_bounds; // per group
 };
@@ -61,6 +63,7 @@ struct ggml_gallocr {
     std::vector<switchyard::alloc::Group>   groups;
     switchyard::alloc::GraphPlan            plan;
     switchyard::alloc::GraphScan            scan; // the table of the graph last planned or checked
+    switchyard::alloc::PlanPolicy           policy = switchyard::alloc::PlanPolicy::Smallest;
 };
 
 namespace switchyard::alloc {

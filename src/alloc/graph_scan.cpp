@@ -32,6 +32,20 @@ bool valid_buffer_id(int id, const ScanConfig & config, const char * caller, con
 
 constexpr int32_t kNoReuseFlags = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;
 
+void record_ids(std::vector<int32_t> & out, const int * ids, int n) {
+    out.assign(static_cast<size_t>(n), 0);
+    if (ids != nullptr) {
+        std::copy(ids, ids + n, out.begin());
+    }
+}
+
+bool same_ids(const std::vector<int32_t> & recorded, const int * ids) {
+    if (ids == nullptr) {
+        return std::all_of(recorded.begin(), recorded.end(), [](int32_t id) { return id == 0; });
+    }
+    return std::equal(recorded.begin(), recorded.end(), ids);
+}
+
 } // namespace
 
 bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
@@ -49,14 +63,15 @@ bool same_layout(const ggml_tensor * a, const ggml_tensor * b) {
 // Numbers t (after the tensor it views and its root, which must be initialised first), classifies it and sizes
 // it when Owned; already numbered tensors keep their entry. One probe for a tensor that is not a view.
 int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConfig & config) {
-    int32_t root = -1;
+    int32_t root     = -1;
+    int32_t view_src = -1;
     if (t->view_src != nullptr) {
         const int32_t found = index_.find(t);
         if (found >= 0) {
             return found;
         }
-        add_tensor(t->view_src, buffer_id, config);
-        root = add_tensor(root_tensor(t), buffer_id, config);
+        view_src = add_tensor(t->view_src, buffer_id, config);
+        root     = add_tensor(root_tensor(t), buffer_id, config);
     }
     const auto [idx, inserted] = index_.insert(t, static_cast<int32_t>(tensors.size()));
     if (!inserted) {
@@ -66,6 +81,9 @@ int32_t GraphScan::add_tensor(ggml_tensor * t, int32_t buffer_id, const ScanConf
     info.tensor    = t;
     info.buffer_id = buffer_id;
     info.root      = root;
+    info.view_src  = view_src;
+    info.io_flags  = static_cast<uint8_t>(t->flags & kInOutFlags);
+    info.op        = static_cast<uint8_t>(t->op);
     if (t->data != nullptr || t->buffer != nullptr) {
         info.kind = TensorKind::External;
     } else {
@@ -92,43 +110,124 @@ void GraphScan::set_buffer_id(int32_t idx, int32_t buffer_id, const ScanConfig &
 }
 
 bool GraphScan::build_table(const ggml_cgraph * graph, const ScanConfig & config, const char * caller) {
+    for (int i = 0; i < graph->n_leafs; ++i) {
+        if (!valid_buffer_id(config.leaf_buffer_ids != nullptr ? config.leaf_buffer_ids[i] : 0, config, caller,
+                             "leaf", i)) {
+            return false;
+        }
+    }
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        if (!valid_buffer_id(config.node_buffer_ids != nullptr ? config.node_buffer_ids[i] : 0, config, caller,
+                             "node", i)) {
+            return false;
+        }
+    }
+    blocks.clear();
+    if (numbered_ && graph->n_nodes == n_nodes_ && graph->n_leafs == n_leafs_ &&
+        same_ids(node_ids_, config.node_buffer_ids) && same_ids(leaf_ids_, config.leaf_buffer_ids) &&
+        same_links(graph)) {
+        if (refresh_entries(config)) {
+            return true;
+        }
+    }
+    // a pinned sources table is moved aside for the plan made from it; numbering_ names the table from here
+    // on, complete or not
+    if (numbered_ && numbering_ == pinned_) {
+        kept_node_srcs_.swap(node_srcs);
+        kept_numbering_ = numbering_;
+        kept_complete_  = true;
+    }
+    numbered_ = false;
+    ++numbering_;
     n_nodes_ = graph->n_nodes;
     n_leafs_ = graph->n_leafs;
+    record_ids(node_ids_, config.node_buffer_ids, n_nodes_);
+    record_ids(leaf_ids_, config.leaf_buffer_ids, n_leafs_);
+    numbered_ = number_tensors(graph, config);
+    return true;
+}
+
+bool GraphScan::number_tensors(const ggml_cgraph * graph, const ScanConfig & config) {
     tensors.clear();
-    blocks.clear();
     tensors.reserve(static_cast<size_t>(n_nodes_ + n_leafs_) + 16);
     index_.reset(static_cast<size_t>(n_nodes_ + n_leafs_));
     node_srcs.assign(static_cast<size_t>(n_nodes_) * GGML_MAX_SRC, -1);
     node_table.assign(static_cast<size_t>(n_nodes_), -1);
+    leaf_table_.assign(static_cast<size_t>(n_leafs_), -1);
 
     for (int i = 0; i < n_leafs_; ++i) {
-        int id = config.leaf_buffer_ids != nullptr ? config.leaf_buffer_ids[i] : 0;
-        if (!valid_buffer_id(id, config, caller, "leaf", i)) {
-            return false;
-        }
         if (i + kPrefetchDistance < n_leafs_) {
             prefetch_tensor(graph->leafs[i + kPrefetchDistance]);
         }
-        int32_t idx             = add_tensor(graph->leafs[i], id, config);
+        int32_t idx             = add_tensor(graph->leafs[i], leaf_ids_[i], config);
         tensors[idx].leaf_index = i;
-        set_buffer_id(idx, id, config);
+        set_buffer_id(idx, leaf_ids_[i], config);
+        leaf_table_[i] = idx;
     }
     for (int i = 0; i < n_nodes_; ++i) {
-        int id = config.node_buffer_ids != nullptr ? config.node_buffer_ids[i] : 0;
-        if (!valid_buffer_id(id, config, caller, "node", i)) {
-            return false;
-        }
         prefetch_ahead(graph->nodes, n_nodes_, i);
         ggml_tensor * node = graph->nodes[i];
         for (int j = 0; j < GGML_MAX_SRC; ++j) {
             if (node->src[j] != nullptr) {
-                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], id, config);
+                node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], node_ids_[i], config);
             }
         }
-        int32_t idx             = add_tensor(node, id, config);
+        int32_t idx             = add_tensor(node, node_ids_[i], config);
         tensors[idx].node_index = i;
-        set_buffer_id(idx, id, config);
+        set_buffer_id(idx, node_ids_[i], config);
         node_table[i] = idx;
+    }
+    return true;
+}
+
+// Whether every leaf, node and source position of the graph holds the tensor object the table has there
+// (refresh_entries checks the view sources).
+bool GraphScan::same_links(const ggml_cgraph * graph) const {
+    for (int i = 0; i < n_leafs_; ++i) {
+        if (graph->leafs[i] != tensors[leaf_table_[i]].tensor) {
+            return false;
+        }
+    }
+    for (int i = 0; i < n_nodes_; ++i) {
+        prefetch_ahead(graph->nodes, n_nodes_, i);
+        const ggml_tensor * node = graph->nodes[i];
+        if (node != tensors[node_table[i]].tensor) {
+            return false;
+        }
+        const int32_t * srcs = &node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC];
+        for (int j = 0; j < GGML_MAX_SRC; ++j) {
+            if (node->src[j] != (srcs[j] >= 0 ? tensors[srcs[j]].tensor : nullptr)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// After same_links: false if a view source differs (then the table must be numbered afresh). Otherwise every
+// position holds the tensor it held, so numbering again would give this table entry for entry; reads each
+// entry's kind and size again (the tensors may have been given memory, or changed shape, since) and forgets
+// what planning derived from them.
+bool GraphScan::refresh_entries(const ScanConfig & config) {
+    for (TensorInfo & info : tensors) {
+        const ggml_tensor * t = info.tensor;
+        if (t->view_src != (info.view_src >= 0 ? tensors[info.view_src].tensor : nullptr)) {
+            return false;
+        }
+        if (t->data != nullptr || t->buffer != nullptr) {
+            info.kind = TensorKind::External;
+        } else {
+            info.kind = t->view_src != nullptr ? TensorKind::View : TensorKind::Owned;
+        }
+        info.io_flags     = static_cast<uint8_t>(t->flags & kInOutFlags);
+        info.op           = static_cast<uint8_t>(t->op);
+        info.size         = info.kind == TensorKind::Owned
+                                ? ggml_backend_buft_get_alloc_size(config.bufts[info.buffer_id], t)
+                                : 0;
+        info.start        = 0;
+        info.end          = 0;
+        info.block        = -1;
+        info.inplace_slot = -1;
     }
     return true;
 }
@@ -150,7 +249,7 @@ void GraphScan::compute_lifetimes() {
             continue;
         }
         // leafs, inputs and tensors from outside the graph hold data before the first node runs
-        bool from_start = info.node_index < 0 || (info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0;
+        bool from_start = info.node_index < 0 || (info.io_flags & GGML_TENSOR_FLAG_INPUT) != 0;
         info.start      = from_start ? 0 : info.node_index + 1;
         info.end        = info.start;
     }
@@ -196,11 +295,11 @@ void GraphScan::mark_survivors() {
             continue;
         }
         ++n_views[owner];
-        bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
-        if (output || (!consumed[idx] && info.tensor->op != GGML_OP_NONE)) {
+        bool output = (info.io_flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+        if (output || (!consumed[idx] && info.op != GGML_OP_NONE)) {
             survives[owner] = 1;
         }
-        if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0) {
+        if ((info.io_flags & GGML_TENSOR_FLAG_INPUT) != 0) {
             tensors[owner].start = 0; // the caller writes the aliased memory before the compute
         }
     }
@@ -210,7 +309,7 @@ void GraphScan::mark_survivors() {
             continue;
         }
         // inputs live from the start to their last reader (as upstream frees them); outputs to the end
-        const bool output = (info.tensor->flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+        const bool output = (info.io_flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
         if (survives[idx] || output || (!consumed[idx] && n_views[idx] == 0)) {
             info.end = end_time();
         }
@@ -236,7 +335,7 @@ int32_t GraphScan::inplace_candidate(int32_t node_idx, int slot, const ScanConfi
     if (own.block < 0) {
         return -1; // produced by a later node (a graph out of order): never in place
     }
-    if ((own.tensor->flags & kNoReuseFlags) != 0 || (tensors[src].tensor->flags & kNoReuseFlags) != 0) {
+    if ((own.io_flags & kNoReuseFlags) != 0 || (tensors[src].io_flags & kNoReuseFlags) != 0) {
         return -1;
     }
     if (own.end != time || blocks[own.block].end != time) {
@@ -269,11 +368,12 @@ int32_t GraphScan::inplace_candidate(int32_t node_idx, int slot, const ScanConfi
 
 bool GraphScan::try_inplace(int32_t node_idx, const ScanConfig & config) {
     TensorInfo & info = tensors[node_idx];
-    if ((info.tensor->flags & GGML_TENSOR_FLAG_INPUT) != 0 || !op_can_inplace(info.tensor->op)) {
+    const auto op = static_cast<ggml_op>(info.op);
+    if ((info.io_flags & GGML_TENSOR_FLAG_INPUT) != 0 || !op_can_inplace(op)) {
         return false;
     }
     for (int slot = 0; slot < GGML_MAX_SRC; ++slot) {
-        if (!inplace_slot_allowed(info.tensor->op, slot)) {
+        if (!inplace_slot_allowed(op, slot)) {
             continue;
         }
         int32_t owner = inplace_candidate(node_idx, slot, config);

@@ -1,4 +1,4 @@
-// Segment tree over intervals sorted by start, keyed by the latest end of the placed ones.
+// The planner's lifetime index: short intervals in start order, the longest few apart.
 #include "alloc/interval_index.h"
 
 #include <algorithm>
@@ -8,65 +8,92 @@
 namespace switchyard::alloc {
 
 namespace {
-constexpr int32_t kNone = std::numeric_limits<int32_t>::min();
+constexpr int32_t kUnplaced = std::numeric_limits<int32_t>::min(); // an end no query start is below
 }
 
 void IntervalIndex::build(const std::vector<int32_t> & starts, const std::vector<int32_t> & ends) {
     const size_t n = starts.size();
-    order_.resize(n);
-    std::iota(order_.begin(), order_.end(), 0);
+    starts_        = starts;
+    ends_          = ends;
+    long_placed_.clear();
+    long_placed_.reserve(std::min(n, kLongBudget));
+    // the longest kLongBudget lengths go apart, unless that would split equal lengths
+    std::vector<int32_t> lengths(n);
+    for (size_t i = 0; i < n; ++i) {
+        lengths[i] = ends[i] - starts[i];
+    }
+    max_short_ = 0;
+    if (n > kLongBudget) {
+        std::nth_element(lengths.begin(), lengths.end() - static_cast<std::ptrdiff_t>(kLongBudget) - 1,
+                         lengths.end());
+        max_short_ = lengths[n - kLongBudget - 1];
+    }
+    position_.assign(n, -1);
+    order_.clear();
+    for (size_t i = 0; i < n; ++i) {
+        if (n <= kLongBudget || ends[i] - starts[i] <= max_short_) {
+            order_.push_back(static_cast<int32_t>(i));
+        }
+    }
     std::stable_sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) { return starts[a] < starts[b]; });
-    sorted_starts_.resize(n);
-    position_.resize(n);
-    for (size_t p = 0; p < n; ++p) {
-        sorted_starts_[p]      = starts[order_[p]];
+    if (n <= kLongBudget) {
+        max_short_ = std::numeric_limits<int32_t>::max() / 2; // everything is short: scan all
+    }
+    sorted_starts_.resize(order_.size());
+    sorted_ends_.assign(order_.size(), kUnplaced);
+    for (size_t p = 0; p < order_.size(); ++p) {
+        sorted_starts_[p]    = starts[order_[p]];
         position_[order_[p]] = static_cast<int32_t>(p);
     }
-    ends_   = ends;
-    leaves_ = 1;
-    while (leaves_ < n) {
-        leaves_ *= 2;
+    const int32_t last_start = order_.empty() ? 0 : sorted_starts_.back();
+    time_first_.assign(static_cast<size_t>(last_start) + 2, 0);
+    size_t p = 0;
+    for (int32_t t = 0; t <= last_start + 1; ++t) {
+        while (p < sorted_starts_.size() && sorted_starts_[p] < t) {
+            ++p;
+        }
+        time_first_[t] = static_cast<int32_t>(p);
     }
-    tree_.assign(2 * leaves_, kNone);
 }
 
 void IntervalIndex::clear() {
-    std::fill(tree_.begin(), tree_.end(), kNone);
+    std::fill(sorted_ends_.begin(), sorted_ends_.end(), kUnplaced);
+    long_placed_.clear();
 }
 
 void IntervalIndex::insert(int32_t i) {
-    size_t node = leaves_ + static_cast<size_t>(position_[i]);
-    tree_[node] = ends_[i];
-    for (node /= 2; node >= 1; node /= 2) {
-        int32_t best = std::max(tree_[2 * node], tree_[2 * node + 1]);
-        if (tree_[node] == best) {
-            break;
-        }
-        tree_[node] = best;
+    if (position_[i] < 0) {
+        long_placed_.push_back(i);
+    } else {
+        sorted_ends_[position_[i]] = ends_[i];
     }
+}
+
+int32_t IntervalIndex::first_position(int32_t time) const {
+    if (time <= 0) {
+        return 0;
+    }
+    if (time >= static_cast<int32_t>(time_first_.size())) {
+        return static_cast<int32_t>(order_.size());
+    }
+    return time_first_[time];
 }
 
 void IntervalIndex::overlapping(int32_t start, int32_t end, std::vector<int32_t> & out) const {
-    // only intervals starting at or before `end` can meet [start, end]: a prefix of the sorted order
-    size_t limit = static_cast<size_t>(std::upper_bound(sorted_starts_.begin(), sorted_starts_.end(), end) -
-                                       sorted_starts_.begin());
-    if (limit > 0) {
-        visit(1, 0, leaves_, limit, start, out);
+    // a short interval meeting [start, end] starts no earlier than start - max_short_ and no later than end
+    const int32_t lo = first_position(start - std::min(start, max_short_));
+    const int32_t hi = end == std::numeric_limits<int32_t>::max() ? static_cast<int32_t>(order_.size())
+                                                                   : first_position(end + 1);
+    for (int32_t p = lo; p < hi; ++p) {
+        if (sorted_ends_[p] >= start) {
+            out.push_back(order_[p]);
+        }
     }
-}
-
-void IntervalIndex::visit(size_t node, size_t lo, size_t hi, size_t limit, int32_t start,
-                          std::vector<int32_t> & out) const {
-    if (lo >= limit || tree_[node] < start) {
-        return;
+    for (int32_t i : long_placed_) {
+        if (starts_[i] <= end && ends_[i] >= start) {
+            out.push_back(i);
+        }
     }
-    if (node >= leaves_) {
-        out.push_back(order_[lo]);
-        return;
-    }
-    size_t mid = (lo + hi) / 2;
-    visit(2 * node, lo, mid, limit, start, out);
-    visit(2 * node + 1, mid, hi, limit, start, out);
 }
 
 } // namespace switchyard::alloc

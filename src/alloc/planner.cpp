@@ -1,10 +1,13 @@
 // Lifetime-aware placement: orders, the placement loop and the lower bound.
 #include "alloc/planner.h"
 
+#include "alloc/free_list_sweep.h"
 #include "alloc/interval_index.h"
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 namespace switchyard::alloc {
@@ -30,32 +33,42 @@ constexpr std::array<Strategy, 4> kStrategies = {{
     {"creation-order best-fit", Order::StartTime, FitPolicy::BestFit},
 }};
 
+// The positions of members in placement order. The sort keys are gathered first and the last key is the
+// position, so a plain sort gives the order a stable sort of the positions would, without indirection.
 std::vector<int32_t> placement_order(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
                                      Order order) {
-    std::vector<int32_t> positions(members.size());
-    std::iota(positions.begin(), positions.end(), 0);
-    auto block  = [&](int32_t pos) -> const Block & { return blocks[members[pos]]; };
-    auto length = [&](int32_t pos) { return block(pos).end - block(pos).start; };
-    auto by_size = [&](int32_t a, int32_t b) {
-        if (block(a).size != block(b).size) {
-            return block(a).size > block(b).size;
-        }
-        if (length(a) != length(b)) {
-            return length(a) > length(b);
-        }
-        return block(a).start < block(b).start;
+    struct Key {
+        size_t  size;
+        int32_t length;
+        int32_t start;
+        int32_t pos;
     };
-    auto by_length = [&](int32_t a, int32_t b) {
-        if (length(a) != length(b)) {
-            return length(a) > length(b);
+    std::vector<Key> keys(members.size());
+    for (size_t pos = 0; pos < members.size(); ++pos) {
+        const Block & b = blocks[members[pos]];
+        keys[pos]       = {b.size, b.end - b.start, b.start, static_cast<int32_t>(pos)};
+    }
+    auto by_size = [](const Key & a, const Key & b) { // largest first; then longer-lived, earlier
+        if (a.size != b.size) {
+            return a.size > b.size;
         }
-        return by_size(a, b);
+        if (a.length != b.length) {
+            return a.length > b.length;
+        }
+        return a.start != b.start ? a.start < b.start : a.pos < b.pos;
     };
-    auto by_start = [&](int32_t a, int32_t b) { return block(a).start < block(b).start; };
+    auto by_length = [&](const Key & a, const Key & b) {
+        return a.length != b.length ? a.length > b.length : by_size(a, b);
+    };
+    auto by_start = [](const Key & a, const Key & b) { return a.start != b.start ? a.start < b.start : a.pos < b.pos; };
     switch (order) {
-        case Order::SizeThenLength: std::stable_sort(positions.begin(), positions.end(), by_size); break;
-        case Order::LengthThenSize: std::stable_sort(positions.begin(), positions.end(), by_length); break;
-        case Order::StartTime: std::stable_sort(positions.begin(), positions.end(), by_start); break;
+        case Order::SizeThenLength: std::sort(keys.begin(), keys.end(), by_size); break;
+        case Order::LengthThenSize: std::sort(keys.begin(), keys.end(), by_length); break;
+        case Order::StartTime: std::sort(keys.begin(), keys.end(), by_start); break;
+    }
+    std::vector<int32_t> positions(members.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+        positions[i] = keys[i].pos;
     }
     return positions;
 }
@@ -196,6 +209,55 @@ PackResult run_strategy(int strategy, const std::vector<Block> & blocks, const s
     return pass.finish(strategy);
 }
 
+// Runs the lifetime-aware strategies of kStrategies on one set of blocks; the lifetime index is built once,
+// on the first run.
+class LifetimePacks {
+public:
+    LifetimePacks(const std::vector<Block> & blocks, const std::vector<int32_t> & members, size_t max_chunk_size,
+                  int32_t n_times)
+        : blocks_(blocks), members_(members), max_chunk_size_(max_chunk_size), n_times_(n_times) {}
+
+    PackResult run(int strategy) {
+        if (!built_) {
+            std::vector<int32_t> starts(members_.size());
+            std::vector<int32_t> ends(members_.size());
+            for (size_t i = 0; i < members_.size(); ++i) {
+                starts[i] = blocks_[members_[i]].start;
+                ends[i]   = blocks_[members_[i]].end;
+            }
+            index_.build(starts, ends);
+            built_ = true;
+        }
+        return run_strategy(strategy, blocks_, members_, index_, max_chunk_size_, n_times_);
+    }
+
+private:
+    const std::vector<Block> &   blocks_;
+    const std::vector<int32_t> & members_;
+    size_t                       max_chunk_size_;
+    int32_t                      n_times_;
+    IntervalIndex                index_;
+    bool                         built_ = false;
+};
+
+// The most blocks of nonzero size alive at one time.
+size_t most_alive_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
+    std::vector<int32_t> delta(static_cast<size_t>(n_times) + 1, 0);
+    for (int32_t m : members) {
+        if (blocks[m].size > 0) {
+            ++delta[blocks[m].start];
+            --delta[blocks[m].end + 1];
+        }
+    }
+    int32_t live = 0;
+    int32_t most = 0;
+    for (int32_t t = 0; t < n_times; ++t) {
+        live += delta[t];
+        most = std::max(most, live);
+    }
+    return static_cast<size_t>(most);
+}
+
 } // namespace
 
 size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
@@ -216,31 +278,54 @@ size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int
 }
 
 PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
-                       size_t max_chunk_size, int32_t n_times) {
-    std::vector<int32_t> starts(members.size());
-    std::vector<int32_t> ends(members.size());
-    for (size_t i = 0; i < members.size(); ++i) {
-        starts[i] = blocks[members[i]].start;
-        ends[i]   = blocks[members[i]].end;
-    }
-    IntervalIndex index;
-    index.build(starts, ends);
+                       size_t max_chunk_size, int32_t n_times, PlanPolicy policy) {
     const size_t bound = live_lower_bound(blocks, members, n_times);
     PackResult   best;
-    for (int s = 0; s < static_cast<int>(kStrategies.size()); ++s) {
-        PackResult result = run_strategy(s, blocks, members, index, max_chunk_size, n_times);
-        if (s == 0 || result.total < best.total) {
+    bool         have = false;
+    auto         keep = [&](PackResult && result) { // true once a plan reaches the bound
+        if (!have || result.total < best.total) {
             best = std::move(result);
+            have = true;
         }
-        if (best.total <= bound) {
-            break; // optimal
+        return best.total <= bound;
+    };
+    auto sweep = [&] {
+        PackResult quick;
+        if (!free_list_sweep(blocks, members, max_chunk_size, n_times, quick)) {
+            return false; // needs several chunks: the lifetime-aware orders handle them
         }
+        quick.strategy = kFreeListStrategy;
+        return keep(std::move(quick));
+    };
+    // The largest-first pass costs O(n log n) when tensors die young and is then usually optimal: it goes
+    // first. When many blocks are alive at once it grows towards O(n^2), and the O(n F) sweep, which reaches the
+    // bound on such graphs (everything alive: no holes), goes first.
+    const bool sweep_first =
+        policy == PlanPolicy::Quick || most_alive_blocks(blocks, members, n_times) * 16 > members.size();
+    LifetimePacks lifetime(blocks, members, max_chunk_size, n_times);
+    bool          done = sweep_first ? sweep() : keep(lifetime.run(0));
+    if (policy == PlanPolicy::Quick && have) {
+        done = true;
+    }
+    if (!done) {
+        done = sweep_first ? keep(lifetime.run(0)) : sweep();
+    }
+    for (int s = 1; !done && s < static_cast<int>(kStrategies.size()); ++s) {
+        done = keep(lifetime.run(s));
     }
     best.lower_bound = bound;
     return best;
 }
 
+PlanPolicy plan_policy_from_env() {
+    const char * value = std::getenv("SWITCHYARD_GALLOC_PLAN");
+    return value != nullptr && std::strcmp(value, "quick") == 0 ? PlanPolicy::Quick : PlanPolicy::Smallest;
+}
+
 const char * pack_strategy_name(int strategy) {
+    if (strategy == kFreeListStrategy) {
+        return "creation-order free-list";
+    }
     if (strategy < 0 || strategy >= static_cast<int>(kStrategies.size())) {
         return "?";
     }

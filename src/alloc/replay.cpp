@@ -24,12 +24,12 @@ bool entry_matches(const TensorPlan & planned, const TensorInfo & now) {
         return true; // has memory already: left alone
     }
     const ggml_tensor * t = now.tensor;
-    if (now.kind != planned.kind || (t->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT)) != planned.flags) {
+    if (now.kind != planned.kind || now.io_flags != planned.flags) {
         return false;
     }
     if (now.kind == TensorKind::View) {
         return now.root == planned.root && t->view_offs == planned.view_offs &&
-               (t->op == GGML_OP_NONE) == planned.view_none;
+               (now.op == GGML_OP_NONE) == planned.view_none;
     }
     if (now.size > planned.size_max) {
         return false;
@@ -78,7 +78,7 @@ bool place_view(ggml_tensor * t) {
 } // namespace
 
 bool plan_matches(ggml_gallocr & galloc, ggml_cgraph * graph) {
-    const GraphPlan & plan = galloc.plan;
+    GraphPlan & plan = galloc.plan;
     if (!plan.valid || plan.n_nodes != graph->n_nodes || plan.n_leafs != graph->n_leafs) {
         return false;
     }
@@ -90,9 +90,16 @@ bool plan_matches(ggml_gallocr & galloc, ggml_cgraph * graph) {
     config.node_buffer_ids = plan.node_buffer_ids.data();
     config.leaf_buffer_ids = plan.leaf_buffer_ids.data();
     GraphScan & scan       = galloc.scan;
-    if (!scan.build_table(graph, config, kAllocGraph) || scan.tensors.size() != plan.tensors.size() ||
-        scan.node_srcs != plan.node_srcs) {
+    if (!scan.build_table(graph, config, kAllocGraph) || scan.tensors.size() != plan.tensors.size()) {
         return false;
+    }
+    if (scan.numbering() != plan.numbering) { // numbered afresh: the sources must be the planned ones
+        const std::vector<int32_t> * planned = scan.node_srcs_of(plan.numbering);
+        if (planned == nullptr || *planned != scan.node_srcs) {
+            return false;
+        }
+        plan.numbering = scan.numbering();
+        scan.pin(plan.numbering);
     }
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
         if (!entry_matches(plan.tensors[i], scan.tensors[i])) {

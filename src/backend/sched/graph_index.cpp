@@ -34,6 +34,64 @@ int32_t resolve(BackendIds & ids, std::vector<int32_t> & view_srcs, const ggml_t
     }
 }
 
+// Whether graph consists of the tensor objects the stale entries were numbered from, linked the same way: every
+// leaf, node and source position, and every entry's view source. Numbering the graph afresh would then give
+// the same entries in the same order. The old numbering started from no entries (GraphIndex::n_entries) and
+// nothing was added since, so each entry is either the tensor at a position, checked first, or the view source
+// of an entry numbered before it, checked before it is read: no pointer of a graph that may be gone is
+// dereferenced.
+bool same_links(const BackendIds & ids, const GraphIndex & index, const ggml_cgraph * graph) {
+    if (!ids.stale() || index.n_entries != ids.size() || index.leafs.size() != static_cast<size_t>(graph->n_leafs) ||
+        index.nodes.size() != static_cast<size_t>(graph->n_nodes)) {
+        return false;
+    }
+    for (size_t i = 0; i < index.leafs.size(); ++i) {
+        if (graph->leafs[i] != ids.tensor(index.leafs[i])) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < index.nodes.size(); ++i) {
+        alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
+        const ggml_tensor * node = graph->nodes[i];
+        if (node != ids.tensor(index.nodes[i])) {
+            return false;
+        }
+        for (size_t j = 0; j < GGML_MAX_SRC; ++j) {
+            const int32_t src = index.srcs[i * GGML_MAX_SRC + j];
+            if (node->src[j] != (src >= 0 ? ids.tensor(src) : nullptr)) {
+                return false;
+            }
+        }
+    }
+    for (int32_t e = 0; e < index.n_entries; ++e) {
+        const int32_t v = index.view_srcs[static_cast<size_t>(e)];
+        if (v == kUnresolved || ids.tensor(e)->view_src != (v >= 0 ? ids.tensor(v) : nullptr)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Takes the numbering of the previous graph back (see same_links) and visits the leafs and nodes as numbering
+// would.
+void reuse_index(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit) {
+    GraphIndex & index = sched->index;
+    sched->backend_ids.revive(index.n_entries);
+    index.supported.assign(index.nodes.size() * static_cast<size_t>(sched->n_backends), -1);
+    for (size_t i = 0; i < index.leafs.size(); ++i) {
+        if (visit) {
+            visit(sched, graph->leafs[i], index.leafs[i]);
+        }
+    }
+    for (size_t i = 0; i < index.nodes.size(); ++i) {
+        alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
+        index.view_ops[i] = op_is_view(graph->nodes[i]->op) ? 1 : 0; // the op may differ
+        if (visit) {
+            visit(sched, graph->nodes[i], index.nodes[i]);
+        }
+    }
+}
+
 } // namespace
 
 void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit) {
@@ -41,6 +99,13 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVis
     GraphIndex &           index     = sched->index;
     std::vector<int32_t> & view_srcs = index.view_srcs;
     const auto             n_nodes   = static_cast<size_t>(graph->n_nodes);
+    if (same_links(ids, index, graph)) {
+        reuse_index(sched, graph, visit);
+        return;
+    }
+    // a numbering that starts from no entries can be taken back by the next graph (same_links)
+    const bool from_empty = ids.stale() || ids.size() == 0;
+    index.n_entries       = -1;
     view_srcs.assign(static_cast<size_t>(ids.size()) + n_nodes + static_cast<size_t>(graph->n_leafs), kUnresolved);
     index.leafs.resize(static_cast<size_t>(graph->n_leafs));
     for (size_t i = 0; i < index.leafs.size(); ++i) {
@@ -70,6 +135,7 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVis
             visit(sched, graph->nodes[i], index.nodes[i]);
         }
     }
+    index.n_entries = from_empty ? ids.size() : -1;
 }
 
 } // namespace switchyard::sched

@@ -20,6 +20,7 @@
 #include "core/graph.h"
 #include "core/op_traits.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -36,10 +37,15 @@ inline constexpr int kMaxCopies   = 4;
 // scheduler meets gets an entry, numbered in order of arrival; the passes address entries by number (GraphIndex)
 // instead of hashing a pointer at each step. Open addressing over pointers with the slots kept between graphs,
 // so a graph rebuilt for every token costs no allocation here.
+//
+// clear() only marks the entries stale: the first lookup after it empties them, unless index_graph first finds
+// that the new graph consists of the same tensor objects, linked the same way, and takes the numbering back
+// with revive() (then nothing is hashed again).
 class BackendIds {
 public:
     // The entry of t, created with id -1 if t has none yet.
     int32_t entry(const ggml_tensor * t) {
+        settle();
         const auto [index, inserted] = index_.insert(t, static_cast<int32_t>(ids_.size()));
         if (inserted) {
             ids_.push_back(-1);
@@ -51,25 +57,43 @@ public:
     int & operator[](const ggml_tensor * t) { return ids_[static_cast<size_t>(entry(t))]; }
     // The id of an entry (from entry() or GraphIndex).
     int & at(int32_t entry) { return ids_[static_cast<size_t>(entry)]; }
+    // The tensor of an entry and the number of entries; while stale, those of the graph before clear().
     const ggml_tensor * tensor(int32_t entry) const { return tensors_[static_cast<size_t>(entry)]; }
     int32_t             size() const { return static_cast<int32_t>(ids_.size()); }
     // The id of t, or -1 if it has none.
-    int find(const ggml_tensor * t) const {
+    int find(const ggml_tensor * t) {
+        settle();
         const int32_t index = index_.find(t);
         return index < 0 ? -1 : ids_[static_cast<size_t>(index)];
     }
-    // Forgets every tensor, keeping the memory for as many next time; never allocates (it runs in
-    // ggml_backend_sched_reset, which cannot fail).
-    void clear() {
-        index_.clear();
-        ids_.clear();
-        tensors_.clear();
+    // Forgets every tensor (lazily, see above), keeping the memory for as many next time; never allocates (it
+    // runs in ggml_backend_sched_reset, which cannot fail).
+    void clear() { stale_ = true; }
+    bool stale() const { return stale_; }
+    // While stale and holding exactly n entries: keeps them, every id back to -1, and returns true.
+    bool revive(int32_t n) {
+        if (!stale_ || size() != n) {
+            return false;
+        }
+        std::fill(ids_.begin(), ids_.end(), -1);
+        stale_ = false;
+        return true;
     }
 
 private:
+    void settle() {
+        if (stale_) {
+            index_.clear();
+            ids_.clear();
+            tensors_.clear();
+            stale_ = false;
+        }
+    }
+
     alloc::PtrIndexMap                index_;
     std::vector<int>                  ids_;
     std::vector<const ggml_tensor *>  tensors_;
+    bool                              stale_ = false;
 };
 
 // The graph being split, as entries of the scheduler's BackendIds, resolved once per split (graph_index.cpp) so
@@ -84,6 +108,8 @@ struct GraphIndex {
     std::vector<int8_t>  supported; // backend_supports_op(b, graph->nodes[i]) at i * n_backends + b; -1: not
                                     // asked yet (the answer depends only on the node and its sources, which
                                     // assignment does not change, so each is asked once per split)
+    int32_t n_entries = -1;         // BackendIds entries right after numbering the graph from no entries;
+                                    // -1: none (not numbered, or numbered after other entries)
 
     int32_t src(int node, int j) const { return srcs[static_cast<size_t>(node) * GGML_MAX_SRC + static_cast<size_t>(j)]; }
     int32_t view_src(int32_t entry) const { return view_srcs[static_cast<size_t>(entry)]; }

@@ -174,6 +174,42 @@ TEST(GallocrReserve, SeveralBufferTypes) {
     EXPECT_EQ(ta.live_buffers + tb.live_buffers, 0);
 }
 
+TEST(GallocrReserve, PlanOutlivesGraphsItDoesNotFit) {
+    // with several buffers a graph that differs from the reserved one is refused (never planned again); the
+    // reserved plan must still place the reserved graph's shape afterwards, here rebuilt in another context
+    TestBuft                   ta, tb;
+    ggml_backend_buffer_type_t bufts[2] = {init_test_buft(ta, {64, SIZE_MAX, 0, false, "A"}),
+                                           init_test_buft(tb, {32, SIZE_MAX, 0, false, "B"})};
+    ggml_gallocr_t             galloc   = ggml_gallocr_new_n(bufts, 2);
+    auto                       build    = [](ggml_context * ctx, bool chain) { // same counts, other edges
+        ManualOps     ops{ctx};
+        ggml_tensor * x = ops.leaf(64, 4);
+        ggml_set_input(x);
+        ggml_tensor * a = ops.cont(x);
+        ggml_tensor * c = ops.cont(ops.cont(a));
+        ggml_tensor * d = chain ? ops.add(c, ops.leaf(64, 4)) : ops.add(c, a);
+        ggml_cgraph * g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, d);
+        return g;
+    };
+    const ggml_init_params params{ggml_tensor_overhead() * 32 + ggml_graph_overhead(), nullptr, true};
+    ggml_context *         ctx_a = ggml_init(params);
+    ggml_cgraph *          a     = build(ctx_a, true);
+    std::vector<int>       node_ids(static_cast<size_t>(a->n_nodes), 0), leaf_ids(static_cast<size_t>(a->n_leafs), 1);
+    ASSERT_TRUE(ggml_gallocr_reserve_n(galloc, a, node_ids.data(), leaf_ids.data()));
+    for (int round = 0; round < 2; ++round) {
+        ggml_context * ctx_b = ggml_init(params);
+        EXPECT_FALSE(ggml_gallocr_alloc_graph(galloc, build(ctx_b, false))) << "round " << round;
+        ggml_free(ctx_b);
+    }
+    ggml_context * ctx_c = ggml_init(params);
+    ggml_cgraph *  c     = build(ctx_c, true);
+    EXPECT_TRUE(ggml_gallocr_alloc_graph(galloc, c));
+    ggml_free(ctx_c);
+    ggml_free(ctx_a);
+    ggml_gallocr_free(galloc);
+}
+
 TEST(GallocrReserve, InvalidBufferIdsAreRejected) {
     TestBuft       test;
     ggml_gallocr_t galloc = ggml_gallocr_new(init_test_buft(test, {}));
