@@ -70,7 +70,7 @@ struct IsaColumn {
     // The integer GEMM (quants/gemm.h) and the repacked weights (repack/format.h).
     GemmPackFn         gemm_pack     = nullptr; // may decline a call (above); scalar: the portable packer
     quants::GemmTileFn gemm_tile     = nullptr; // int8 tile on 8-column chunks
-    quants::GemmTileFn gemm_tile_amx = nullptr; // int8 tile on AMX (16-column chunks, two panels)
+    quants::GemmTileFn gemm_tile_amx = nullptr; // int8 tile on AMX (32-column chunks, two panels)
     ExpandPanelFn      repack_expand = nullptr; // scalar: the portable expander
     repack::TileFn     repack_tile   = nullptr;
 };

@@ -242,6 +242,22 @@ GemmTileFn gemm_tile_amx() {
 
 bool gemm_int_amx() { return gemm_tile_amx() != nullptr; }
 
+void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    gemm_pack(weight, w, w_row, rows, k, panel);
+    const GemmFormat f = gemm_format(weight);
+    if (f.bias == 0) {
+        return;
+    }
+    const auto   bias = static_cast<uint8_t>(f.bias);
+    const size_t n    = levels_bytes(f);
+    for (int64_t g = 0; g < k / f.group; ++g) {
+        uint8_t * levels = group_at(f, panel, g).levels;
+        for (size_t i = 0; i < n; ++i) {
+            levels[i] = static_cast<uint8_t>(levels[i] - bias); // u - bias as an int8 (-128..127 for every format)
+        }
+    }
+}
+
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
     return static_cast<size_t>(k / f.group) * amx_chunk_group_bytes(f);
 }

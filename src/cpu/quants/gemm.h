@@ -87,17 +87,22 @@ struct GemmColumnAux {
     int32_t word;
 };
 
-// AMX (gemm_amx.cpp): the same panels as AMX B tiles (a group's G / 4 quads of 16 rows x 4 bytes) times
-// activation chunks of 16 columns laid out as A tiles: per group, 16 columns x G int8 levels, then the 16 columns'
-// (da, aux word) pairs as above. A tile call takes up to two panels (GemmTileArgs::panel2) and up to 16 columns;
-// per group one tdpbsud per panel, its 16 x 16 int32 sums scaled into float accumulators as the VNNI tile does.
-constexpr int kGemmAmxIntCols = 16;
+// AMX (gemm_amx.cpp): the same panels as AMX B tiles (a group's G / 4 quads of 16 rows x 4 bytes), but with
+// signed levels u - bias (gemm_pack_amx), times activation chunks of 32 columns laid out as two A tiles: per
+// group, 32 columns x G int8 levels, then the 32 columns' (da, aux word) pairs as above (the int32 word unused: the
+// bias is out of the levels). A tile call takes up to two panels (GemmTileArgs::panel2) and up to 32 columns; per
+// group one tdpbssd per (panel, 16 columns), their 16 x 16 int32 sums scaled into float accumulators in the VNNI
+// tile's order.
+constexpr int kGemmAmxIntCols = 32;
+
+// As gemm_pack, then each level made signed (u - bias, two's complement): the AMX tile's panel.
+void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 
 // The AMX tile this CPU runs (nullptr without the AMX level; kernel_registry.h: gemm_tile_amx), and whether it has one.
 GemmTileFn gemm_tile_amx();
 bool       gemm_int_amx();
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k);
-// As gemm_activation, into column col (0..15) of an AMX chunk.
+// As gemm_activation, into column col (0..31) of an AMX chunk.
 void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col);
 
 // The levels' tiles and packer, which the registry's columns hold (x86-64 only).
