@@ -242,9 +242,21 @@ GemmTileFn gemm_tile_amx() {
 
 bool gemm_int_amx() { return gemm_tile_amx() != nullptr; }
 
+bool gemm_amx_superblocks(const GemmFormat & f) {
+    return f.act_type == GGML_TYPE_Q8_K && f.group == kQK32 && f.has_min;
+}
+
+size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k) {
+    return gemm_amx_superblocks(f) ? static_cast<size_t>(k / kQK_K) * kGemmAmxSbPanelBytes : gemm_panel_bytes(f, k);
+}
+
 void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
-    gemm_pack(weight, w, w_row, rows, k, panel);
     const GemmFormat f = gemm_format(weight);
+    if (gemm_amx_superblocks(f)) {
+        gemm_pack_amx_superblocks(weight, w, w_row, rows, k, panel);
+        return;
+    }
+    gemm_pack(weight, w, w_row, rows, k, panel);
     if (f.bias == 0) {
         return;
     }
@@ -259,11 +271,27 @@ void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int
 }
 
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
+    if (gemm_amx_superblocks(f)) {
+        return static_cast<size_t>(k / kQK_K) * kGemmAmxSbChunkBytes;
+    }
     return static_cast<size_t>(k / f.group) * amx_chunk_group_bytes(f);
 }
 
 void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
     act_converter(f.act_type)(x, scratch, k);
+    if (gemm_amx_superblocks(f)) {
+        for (int64_t sb = 0; sb < k / kQK_K; ++sb) {
+            const auto & b  = static_cast<const quant::BlockQ8_K *>(scratch)[sb];
+            auto *       p  = static_cast<uint8_t *>(chunk) + static_cast<size_t>(sb) * kGemmAmxSbChunkBytes;
+            auto *       da = reinterpret_cast<float *>(p + static_cast<size_t>(kGemmAmxIntCols) * kQK_K);
+            std::memcpy(p + static_cast<size_t>(col) * kQK_K, b.qs, kQK_K);
+            da[col] = b.d;
+            for (int j = 0; j < kQK_K / kQK32; ++j) { // as group_activation's min_sum
+                da[kGemmAmxIntCols * (1 + j) + col] = b.d * static_cast<float>(sum_levels(b.qs + j * kQK32, kQK32));
+            }
+        }
+        return;
+    }
     for (int64_t g = 0; g < k / f.group; ++g) {
         const GroupActivation a = group_activation(f, scratch, g);
         auto * p = static_cast<uint8_t *>(chunk) + static_cast<size_t>(g) * amx_chunk_group_bytes(f);

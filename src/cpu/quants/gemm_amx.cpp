@@ -197,6 +197,10 @@ void tile_halves(const GemmFormat & f, const GemmTileArgs & a) {
 
 void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a) {
     static_assert(kGemmRows == 16 && kGemmAmxIntCols == 32, "a tile holds 16 rows; two A tiles hold the columns");
+    if (gemm_amx_superblocks(f)) {
+        gemm_tile_amx_superblocks(a);
+        return;
+    }
     const bool two = a.panel2 != nullptr;
     if (f.has_min) {
         two ? tile_halves<true, true>(f, a) : tile_halves<true, false>(f, a);

@@ -44,7 +44,10 @@ struct Path {
     }
 
     size_t panel_bytes(int64_t k) const {
-        return integer() ? quants::gemm_panel_bytes(format, k) : quants::gemm_float_panel_bytes(weight, k);
+        if (!integer()) {
+            return quants::gemm_float_panel_bytes(weight, k);
+        }
+        return amx() ? quants::gemm_amx_panel_bytes(format, k) : quants::gemm_panel_bytes(format, k);
     }
     size_t chunk_bytes(int64_t k) const {
         if (integer()) {

@@ -1,0 +1,266 @@
+// The AMX integer GEMM's super-block form (gemm.h: gemm_amx_superblocks) for q4_K and q5_K: groups of 32 with
+// integer 6-bit scales sc under one d per 256 elements. Per super-block the weight levels are multiplied by their
+// scales at packing (w = sc * u, 0..1953: eleven bits), split into a low byte L and a high byte H, and laid out as B
+// tiles of 64-byte rows: per super-block, L as [4 steps of 64 elements][16 quads][16 rows][4 bytes], H likewise,
+// then d (16 floats) and the min terms m = -dmin * min (8 groups x 16 rows, floats). The tile then sums a whole
+// super-block in integers (tdpbsud: the columns' signed q8_K levels times the unsigned bytes, K = 64 per product):
+// sum(w * q) = 256 * sum(H * q) + sum(L * q), exact in int32, and AVX-512 applies one float scale d * da per
+// super-block and the eight min terms m * (da * sum(q)) (the activation chunk's per-group sums), instead of a
+// scale per group of 32.
+#if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
+
+#include "cpu/quants/amx_tiles.h"
+#include "cpu/quants/gemm.h"
+#include "cpu/quants/levels.h"
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace switchyard::cpu::quants {
+
+namespace {
+
+constexpr int    kSteps     = kQK_K / 64;                       // K = 64 per tile product
+constexpr int    kGroups    = kQK_K / kQK32;                    // groups of 32 per super-block
+constexpr size_t kStepBytes = static_cast<size_t>(64) * kGemmRows; // one B tile
+constexpr int    kHalf      = kGemmAmxIntCols / 2;              // columns per A tile
+
+// ---- packing ---------------------------------------------------------------------------------------------------
+
+// The panel's super-block sb (gemm.h's byte offsets).
+struct SbPanel {
+    uint8_t * l;
+    uint8_t * h;
+    float *   d;
+    float *   m; // [group][row]
+};
+
+SbPanel sb_panel(void * panel, int64_t sb) {
+    auto * p = static_cast<uint8_t *>(panel) + static_cast<size_t>(sb) * kGemmAmxSbPanelBytes;
+    auto * d = reinterpret_cast<float *>(p + 2 * kSteps * kStepBytes);
+    return {p, p + kSteps * kStepBytes, d, d + kGemmRows};
+}
+
+// Each row's d and 6-bit scales of super-block sb (zero past `rows`).
+template <class Block>
+void row_scales(const void * w, size_t w_row, int rows, int64_t sb, float * d, int16_t (*sc)[kGemmRows]) {
+    for (int r = 0; r < kGemmRows; ++r) {
+        d[r] = 0.0f;
+        for (int j = 0; j < kGroups; ++j) {
+            sc[j][r] = 0;
+        }
+        if (r >= rows) {
+            continue;
+        }
+        const Block & b = reinterpret_cast<const Block *>(static_cast<const char *>(w) + r * w_row)[sb];
+        d[r]            = fp16_to_fp32(b.d);
+        for (int j = 0; j < kGroups; ++j) {
+            uint8_t s, m;
+            quant::unpack_scale_min_k4(j, b.scales, s, m);
+            sc[j][r] = s;
+        }
+    }
+}
+
+// One group of the common form (gemm.h: [8 quads][16 rows][4 bytes] of u, then s and m) times its rows' scales,
+// into the super-block's L and H tiles.
+void scale_group(const uint8_t * levels, const int16_t * sc, int j, const SbPanel & o) {
+    alignas(64) int16_t words[2][32]; // lane word i: row i / 4 (rows 0..7), row 8 + i / 4
+    for (int i = 0; i < 32; ++i) {
+        words[0][i] = sc[i / 4];
+        words[1][i] = sc[8 + i / 4];
+    }
+    const __m512i lo_sc = _mm512_load_si512(words[0]), hi_sc = _mm512_load_si512(words[1]);
+    const size_t  base  = static_cast<size_t>(j / 2) * kStepBytes + static_cast<size_t>(j % 2) * 8 * 64;
+    const auto narrow = [](__m512i w) { return _mm512_maskz_cvtepi16_epi8(~__mmask32{0}, w); }; // (maskz: GCC 12 warns on the plain forms)
+    for (int q = 0; q < kQK32 / 4; ++q) {
+        const uint8_t * u  = levels + q * 64;
+        const __m512i   w0 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(u))), lo_sc);
+        const __m512i   w1 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(u + 32))), hi_sc);
+        auto * l = reinterpret_cast<__m256i *>(o.l + base + q * 64);
+        auto * h = reinterpret_cast<__m256i *>(o.h + base + q * 64);
+        _mm256_storeu_si256(l, narrow(w0));
+        _mm256_storeu_si256(l + 1, narrow(w1));
+        _mm256_storeu_si256(h, narrow(_mm512_srli_epi16(w0, 8)));
+        _mm256_storeu_si256(h + 1, narrow(_mm512_srli_epi16(w1, 8)));
+    }
+}
+
+template <class Block>
+void pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    // The common form (gemm_pack) goes to the panel's tail, which is larger than it; super-block sb is then
+    // rewritten in place, front to back: its bytes end before those of the common form's super-block sb + 1 begin
+    // (kGemmAmxSbPanelBytes >= the common form's bytes per super-block), and its own are copied out first.
+    const GemmFormat f      = gemm_format(weight);
+    const int64_t    nsb    = k / kQK_K;
+    const size_t     common = gemm_group_bytes(f) * kGroups;
+    auto *           tail   = static_cast<uint8_t *>(panel) + static_cast<size_t>(nsb) * (kGemmAmxSbPanelBytes - common);
+    gemm_pack(weight, w, w_row, rows, k, tail);
+    alignas(64) uint8_t one[kGroups * (kQK32 * kGemmRows + 2 * kGemmRows * sizeof(float))];
+    static_assert(sizeof(one) <= kGemmAmxSbPanelBytes, "the super-block form is larger than the common one");
+    for (int64_t sb = 0; sb < nsb; ++sb) {
+        std::memcpy(one, tail + static_cast<size_t>(sb) * common, common);
+        const SbPanel o = sb_panel(panel, sb);
+        int16_t       sc[kGroups][kGemmRows];
+        row_scales<Block>(w, w_row, rows, sb, o.d, sc);
+        for (int j = 0; j < kGroups; ++j) {
+            const uint8_t * g = one + j * gemm_group_bytes(f);
+            scale_group(g, sc[j], j, o);
+            std::memcpy(o.m + j * kGemmRows, g + kQK32 * kGemmRows + kGemmRows * sizeof(float), kGemmRows * sizeof(float));
+        }
+    }
+}
+
+// ---- the tile --------------------------------------------------------------------------------------------------
+
+// Tiles (amx_tiles.h): tmm0 / tmm1 the L / H sums of columns 0..15, tmm2 / tmm3 those of columns 16..31; tmm4 /
+// tmm5 the two halves of the columns (A); tmm6 / tmm7 the panel's L / H (B).
+
+// A chunk's super-block sb (gemm.h's byte offsets).
+struct SbChunk {
+    const int8_t * q;  // [32 columns][256]
+    const float *  da; // [32]
+    const float *  s;  // [group][32 columns]: da * sum(q)
+};
+
+SbChunk sb_chunk(const void * chunk, int64_t sb) {
+    const auto * p  = static_cast<const uint8_t *>(chunk) + static_cast<size_t>(sb) * kGemmAmxSbChunkBytes;
+    const auto * da = reinterpret_cast<const float *>(p + static_cast<size_t>(kGemmAmxIntCols) * kQK_K);
+    return {reinterpret_cast<const int8_t *>(p), da, da + kGemmAmxIntCols};
+}
+
+template <bool kTwoHalves>
+inline void issue(const SbChunk & x, const SbPanel & p) {
+    _tile_zero(0);
+    _tile_zero(1);
+    if constexpr (kTwoHalves) {
+        _tile_zero(2);
+        _tile_zero(3);
+    }
+    for (int s = 0; s < kSteps; ++s) {
+        _tile_loadd(4, x.q + s * 64, kQK_K);
+        _tile_loadd(6, p.l + s * kStepBytes, 64);
+        _tile_loadd(7, p.h + s * kStepBytes, 64);
+        _tile_dpbsud(0, 4, 6);
+        _tile_dpbsud(1, 4, 7);
+        if constexpr (kTwoHalves) {
+            _tile_loadd(5, x.q + kHalf * kQK_K + s * 64, kQK_K);
+            _tile_dpbsud(2, 5, 6);
+            _tile_dpbsud(3, 5, 7);
+        }
+    }
+}
+
+// One super-block's sums: [L, H][column] x 16 rows.
+struct alignas(64) Sums {
+    int32_t v[2][kGemmAmxIntCols][16];
+};
+
+template <bool kTwoHalves>
+inline void store(Sums & s) {
+    _tile_stored(0, s.v[0][0], 64);
+    _tile_stored(1, s.v[1][0], 64);
+    if constexpr (kTwoHalves) {
+        _tile_stored(2, s.v[0][kHalf], 64);
+        _tile_stored(3, s.v[1][kHalf], 64);
+    }
+}
+
+template <bool kTwoHalves>
+struct Pipeline {
+    const void * chunk;
+    void *       panel;
+    int          n;
+    int64_t      nsb;
+    Sums         sums[2]; // by super-block parity
+    alignas(64) float acc[kGemmAmxIntCols][16];
+
+    void issue_sb(int64_t sb) { issue<kTwoHalves>(sb_chunk(chunk, sb), sb_panel(panel, sb)); }
+
+    // acc[c] += float(256 H + L) * (d * da) + sum over groups of m * (da * sum(q))
+    void scale(int64_t sb) {
+        const Sums &  s = sums[sb % 2];
+        const SbChunk x = sb_chunk(chunk, sb);
+        const SbPanel p = sb_panel(panel, sb);
+        const __m512  d = _mm512_loadu_ps(p.d);
+        for (int c = 0; c < n; ++c) {
+            const __m512i i = _mm512_add_epi32(_mm512_maskz_slli_epi32(0xffff, _mm512_load_si512(s.v[1][c]), 8), _mm512_load_si512(s.v[0][c]));
+            __m512 a = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(0xffff, i), _mm512_mul_ps(d, _mm512_set1_ps(x.da[c])),
+                                       _mm512_load_ps(acc[c]));
+            for (int j = 0; j < kGroups; ++j) {
+                a = _mm512_fmadd_ps(_mm512_loadu_ps(p.m + j * kGemmRows), _mm512_set1_ps(x.s[j * kGemmAmxIntCols + c]), a);
+            }
+            _mm512_store_ps(acc[c], a);
+        }
+    }
+
+    void run() {
+        std::memset(acc, 0, sizeof(acc));
+        if (nsb == 0) {
+            return;
+        }
+        issue_sb(0);
+        for (int64_t sb = 0; sb < nsb; ++sb) {
+            store<kTwoHalves>(sums[sb % 2]);
+            if (sb + 1 < nsb) {
+                issue_sb(sb + 1);
+            }
+            if (sb >= 1) {
+                scale(sb - 1);
+            }
+        }
+        scale(nsb - 1);
+    }
+};
+
+template <bool kTwoHalves>
+void panel_tile(const void * panel, int rows, const GemmTileArgs & a, float * out) {
+    const int     n  = a.n_cols;
+    const int     lo = kTwoHalves ? kHalf : n;
+    AmxTileConfig cfg; // unused tiles stay unset (rows and bytes 0: ldtilecfg faults on a half-set one)
+    cfg.set(0, lo, 64);
+    cfg.set(1, lo, 64);
+    cfg.set(4, lo, 64);
+    cfg.set(6, 16, 64);
+    cfg.set(7, 16, 64);
+    if constexpr (kTwoHalves) {
+        cfg.set(2, n - lo, 64);
+        cfg.set(3, n - lo, 64);
+        cfg.set(5, n - lo, 64);
+    }
+    _tile_loadconfig(&cfg);
+    Pipeline<kTwoHalves> pipe{a.chunk, const_cast<void *>(panel), n, a.k / kQK_K, {}, {}};
+    pipe.run();
+    _tile_release();
+    const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1u);
+    for (int c = 0; c < n; ++c) {
+        _mm512_mask_storeu_ps(out + c * a.out_col, mask, _mm512_load_ps(pipe.acc[c]));
+    }
+}
+
+void one_panel(const void * panel, int rows, const GemmTileArgs & a, float * out) {
+    a.n_cols > kHalf ? panel_tile<true>(panel, rows, a, out) : panel_tile<false>(panel, rows, a, out);
+}
+
+} // namespace
+
+void gemm_pack_amx_superblocks(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    if (weight == GGML_TYPE_Q5_K) {
+        pack<quant::BlockQ5_K>(weight, w, w_row, rows, k, panel);
+    } else {
+        pack<quant::BlockQ4_K>(weight, w, w_row, rows, k, panel);
+    }
+}
+
+void gemm_tile_amx_superblocks(const GemmTileArgs & a) {
+    one_panel(a.panel, a.rows, a, a.out);
+    if (a.panel2 != nullptr) {
+        one_panel(a.panel2, a.rows2, a, a.out + kGemmRows);
+    }
+}
+
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__
