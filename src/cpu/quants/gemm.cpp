@@ -132,9 +132,9 @@ GemmFormat gemm_format(ggml_type weight) {
         case GGML_TYPE_MXFP4:  return {GGML_TYPE_Q8_0, 32, 12, false};
         case GGML_TYPE_Q2_K:   return {GGML_TYPE_Q8_K, 16, 0, true};
         case GGML_TYPE_Q3_K:   return {GGML_TYPE_Q8_K, 16, 4, false};
-        case GGML_TYPE_Q4_K:   return {GGML_TYPE_Q8_K, 32, 0, true};
-        case GGML_TYPE_Q5_K:   return {GGML_TYPE_Q8_K, 32, 0, true};
-        case GGML_TYPE_Q6_K:   return {GGML_TYPE_Q8_K, 16, 32, false};
+        case GGML_TYPE_Q4_K:   return {GGML_TYPE_Q8_K, 32, 0, true, true};
+        case GGML_TYPE_Q5_K:   return {GGML_TYPE_Q8_K, 32, 0, true, true};
+        case GGML_TYPE_Q6_K:   return {GGML_TYPE_Q8_K, 16, 32, false, true};
         default:               return {};
     }
 }
@@ -242,17 +242,13 @@ GemmTileFn gemm_tile_amx() {
 
 bool gemm_int_amx() { return gemm_tile_amx() != nullptr; }
 
-bool gemm_amx_superblocks(const GemmFormat & f) {
-    return f.act_type == GGML_TYPE_Q8_K && f.group == kQK32 && f.has_min;
-}
-
 size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k) {
-    return gemm_amx_superblocks(f) ? static_cast<size_t>(k / kQK_K) * kGemmAmxSbPanelBytes : gemm_panel_bytes(f, k);
+    return f.superblocks ? static_cast<size_t>(k / kQK_K) * kGemmAmxSbPanelBytes : gemm_panel_bytes(f, k);
 }
 
 void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
     const GemmFormat f = gemm_format(weight);
-    if (gemm_amx_superblocks(f)) {
+    if (f.superblocks) {
         gemm_pack_amx_superblocks(weight, w, w_row, rows, k, panel);
         return;
     }
@@ -271,7 +267,7 @@ void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int
 }
 
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
-    if (gemm_amx_superblocks(f)) {
+    if (f.superblocks) {
         return static_cast<size_t>(k / kQK_K) * kGemmAmxSbChunkBytes;
     }
     return static_cast<size_t>(k / f.group) * amx_chunk_group_bytes(f);
@@ -279,7 +275,7 @@ size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
 
 void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
     act_converter(f.act_type)(x, scratch, k);
-    if (gemm_amx_superblocks(f)) {
+    if (f.superblocks) {
         for (int64_t sb = 0; sb < k / kQK_K; ++sb) {
             const auto & b  = static_cast<const quant::BlockQ8_K *>(scratch)[sb];
             auto *       p  = static_cast<uint8_t *>(chunk) + static_cast<size_t>(sb) * kGemmAmxSbChunkBytes;

@@ -36,6 +36,9 @@ struct GemmFormat {
     int       group    = 0;               // G: 32 or 16
     int       bias     = 0;               // subtracted from u
     bool      has_min  = false;           // the min term m is used (q4_1, q5_1, q2_K, q4_K, q5_K)
+    // integer group scales under one d per 256 whose products with the levels fit in 13 bits (q4_K, q5_K, q6_K):
+    // the AMX tile's super-block form (below)
+    bool superblocks = false;
 };
 
 // The form of `weight` (act_type GGML_TYPE_COUNT when the type has none).
@@ -100,17 +103,16 @@ constexpr int kGemmAmxIntCols = 32;
 void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k);
 
-// The super-block form (gemm_superblocks_amx.cpp), for the formats with groups of 32 under one d per 256 and
-// integer 6-bit scales (q4_K, q5_K): the tile sums a whole super-block in integers (the levels multiplied by their
-// scales at packing, split into a low and a high byte) and scales it once. Per super-block, a panel holds the
-// low-byte B tiles [4 steps of 64][16 quads][16 rows][4 bytes], the high-byte ones likewise, d (16 floats) and the
-// min terms -dmin * min ([8 groups][16 rows] floats); a chunk the 32 columns' q8_K levels ([32][256] bytes: A tiles
-// of stride 256), their da (32 floats) and da * sum(q) per group ([8 groups][32 columns] floats).
+// The super-block form (gemm_superblocks_amx.cpp), for the formats with GemmFormat::superblocks: the tile sums a
+// whole super-block in integers (the levels multiplied by their scales at packing, split into a low and a high
+// byte) and scales it once. Per super-block, a panel holds the low-byte B tiles [4 steps of 64][16 quads][16 rows][4
+// bytes], the high-byte ones likewise, d (16 floats) and the min terms -dmin * min ([8 groups of 32][16 rows]
+// floats, zero without a min); a chunk the 32 columns' q8_K levels ([32][256] bytes: A tiles of stride 256), their
+// da (32 floats) and da * sum(q) per group of 32 ([8][32 columns] floats).
 constexpr size_t kGemmAmxSbPanelBytes = 2 * 4 * 64 * kGemmRows + kGemmRows * sizeof(float) * 9;
 constexpr size_t kGemmAmxSbChunkBytes = kGemmAmxIntCols * 256 + kGemmAmxIntCols * sizeof(float) * 9;
-bool gemm_amx_superblocks(const GemmFormat & f);
 void gemm_pack_amx_superblocks(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
-void gemm_tile_amx_superblocks(const GemmTileArgs & a);
+void gemm_tile_amx_superblocks(const GemmFormat & f, const GemmTileArgs & a);
 
 // The AMX tile this CPU runs (nullptr without the AMX level; kernel_registry.h: gemm_tile_amx), and whether it has one.
 GemmTileFn gemm_tile_amx();

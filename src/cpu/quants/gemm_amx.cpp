@@ -197,8 +197,8 @@ void tile_halves(const GemmFormat & f, const GemmTileArgs & a) {
 
 void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a) {
     static_assert(kGemmRows == 16 && kGemmAmxIntCols == 32, "a tile holds 16 rows; two A tiles hold the columns");
-    if (gemm_amx_superblocks(f)) {
-        gemm_tile_amx_superblocks(a);
+    if (f.superblocks) {
+        gemm_tile_amx_superblocks(f, a);
         return;
     }
     const bool two = a.panel2 != nullptr;

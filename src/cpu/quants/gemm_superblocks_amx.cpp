@@ -1,12 +1,13 @@
-// The AMX integer GEMM's super-block form (gemm.h: gemm_amx_superblocks) for q4_K and q5_K: groups of 32 with
-// integer 6-bit scales sc under one d per 256 elements. Per super-block the weight levels are multiplied by their
-// scales at packing (w = sc * u, 0..1953: eleven bits), split into a low byte L and a high byte H, and laid out as B
-// tiles of 64-byte rows: per super-block, L as [4 steps of 64 elements][16 quads][16 rows][4 bytes], H likewise,
-// then d (16 floats) and the min terms m = -dmin * min (8 groups x 16 rows, floats). The tile then sums a whole
-// super-block in integers (tdpbsud: the columns' signed q8_K levels times the unsigned bytes, K = 64 per product):
-// sum(w * q) = 256 * sum(H * q) + sum(L * q), exact in int32, and AVX-512 applies one float scale d * da per
-// super-block and the eight min terms m * (da * sum(q)) (the activation chunk's per-group sums), instead of a
-// scale per group of 32.
+// The AMX integer GEMM's super-block form (gemm.h: GemmFormat::superblocks) for q4_K, q5_K (groups of 32 with
+// 6-bit scales and mins) and q6_K (groups of 16 with int8 scales, levels biased by 32): integer group scales sc
+// under one d per 256 elements. Per super-block the weight levels are multiplied by their scales at packing
+// (w = sc * (u - bias): q4_K / q5_K 0..1953, q6_K -4096..4064), split into a low byte L (unsigned) and a high byte
+// H (signed), and laid out as B tiles of 64-byte rows: per super-block, L as [4 steps of 64 elements][16 quads][16
+// rows][4 bytes], H likewise, then d (16 floats) and the min terms m = -dmin * min (8 groups x 16 rows, floats;
+// zero for q6_K). The tile then sums a whole super-block in integers (the columns' signed q8_K levels times L with
+// tdpbsud, times H with tdpbssd, K = 64 per product): sum(w * q) = 256 * sum(H * q) + sum(L * q), exact in int32;
+// AVX-512 applies one float scale d * da per super-block (and for q4_K / q5_K the eight min terms m * (da *
+// sum(q)), the activation chunk's per-group sums), instead of a scale per group.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/amx_tiles.h"
@@ -16,7 +17,9 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 
@@ -43,12 +46,13 @@ SbPanel sb_panel(void * panel, int64_t sb) {
     return {p, p + kSteps * kStepBytes, d, d + kGemmRows};
 }
 
-// Each row's d and 6-bit scales of super-block sb (zero past `rows`).
+// Each row's d and integer group scales of super-block sb (zero past `rows`).
 template <class Block>
 void row_scales(const void * w, size_t w_row, int rows, int64_t sb, float * d, int16_t (*sc)[kGemmRows]) {
+    constexpr int kN = std::is_same_v<Block, quant::BlockQ6_K> ? kQK_K / 16 : kGroups;
     for (int r = 0; r < kGemmRows; ++r) {
         d[r] = 0.0f;
-        for (int j = 0; j < kGroups; ++j) {
+        for (int j = 0; j < kN; ++j) {
             sc[j][r] = 0;
         }
         if (r >= rows) {
@@ -56,35 +60,44 @@ void row_scales(const void * w, size_t w_row, int rows, int64_t sb, float * d, i
         }
         const Block & b = reinterpret_cast<const Block *>(static_cast<const char *>(w) + r * w_row)[sb];
         d[r]            = fp16_to_fp32(b.d);
-        for (int j = 0; j < kGroups; ++j) {
-            uint8_t s, m;
-            quant::unpack_scale_min_k4(j, b.scales, s, m);
-            sc[j][r] = s;
+        for (int j = 0; j < kN; ++j) {
+            if constexpr (std::is_same_v<Block, quant::BlockQ6_K>) {
+                sc[j][r] = b.scales[j];
+            } else {
+                uint8_t s, m;
+                quant::unpack_scale_min_k4(j, b.scales, s, m);
+                sc[j][r] = s;
+            }
         }
     }
 }
 
-// One group of the common form (gemm.h: [8 quads][16 rows][4 bytes] of u, then s and m) times its rows' scales,
+// Group j of the common form (gemm.h: [G / 4 quads][16 rows][4 bytes] of u, then s and m) times its rows' scales,
 // into the super-block's L and H tiles.
-void scale_group(const uint8_t * levels, const int16_t * sc, int j, const SbPanel & o) {
+void scale_group(const GemmFormat & f, const uint8_t * levels, const int16_t * sc, int j, const SbPanel & o) {
     alignas(64) int16_t words[2][32]; // lane word i: row i / 4 (rows 0..7), row 8 + i / 4
     for (int i = 0; i < 32; ++i) {
         words[0][i] = sc[i / 4];
         words[1][i] = sc[8 + i / 4];
     }
     const __m512i lo_sc = _mm512_load_si512(words[0]), hi_sc = _mm512_load_si512(words[1]);
-    const size_t  base  = static_cast<size_t>(j / 2) * kStepBytes + static_cast<size_t>(j % 2) * 8 * 64;
+    const __m512i bias  = _mm512_set1_epi16(static_cast<int16_t>(f.bias));
+    const int     e0    = j * f.group; // the group's first element in the super-block
+    const size_t  base  = static_cast<size_t>(e0 / 64) * kStepBytes + static_cast<size_t>(e0 % 64 / 4) * 64;
     const auto narrow = [](__m512i w) { return _mm512_maskz_cvtepi16_epi8(~__mmask32{0}, w); }; // (maskz: GCC 12 warns on the plain forms)
-    for (int q = 0; q < kQK32 / 4; ++q) {
+    const auto widen  = [&](const uint8_t * u) {
+        return _mm512_sub_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(u))), bias);
+    };
+    for (int q = 0; q < f.group / 4; ++q) {
         const uint8_t * u  = levels + q * 64;
-        const __m512i   w0 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(u))), lo_sc);
-        const __m512i   w1 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(u + 32))), hi_sc);
+        const __m512i   w0 = _mm512_mullo_epi16(widen(u), lo_sc);
+        const __m512i   w1 = _mm512_mullo_epi16(widen(u + 32), hi_sc);
         auto * l = reinterpret_cast<__m256i *>(o.l + base + q * 64);
         auto * h = reinterpret_cast<__m256i *>(o.h + base + q * 64);
         _mm256_storeu_si256(l, narrow(w0));
         _mm256_storeu_si256(l + 1, narrow(w1));
-        _mm256_storeu_si256(h, narrow(_mm512_srli_epi16(w0, 8)));
-        _mm256_storeu_si256(h + 1, narrow(_mm512_srli_epi16(w1, 8)));
+        _mm256_storeu_si256(h, narrow(_mm512_srai_epi16(w0, 8)));
+        _mm256_storeu_si256(h + 1, narrow(_mm512_srai_epi16(w1, 8)));
     }
 }
 
@@ -94,21 +107,29 @@ void pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, v
     // rewritten in place, front to back: its bytes end before those of the common form's super-block sb + 1 begin
     // (kGemmAmxSbPanelBytes >= the common form's bytes per super-block), and its own are copied out first.
     const GemmFormat f      = gemm_format(weight);
+    const int        groups = kQK_K / f.group;
     const int64_t    nsb    = k / kQK_K;
-    const size_t     common = gemm_group_bytes(f) * kGroups;
+    const size_t     common = gemm_group_bytes(f) * static_cast<size_t>(groups);
     auto *           tail   = static_cast<uint8_t *>(panel) + static_cast<size_t>(nsb) * (kGemmAmxSbPanelBytes - common);
     gemm_pack(weight, w, w_row, rows, k, tail);
-    alignas(64) uint8_t one[kGroups * (kQK32 * kGemmRows + 2 * kGemmRows * sizeof(float))];
+    alignas(64) uint8_t one[kQK_K / 16 * (16 * kGemmRows + 2 * kGemmRows * sizeof(float))]; // the largest: groups of 16
     static_assert(sizeof(one) <= kGemmAmxSbPanelBytes, "the super-block form is larger than the common one");
     for (int64_t sb = 0; sb < nsb; ++sb) {
         std::memcpy(one, tail + static_cast<size_t>(sb) * common, common);
         const SbPanel o = sb_panel(panel, sb);
-        int16_t       sc[kGroups][kGemmRows];
+        int16_t       sc[kQK_K / 16][kGemmRows];
         row_scales<Block>(w, w_row, rows, sb, o.d, sc);
-        for (int j = 0; j < kGroups; ++j) {
-            const uint8_t * g = one + j * gemm_group_bytes(f);
-            scale_group(g, sc[j], j, o);
-            std::memcpy(o.m + j * kGemmRows, g + kQK32 * kGemmRows + kGemmRows * sizeof(float), kGemmRows * sizeof(float));
+        for (int j = 0; j < groups; ++j) {
+            scale_group(f, one + j * gemm_group_bytes(f), sc[j], j, o);
+        }
+        for (int j = 0; j < kGroups; ++j) { // the min terms of the groups of 32 (none for q6_K)
+            float * m = o.m + j * kGemmRows;
+            if (f.has_min) {
+                std::memcpy(m, one + j * gemm_group_bytes(f) + f.group * kGemmRows + kGemmRows * sizeof(float),
+                            kGemmRows * sizeof(float));
+            } else {
+                std::fill(m, m + kGemmRows, 0.0f);
+            }
         }
     }
 }
@@ -144,11 +165,11 @@ inline void issue(const SbChunk & x, const SbPanel & p) {
         _tile_loadd(6, p.l + s * kStepBytes, 64);
         _tile_loadd(7, p.h + s * kStepBytes, 64);
         _tile_dpbsud(0, 4, 6);
-        _tile_dpbsud(1, 4, 7);
+        _tile_dpbssd(1, 4, 7);
         if constexpr (kTwoHalves) {
             _tile_loadd(5, x.q + kHalf * kQK_K + s * 64, kQK_K);
             _tile_dpbsud(2, 5, 6);
-            _tile_dpbsud(3, 5, 7);
+            _tile_dpbssd(3, 5, 7);
         }
     }
 }
@@ -168,7 +189,7 @@ inline void store(Sums & s) {
     }
 }
 
-template <bool kTwoHalves>
+template <bool kTwoHalves, bool kMin>
 struct Pipeline {
     const void * chunk;
     void *       panel;
@@ -179,7 +200,7 @@ struct Pipeline {
 
     void issue_sb(int64_t sb) { issue<kTwoHalves>(sb_chunk(chunk, sb), sb_panel(panel, sb)); }
 
-    // acc[c] += float(256 H + L) * (d * da) + sum over groups of m * (da * sum(q))
+    // acc[c] += float(256 H + L) * (d * da) (+ for the formats with a min: the groups' m * (da * sum(q)))
     void scale(int64_t sb) {
         const Sums &  s = sums[sb % 2];
         const SbChunk x = sb_chunk(chunk, sb);
@@ -189,8 +210,10 @@ struct Pipeline {
             const __m512i i = _mm512_add_epi32(_mm512_maskz_slli_epi32(0xffff, _mm512_load_si512(s.v[1][c]), 8), _mm512_load_si512(s.v[0][c]));
             __m512 a = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(0xffff, i), _mm512_mul_ps(d, _mm512_set1_ps(x.da[c])),
                                        _mm512_load_ps(acc[c]));
-            for (int j = 0; j < kGroups; ++j) {
-                a = _mm512_fmadd_ps(_mm512_loadu_ps(p.m + j * kGemmRows), _mm512_set1_ps(x.s[j * kGemmAmxIntCols + c]), a);
+            if constexpr (kMin) {
+                for (int j = 0; j < kGroups; ++j) {
+                    a = _mm512_fmadd_ps(_mm512_loadu_ps(p.m + j * kGemmRows), _mm512_set1_ps(x.s[j * kGemmAmxIntCols + c]), a);
+                }
             }
             _mm512_store_ps(acc[c], a);
         }
@@ -215,7 +238,7 @@ struct Pipeline {
     }
 };
 
-template <bool kTwoHalves>
+template <bool kTwoHalves, bool kMin>
 void panel_tile(const void * panel, int rows, const GemmTileArgs & a, float * out) {
     const int     n  = a.n_cols;
     const int     lo = kTwoHalves ? kHalf : n;
@@ -231,7 +254,7 @@ void panel_tile(const void * panel, int rows, const GemmTileArgs & a, float * ou
         cfg.set(5, n - lo, 64);
     }
     _tile_loadconfig(&cfg);
-    Pipeline<kTwoHalves> pipe{a.chunk, const_cast<void *>(panel), n, a.k / kQK_K, {}, {}};
+    Pipeline<kTwoHalves, kMin> pipe{a.chunk, const_cast<void *>(panel), n, a.k / kQK_K, {}, {}};
     pipe.run();
     _tile_release();
     const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1u);
@@ -240,25 +263,32 @@ void panel_tile(const void * panel, int rows, const GemmTileArgs & a, float * ou
     }
 }
 
+template <bool kMin>
 void one_panel(const void * panel, int rows, const GemmTileArgs & a, float * out) {
-    a.n_cols > kHalf ? panel_tile<true>(panel, rows, a, out) : panel_tile<false>(panel, rows, a, out);
+    a.n_cols > kHalf ? panel_tile<true, kMin>(panel, rows, a, out) : panel_tile<false, kMin>(panel, rows, a, out);
+}
+
+template <bool kMin>
+void panels(const GemmTileArgs & a) {
+    one_panel<kMin>(a.panel, a.rows, a, a.out);
+    if (a.panel2 != nullptr) {
+        one_panel<kMin>(a.panel2, a.rows2, a, a.out + kGemmRows);
+    }
 }
 
 } // namespace
 
 void gemm_pack_amx_superblocks(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
-    if (weight == GGML_TYPE_Q5_K) {
-        pack<quant::BlockQ5_K>(weight, w, w_row, rows, k, panel);
-    } else {
-        pack<quant::BlockQ4_K>(weight, w, w_row, rows, k, panel);
+    switch (weight) {
+        case GGML_TYPE_Q4_K: pack<quant::BlockQ4_K>(weight, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q5_K: pack<quant::BlockQ5_K>(weight, w, w_row, rows, k, panel); break;
+        case GGML_TYPE_Q6_K: pack<quant::BlockQ6_K>(weight, w, w_row, rows, k, panel); break;
+        default:             break; // gemm_format(weight).superblocks is false: never called
     }
 }
 
-void gemm_tile_amx_superblocks(const GemmTileArgs & a) {
-    one_panel(a.panel, a.rows, a, a.out);
-    if (a.panel2 != nullptr) {
-        one_panel(a.panel2, a.rows2, a, a.out + kGemmRows);
-    }
+void gemm_tile_amx_superblocks(const GemmFormat & f, const GemmTileArgs & a) {
+    f.has_min ? panels<true>(a) : panels<false>(a);
 }
 
 } // namespace switchyard::cpu::quants

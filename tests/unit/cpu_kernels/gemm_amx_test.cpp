@@ -1,5 +1,5 @@
 // The integer GEMM's AMX tile (src/cpu/quants/gemm_amx.cpp, gemm_superblocks_amx.cpp) called directly: its panels
-// (gemm_pack_amx: signed levels, or the super-block form for q4_K / q5_K) times its 32-column chunks, on every
+// (gemm_pack_amx: signed levels, or the super-block form for q4_K, q5_K and q6_K) times its 32-column chunks, on every
 // weight type with a GEMM form, quantized and random-byte weights, one and two panels with partial rows, and column
 // counts around the two A tiles. Every result must be upstream's product to float rounding; rows past a panel's
 // and columns past the call's stay unwritten.
@@ -95,14 +95,16 @@ TEST(GemmAmxTile, PanelsAndColumnEdgesGiveUpstreamsProduct) {
     }
 }
 
-// The super-block form covers exactly the formats with groups of 32 under one d per 256 and a min (q4_K, q5_K).
-TEST(GemmAmxTile, SuperBlockFormIsQ4KAndQ5K) {
+// The super-block form covers q4_K, q5_K and q6_K (integer group scales whose products with the levels fit in 13
+// bits).
+TEST(GemmAmxTile, SuperBlockFormIsQ4KQ5KAndQ6K) {
     for (ggml_type type : weight_types()) {
         const q::GemmFormat f = q::gemm_format(type);
         if (f.act_type == GGML_TYPE_COUNT) {
             continue;
         }
-        EXPECT_EQ(q::gemm_amx_superblocks(f), type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q5_K) << ggml_type_name(type);
+        EXPECT_EQ(f.superblocks, type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q5_K || type == GGML_TYPE_Q6_K)
+            << ggml_type_name(type);
     }
 }
 
