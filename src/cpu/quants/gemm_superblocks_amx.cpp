@@ -75,12 +75,13 @@ void row_scales(const void * w, size_t w_row, int rows, int64_t sb, float * d, i
 // Group j of the common form (gemm.h: [G / 4 quads][16 rows][4 bytes] of u, then s and m) times its rows' scales,
 // into the super-block's L and H tiles.
 void scale_group(const GemmFormat & f, const uint8_t * levels, const int16_t * sc, int j, const SbPanel & o) {
-    alignas(64) int16_t words[2][32]; // lane word i: row i / 4 (rows 0..7), row 8 + i / 4
-    for (int i = 0; i < 32; ++i) {
-        words[0][i] = sc[i / 4];
-        words[1][i] = sc[8 + i / 4];
-    }
-    const __m512i lo_sc = _mm512_load_si512(words[0]), hi_sc = _mm512_load_si512(words[1]);
+    // lane word i of a row half: the scale of row i / 4 (rows 0..7), of row 8 + i / 4 (rows 8..15)
+    alignas(64) static constexpr int16_t kRowOf[2][32] = {
+        {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7},
+        {8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15}};
+    const __m512i scales = _mm512_maskz_loadu_epi16(0xffff, sc);
+    const __m512i lo_sc  = _mm512_permutexvar_epi16(_mm512_load_si512(kRowOf[0]), scales);
+    const __m512i hi_sc  = _mm512_permutexvar_epi16(_mm512_load_si512(kRowOf[1]), scales);
     const __m512i bias  = _mm512_set1_epi16(static_cast<int16_t>(f.bias));
     const int     e0    = j * f.group; // the group's first element in the super-block
     const size_t  base  = static_cast<size_t>(e0 / 64) * kStepBytes + static_cast<size_t>(e0 % 64 / 4) * 64;
