@@ -247,23 +247,8 @@ size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k) {
 }
 
 void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
-    const GemmFormat f = gemm_format(weight);
-    if (f.superblocks) {
-        gemm_pack_amx_superblocks(weight, w, w_row, rows, k, panel);
-        return;
-    }
-    gemm_pack(weight, w, w_row, rows, k, panel);
-    if (f.bias == 0) {
-        return;
-    }
-    const auto   bias = static_cast<uint8_t>(f.bias);
-    const size_t n    = levels_bytes(f);
-    for (int64_t g = 0; g < k / f.group; ++g) {
-        uint8_t * levels = group_at(f, panel, g).levels;
-        for (size_t i = 0; i < n; ++i) {
-            levels[i] = static_cast<uint8_t>(levels[i] - bias); // u - bias as an int8 (-128..127 for every format)
-        }
-    }
+    static const GemmPackFn pack = select_kernel(&IsaColumn::gemm_pack_amx); // with gemm_tile_amx: only on AMX
+    pack(weight, w, w_row, rows, k, panel);
 }
 
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {

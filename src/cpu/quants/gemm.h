@@ -99,7 +99,8 @@ struct GemmColumnAux {
 constexpr int kGemmAmxIntCols = 32;
 
 // The AMX tile's panel (gemm_amx_panel_bytes): as gemm_pack, then each level made signed (u - bias, two's
-// complement); the super-block form below for the formats it covers.
+// complement); the super-block form below for the formats it covers. The AMX column's packer (kernel_registry.h:
+// gemm_pack_amx): call only where gemm_int_amx().
 void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k);
 
@@ -111,6 +112,7 @@ size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k);
 // da (32 floats) and da * sum(q) per group of 32 ([8][32 columns] floats).
 constexpr size_t kGemmAmxSbPanelBytes = 2 * 4 * 64 * kGemmRows + kGemmRows * sizeof(float) * 9;
 constexpr size_t kGemmAmxSbChunkBytes = kGemmAmxIntCols * 256 + kGemmAmxIntCols * sizeof(float) * 9;
+// (gemm_pack_amx_int's and gemm_tile_amx_int's part for these formats)
 void gemm_pack_amx_superblocks(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_tile_amx_superblocks(const GemmFormat & f, const GemmTileArgs & a);
 
@@ -123,6 +125,8 @@ void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void 
 
 // The levels' tiles and packer, which the registry's columns hold (x86-64 only).
 void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a); // gemm_amx.cpp: call only where gemm_int_amx()
+// gemm_amx.cpp: the AMX tile's packer (gemm_pack_amx's bytes; always true)
+bool gemm_pack_amx_int(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
 // gemm_pack_avx512vnni.cpp: false (nothing written) for the types it does not pack and k not a multiple of 256
 bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);

@@ -195,6 +195,24 @@ void tile_halves(const GemmFormat & f, const GemmTileArgs & a) {
 
 } // namespace
 
+bool gemm_pack_amx_int(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    const GemmFormat f = gemm_format(weight);
+    if (f.superblocks) {
+        gemm_pack_amx_superblocks(weight, w, w_row, rows, k, panel);
+        return true;
+    }
+    gemm_pack(weight, w, w_row, rows, k, panel);
+    // u - bias as an int8 (-128..127 for every format): 16 x G level bytes per group, G / 4 zmm
+    const __m512i bias = _mm512_set1_epi8(static_cast<char>(f.bias));
+    auto *        p    = static_cast<uint8_t *>(panel);
+    for (int64_t g = 0; g < k / f.group; ++g, p += gemm_group_bytes(f)) {
+        for (int q = 0; q < f.group / 4; ++q) {
+            _mm512_storeu_si512(p + q * 64, _mm512_sub_epi8(_mm512_loadu_si512(p + q * 64), bias));
+        }
+    }
+    return true;
+}
+
 void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a) {
     static_assert(kGemmRows == 16 && kGemmAmxIntCols == 32, "a tile holds 16 rows; two A tiles hold the columns");
     if (f.superblocks) {
