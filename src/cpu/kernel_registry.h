@@ -14,8 +14,9 @@
 // column holds:
 //   - always there (row_kernels, softmax_rows, rope_rows, attn_tiles, dots, dequant, matvec for every type that has
 //     an activation format, gemm_pack, repack_expand): the selection never comes back empty;
-//   - fast paths only (gemm_tile, gemm_tile_amx, gemm_float, gemm_float_amx, repack_tile): the scalar column has
-//     none, and an empty selection means "this CPU has no such path" (the caller then takes another route).
+//   - fast paths only (gemm_tile, gemm_tile_amx and its packer gemm_pack_amx, gemm_float, gemm_float_amx,
+//     repack_tile): the scalar column has none, and an empty selection means "this CPU has no such path" (the
+//     caller then takes another route).
 // Selecting loops over the columns: callers keep the result in a static, so the hot paths pay nothing.
 //
 // Calling an entry runs its level's code (getters included: they build their tables there), so an entry is only
@@ -70,7 +71,8 @@ struct IsaColumn {
     // The integer GEMM (quants/gemm.h) and the repacked weights (repack/format.h).
     GemmPackFn         gemm_pack     = nullptr; // may decline a call (above); scalar: the portable packer
     quants::GemmTileFn gemm_tile     = nullptr; // int8 tile on 8-column chunks
-    quants::GemmTileFn gemm_tile_amx = nullptr; // int8 tile on AMX (16-column chunks, two panels)
+    quants::GemmTileFn gemm_tile_amx = nullptr; // int8 tile on AMX (32-column chunks, two panels)
+    GemmPackFn         gemm_pack_amx = nullptr; // its panels (quants/gemm.h: gemm_pack_amx); never declines
     ExpandPanelFn      repack_expand = nullptr; // scalar: the portable expander
     repack::TileFn     repack_tile   = nullptr;
 };

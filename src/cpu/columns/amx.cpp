@@ -1,5 +1,6 @@
 // The AMX level's column of the kernel registry (cpu/kernel_registry.h): AMX tiles with AMX-BF16 and AMX-INT8, the
-// kernels of the files ending in _amx (x86-64 only; elsewhere the column is empty): the integer GEMM's AMX tile and
+// kernels of the files ending in _amx (x86-64 only; elsewhere the column is empty): the integer GEMM's AMX tile (and
+// its packer) and
 // the float GEMM's AMX tiles (BF16, and F16 split into bf16 hi and lo parts). This file only takes their addresses,
 // so it is compiled without the level's flags.
 #include "cpu/kernel_registry.h"
@@ -39,6 +40,7 @@ IsaColumn amx_column() {
     return {
         .gemm_float_amx = gemm_float_amx,
         .gemm_tile_amx  = quants::gemm_tile_amx_int,
+        .gemm_pack_amx  = quants::gemm_pack_amx_int,
     };
 #else
     return {};

@@ -127,7 +127,7 @@ GemmFormat gemm_format(ggml_type weight) {
     if (row.type != weight || row.gemm_group == 0) {
         return {};
     }
-    return {row.act, row.gemm_group, row.gemm_bias, row.has_min};
+    return {row.act, row.gemm_group, row.gemm_bias, row.has_min, row.gemm_superblocks};
 }
 
 size_t gemm_group_bytes(const GemmFormat & f) { return levels_bytes(f) + 2 * kGemmRows * sizeof(float); }
@@ -233,12 +233,37 @@ GemmTileFn gemm_tile_amx() {
 
 bool gemm_int_amx() { return gemm_tile_amx() != nullptr; }
 
+size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k) {
+    return f.superblocks ? static_cast<size_t>(k / kQK_K) * kGemmAmxSbPanelBytes : gemm_panel_bytes(f, k);
+}
+
+void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
+    static const GemmPackFn pack = select_kernel(&IsaColumn::gemm_pack_amx); // with gemm_tile_amx: only on AMX
+    pack(weight, w, w_row, rows, k, panel);
+}
+
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k) {
+    if (f.superblocks) {
+        return static_cast<size_t>(k / kQK_K) * kGemmAmxSbChunkBytes;
+    }
     return static_cast<size_t>(k / f.group) * amx_chunk_group_bytes(f);
 }
 
 void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
     act_converter(f.act_type)(x, scratch, k);
+    if (f.superblocks) {
+        for (int64_t sb = 0; sb < k / kQK_K; ++sb) {
+            const auto & b  = static_cast<const quant::BlockQ8_K *>(scratch)[sb];
+            auto *       p  = static_cast<uint8_t *>(chunk) + static_cast<size_t>(sb) * kGemmAmxSbChunkBytes;
+            auto *       da = reinterpret_cast<float *>(p + static_cast<size_t>(kGemmAmxIntCols) * kQK_K);
+            std::memcpy(p + static_cast<size_t>(col) * kQK_K, b.qs, kQK_K);
+            da[col] = b.d;
+            for (int j = 0; j < kQK_K / kQK32; ++j) { // as group_activation's min_sum
+                da[kGemmAmxIntCols * (1 + j) + col] = b.d * static_cast<float>(sum_levels(b.qs + j * kQK32, kQK32));
+            }
+        }
+        return;
+    }
     for (int64_t g = 0; g < k / f.group; ++g) {
         const GroupActivation a = group_activation(f, scratch, g);
         auto * p = static_cast<uint8_t *>(chunk) + static_cast<size_t>(g) * amx_chunk_group_bytes(f);

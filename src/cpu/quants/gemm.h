@@ -36,6 +36,9 @@ struct GemmFormat {
     int       group    = 0;               // G: 32 or 16
     int       bias     = 0;               // subtracted from u
     bool      has_min  = false;           // the min term m is used (q4_1, q5_1, q2_K, q4_K, q5_K)
+    // integer group scales under one d per 256 whose products with the levels fit in 13 bits (q4_K, q5_K, q6_K):
+    // the AMX tile's super-block form (below)
+    bool superblocks = false;
 };
 
 // The form of `weight` (act_type GGML_TYPE_COUNT when the type has none).
@@ -87,21 +90,43 @@ struct GemmColumnAux {
     int32_t word;
 };
 
-// AMX (gemm_amx.cpp): the same panels as AMX B tiles (a group's G / 4 quads of 16 rows x 4 bytes) times
-// activation chunks of 16 columns laid out as A tiles: per group, 16 columns x G int8 levels, then the 16 columns'
-// (da, aux word) pairs as above. A tile call takes up to two panels (GemmTileArgs::panel2) and up to 16 columns;
-// per group one tdpbsud per panel, its 16 x 16 int32 sums scaled into float accumulators as the VNNI tile does.
-constexpr int kGemmAmxIntCols = 16;
+// AMX (gemm_amx.cpp): the same panels as AMX B tiles (a group's G / 4 quads of 16 rows x 4 bytes), but with
+// signed levels u - bias (gemm_pack_amx), times activation chunks of 32 columns laid out as two A tiles: per
+// group, 32 columns x G int8 levels, then the 32 columns' (da, aux word) pairs as above (the int32 word unused: the
+// bias is out of the levels). A tile call takes up to two panels (GemmTileArgs::panel2) and up to 32 columns; per
+// group one tdpbssd per (panel, 16 columns), their 16 x 16 int32 sums scaled into float accumulators in the VNNI
+// tile's order.
+constexpr int kGemmAmxIntCols = 32;
+
+// The AMX tile's panel (gemm_amx_panel_bytes): as gemm_pack, then each level made signed (u - bias, two's
+// complement); the super-block form below for the formats it covers. The AMX column's packer (kernel_registry.h:
+// gemm_pack_amx): call only where gemm_int_amx().
+void gemm_pack_amx(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+size_t gemm_amx_panel_bytes(const GemmFormat & f, int64_t k);
+
+// The super-block form (gemm_superblocks_amx.cpp), for the formats with GemmFormat::superblocks: the tile sums a
+// whole super-block in integers (the levels multiplied by their scales at packing, split into a low and a high
+// byte) and scales it once. Per super-block, a panel holds the low-byte B tiles [4 steps of 64][16 quads][16 rows][4
+// bytes], the high-byte ones likewise, d (16 floats) and the min terms -dmin * min ([8 groups of 32][16 rows]
+// floats, zero without a min); a chunk the 32 columns' q8_K levels ([32][256] bytes: A tiles of stride 256), their
+// da (32 floats) and da * sum(q) per group of 32 ([8][32 columns] floats).
+constexpr size_t kGemmAmxSbPanelBytes = 2 * 4 * 64 * kGemmRows + kGemmRows * sizeof(float) * 9;
+constexpr size_t kGemmAmxSbChunkBytes = kGemmAmxIntCols * 256 + kGemmAmxIntCols * sizeof(float) * 9;
+// (gemm_pack_amx_int's and gemm_tile_amx_int's part for these formats)
+void gemm_pack_amx_superblocks(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
+void gemm_tile_amx_superblocks(const GemmFormat & f, const GemmTileArgs & a);
 
 // The AMX tile this CPU runs (nullptr without the AMX level; kernel_registry.h: gemm_tile_amx), and whether it has one.
 GemmTileFn gemm_tile_amx();
 bool       gemm_int_amx();
 size_t gemm_amx_chunk_bytes(const GemmFormat & f, int64_t k);
-// As gemm_activation, into column col (0..15) of an AMX chunk.
+// As gemm_activation, into column col (0..31) of an AMX chunk.
 void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col);
 
 // The levels' tiles and packer, which the registry's columns hold (x86-64 only).
 void gemm_tile_amx_int(const GemmFormat & f, const GemmTileArgs & a); // gemm_amx.cpp: call only where gemm_int_amx()
+// gemm_amx.cpp: the AMX tile's packer (gemm_pack_amx's bytes; always true)
+bool gemm_pack_amx_int(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void gemm_tile_avx512vnni(const GemmFormat & f, const GemmTileArgs & a); // gemm_avx512vnni.cpp
 // gemm_pack_avx512vnni.cpp: false (nothing written) for the types it does not pack and k not a multiple of 256
 bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);

@@ -1,5 +1,5 @@
 // One row per weight type the CPU's kernels know: its activation format (the q8 bytes upstream pairs it with,
-// its vec_dot_type) and its integer GEMM form (gemm.h: group, bias, min term). With the storage table
+// its vec_dot_type) and its integer GEMM form (gemm.h: group, bias, min term, super-block form). With the storage table
 // (quant/types.h: block bytes and elements) this is everything the kernels of every level need to know about a
 // type; they read it rather than repeat it. Each level's per-type code is a struct deriving from TypeRow<T>
 // (kType, kBytes, kActBytes, kActQs, kHasMin from the rows), and the level's kernel for a type is found by
@@ -18,15 +18,16 @@
 namespace switchyard::cpu::quants {
 
 struct CpuTypeRow {
-    ggml_type type      = GGML_TYPE_COUNT;
-    ggml_type act       = GGML_TYPE_COUNT; // activation format (upstream's vec_dot_type)
-    int       gemm_group = 0;              // integer GEMM: elements per group (32, or 16 where scales are per 16); 0: none
-    int       gemm_bias  = 0;              // subtracted from the unsigned levels (gemm.h)
-    bool      has_min    = false;          // the format has a min term (q4_1, q5_1, q2_K, q4_K, q5_K)
+    ggml_type type             = GGML_TYPE_COUNT;
+    ggml_type act              = GGML_TYPE_COUNT; // activation format (upstream's vec_dot_type)
+    int       gemm_group       = 0;     // integer GEMM: elements per group (32, or 16 where scales are per 16); 0: none
+    int       gemm_bias        = 0;     // subtracted from the unsigned levels (gemm.h)
+    bool      has_min          = false; // the format has a min term (q4_1, q5_1, q2_K, q4_K, q5_K)
+    bool      gemm_superblocks = false; // the AMX tile sums whole super-blocks (integer sub-block scales, gemm.h)
 };
 
 inline constexpr CpuTypeRow kCpuTypeRows[] = {
-    // type              activation        GEMM group, bias, min
+    // type              activation        GEMM group, bias, min, super-blocks
     {GGML_TYPE_F32, GGML_TYPE_F32},
     {GGML_TYPE_F16, GGML_TYPE_F16},
     {GGML_TYPE_BF16, GGML_TYPE_BF16},
@@ -43,9 +44,9 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_Q2_0, GGML_TYPE_Q8_0},
     {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K, 16, 0, true},
     {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K, 16, 4, false},
-    {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K, 32, 0, true},
-    {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K, 32, 0, true},
-    {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false},
+    {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K, 32, 0, true, true},
+    {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K, 32, 0, true, true},
+    {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false, true},
     {GGML_TYPE_Q8_K, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K},

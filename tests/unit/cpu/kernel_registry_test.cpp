@@ -34,7 +34,7 @@ using switchyard::cpu::selected_level;
 using switchyard::cpu::simd::isa_supported;
 
 // The families below are the whole column: a family added to IsaColumn must be added here too.
-static_assert(sizeof(IsaColumn) == 14 * sizeof(void *), "kernel_registry_test.cpp lists every family of IsaColumn");
+static_assert(sizeof(IsaColumn) == 15 * sizeof(void *), "kernel_registry_test.cpp lists every family of IsaColumn");
 
 // f(name, member) for the families with one entry per level, and for those keyed by weight type.
 template <class F>
@@ -48,6 +48,7 @@ void for_each_family(F && f) {
     f("gemm_pack", &IsaColumn::gemm_pack);
     f("gemm_tile", &IsaColumn::gemm_tile);
     f("gemm_tile_amx", &IsaColumn::gemm_tile_amx);
+    f("gemm_pack_amx", &IsaColumn::gemm_pack_amx);
     f("repack_expand", &IsaColumn::repack_expand);
     f("repack_tile", &IsaColumn::repack_tile);
 }
@@ -106,6 +107,7 @@ TEST(KernelRegistry, ScalarColumnHasEveryFamilyThatMustAlwaysBeThere) {
     // the fast paths only: without a level of theirs the CPU takes another route
     EXPECT_EQ(s.gemm_tile, nullptr);
     EXPECT_EQ(s.gemm_tile_amx, nullptr);
+    EXPECT_EQ(s.gemm_pack_amx, nullptr);
     EXPECT_EQ(s.repack_tile, nullptr);
     EXPECT_EQ(s.gemm_float, nullptr);
     EXPECT_EQ(s.gemm_float_amx, nullptr);
@@ -189,6 +191,7 @@ TEST(KernelRegistry, FastPathsHaveTheirLevels) {
     EXPECT_EQ(selected_level(&IsaColumn::gemm_float_amx, GGML_TYPE_F32), IsaLevel::kCount);
     EXPECT_EQ(selected_level(&IsaColumn::gemm_tile), x86_or_neon(IsaLevel::kAvx512Vnni));
     EXPECT_EQ(selected_level(&IsaColumn::gemm_tile_amx), at(IsaLevel::kAmx));
+    EXPECT_EQ(selected_level(&IsaColumn::gemm_pack_amx), at(IsaLevel::kAmx)); // the tile's panels with it
     EXPECT_EQ(selected_level(&IsaColumn::repack_tile), at(IsaLevel::kAvx512Vnni));
     // the expander and the packer fall back to the portable ones
     const IsaLevel vnni_or_scalar = isa_supported(IsaLevel::kAvx512Vnni) ? IsaLevel::kAvx512Vnni : IsaLevel::kScalar;

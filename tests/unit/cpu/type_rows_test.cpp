@@ -84,6 +84,9 @@ TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
         EXPECT_EQ(f.group, e.group) << ggml_type_name(e.type);
         EXPECT_EQ(f.bias, e.bias) << ggml_type_name(e.type);
         EXPECT_EQ(f.has_min, e.min) << ggml_type_name(e.type);
+        // the K-quants with integer sub-block scales and 256-element super-blocks on both sides
+        const bool superblocks = e.type == GGML_TYPE_Q4_K || e.type == GGML_TYPE_Q6_K;
+        EXPECT_EQ(f.superblocks, superblocks) << ggml_type_name(e.type);
     }
     EXPECT_EQ(gemm_format(GGML_TYPE_F32).act_type, GGML_TYPE_COUNT);
     EXPECT_EQ(gemm_format(GGML_TYPE_IQ2_XXS).act_type, GGML_TYPE_COUNT);

@@ -26,7 +26,7 @@ struct Path {
     // activation columns per chunk (gemm.h, gemm_float.h)
     int64_t k; // src0's row length
 
-    // the integer GEMM on AMX (gemm.h: chunks of 16 columns, two panels per tile call)
+    // the integer GEMM on AMX (gemm.h: chunks of 32 columns, two panels per tile call)
     bool amx() const { return integer() && quants::gemm_int_amx(); }
 
     int64_t cols() const {
@@ -44,7 +44,10 @@ struct Path {
     }
 
     size_t panel_bytes(int64_t k) const {
-        return integer() ? quants::gemm_panel_bytes(format, k) : quants::gemm_float_panel_bytes(weight, k);
+        if (!integer()) {
+            return quants::gemm_float_panel_bytes(weight, k);
+        }
+        return amx() ? quants::gemm_amx_panel_bytes(format, k) : quants::gemm_panel_bytes(format, k);
     }
     size_t chunk_bytes(int64_t k) const {
         if (integer()) {
@@ -56,8 +59,13 @@ struct Path {
     size_t act_bytes(int64_t k) const { return integer() ? ggml_row_size(format.act_type, k) : 0; }
 
     void pack(const void * w, size_t w_row, int rows, int64_t k, void * panel) const {
-        integer() ? quants::gemm_pack(weight, w, w_row, rows, k, panel)
-                  : quants::gemm_float_pack(weight, w, w_row, rows, k, panel);
+        if (!integer()) {
+            quants::gemm_float_pack(weight, w, w_row, rows, k, panel);
+        } else if (amx()) {
+            quants::gemm_pack_amx(weight, w, w_row, rows, k, panel);
+        } else {
+            quants::gemm_pack(weight, w, w_row, rows, k, panel);
+        }
     }
     void activation(const float * x, int64_t k, void * scratch, void * chunk, int col) const {
         if (!integer()) {
