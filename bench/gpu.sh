@@ -29,26 +29,29 @@
 #   --no-model       no switchyard-run --bench
 #   --model FILE     bench this GGUF instead of writing the 1B preset
 #   --max-time S     seconds per op case for switchyard-ops perf (default 2, --quick 0.3)
-#   --pack DIR       build, copy the programs and libraries into DIR (a few MiB) and stop: DIR is what
-#                    --build-dir takes on another machine
+#   --budget S       stop starting op cases after S seconds (default 360), so a pathologically slow kernel
+#                    cannot push the run past the 8 minutes a lent machine gives it; skipped rows say so
+#   --pack DIR       build without MPI (build/gpu-pack: the device image has no Open MPI), copy the programs and
+#                    libraries into DIR (about 6 MiB, no links) and stop: DIR is what --build-dir takes elsewhere
 # Lavapipe is used only when GGML_VK_VISIBLE_DEVICES names it (it never shadows a GPU):
 #   GGML_VK_VISIBLE_DEVICES=0 bench/gpu.sh --quick
 #
 # On a lent device machine (see /work/.library/device/README.md), the build happens here, the run there:
-#   1. here, once, in the repository root (the checkout the session was started in: only it travels):
+#   1. here, once, in the repository root (the checkout the session was started in: only it travels; .gpu-build
+#      and .gl are git-ignored, so they travel only when carry names them):
 #        bench/gpu.sh --pack .gpu-build
-#        echo /.gpu-build/ >> .git/info/exclude; echo /.gl/ >> .git/info/exclude
 #        mkdir -p .gl /tmp/amd64/partial; o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 #        apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
 #   2. one `run` call with carry [".gpu-build", ".gl"] and timeout_s 540:
 #        for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
-#        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;
+#      (the script sets VK_DRIVER_FILES to /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json when the loader
+#      finds no device without it)
 #        set -o pipefail; bench/gpu.sh --build-dir .gpu-build --hbm-gbs 4800 --fp16-peak 989 2>&1 | tee $OUT/gpu.txt
 #      (The H200 run should take 3-5 minutes: about 30 op cases of a few seconds each, most of it making and
 #      uploading the inputs, plus writing the 1B model and its bench.)
 set -euo pipefail
 
-quick=0 build_dir="" device="${SY_GPU_DEVICE:-}" hbm_ref="" fp16_ref="" first=0 run_model=1 model="" max_time="" pack=""
+quick=0 build_dir="" device="${SY_GPU_DEVICE:-}" hbm_ref="" fp16_ref="" first=0 run_model=1 model="" max_time="" pack="" budget=360
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
         --model) model=${2:?--model needs a file}; shift ;;
         --max-time) max_time=${2:?--max-time needs seconds}; shift ;;
         --pack) pack=${2:?--pack needs a folder}; shift ;;
+        --budget) budget=${2:?--budget needs seconds}; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -71,14 +75,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 t_start=$(date +%s)
 
 # --- build (or take a built tree) -------------------------------------------------------------------------
-if [ -z "$build_dir" ]; then
-    build_dir=$root/build/release
-    (cd "$root" && cmake --preset release > /dev/null &&
-        cmake --build --preset release --target switchyard-ops switchyard-run switchyard-make-model > /dev/null) ||
-        { echo "gpu.sh: the build failed (cd $root && cmake --build --preset release)" >&2; exit 1; }
-    if ! grep -q '^GGML_VULKAN:BOOL=ON' "$build_dir/CMakeCache.txt"; then
-        echo "gpu.sh: $build_dir is built without GGML_VULKAN (it needs libvulkan-dev and glslc)" >&2; exit 1
+build() { # DIR [cmake -D..]: configures the release preset into DIR and builds the three programs
+    local dir=$1; shift
+    (cd "$root" && cmake --preset release -B "$dir" "$@" > /dev/null &&
+        cmake --build "$dir" --target switchyard-ops switchyard-run switchyard-make-model > /dev/null) ||
+        { echo "gpu.sh: the build failed (cd $root && cmake --build $dir)" >&2; exit 1; }
+    if ! grep -q '^GGML_VULKAN:BOOL=ON' "$dir/CMakeCache.txt"; then
+        echo "gpu.sh: $dir is built without GGML_VULKAN (it needs libvulkan-dev and glslc)" >&2; exit 1
     fi
+}
+if [ -z "$build_dir" ]; then
+    build_dir=$root/build/$([ -n "$pack" ] && echo gpu-pack || echo release)
+    if [ -n "$pack" ]; then build "$build_dir" -DGGML_MPI=OFF; else build "$build_dir"; fi
 fi
 build_dir=$(cd "$build_dir" && pwd)
 for p in switchyard-ops switchyard-run switchyard-make-model; do
@@ -87,15 +95,25 @@ done
 if [ -n "$pack" ]; then
     mkdir -p "$pack/bin" "$pack/src"
     cp "$build_dir"/bin/switchyard-{ops,run,make-model} "$pack/bin/"
-    cp -a "$build_dir"/src/*.so* "$pack/src/"
+    cp -L "$build_dir"/src/lib*.so.0 "$pack/src/" # the names the programs ask for, as plain files
     echo "gpu.sh: packed $(du -sh "$pack" | cut -f1) into $pack (use --build-dir $pack)"
     exit 0
 fi
 # the programs' RUNPATH names the folder they were built in; a carried tree lies elsewhere
 export LD_LIBRARY_PATH=$build_dir/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ops=$build_dir/bin/switchyard-ops run=$build_dir/bin/switchyard-run make_model=$build_dir/bin/switchyard-make-model
+if missing=$(ldd "$ops" "$run" 2>/dev/null | grep 'not found'); then
+    echo "gpu.sh: libraries missing here:" $missing >&2
+    echo "  (libvulkan.so.1: unpack the libvulkan1 .deb (header); libmpi: pack with --pack, which builds without MPI)" >&2
+    exit 1
+fi
 
 devices=$("$run" --list-devices 2>&1 || true)
+nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json # where the lent machines keep it
+if ! echo "$devices" | grep -q '^ *Vulkan[0-9]' && [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$nvidia_icd" ]; then
+    export VK_DRIVER_FILES=$nvidia_icd
+    devices=$("$run" --list-devices 2>&1 || true)
+fi
 [ -n "$device" ] || device=$(echo "$devices" | awk '$1 ~ /^Vulkan[0-9]+$/ { print $1; exit }')
 if [ -z "$device" ] || ! echo "$devices" | awk -v d="$device" '$1 == d { f = 1 } END { exit !f }'; then
     echo "gpu.sh: no Vulkan device${device:+ named $device}. $devices" >&2
@@ -109,7 +127,7 @@ trap 'rm -rf "$work"' EXIT
 # --- the op cases ----------------------------------------------------------------------------------------
 # label | kind (bw: GB/s against the memory reference, fl: TFLOP/s against fp16, ref-*: a reference) | spec
 if [ $quick = 1 ]; then
-    d_m=1024 d_m2=3584 d_k=1024 g_m=1024 g_n=64 g_k=1024 mib=8 g_copies=1 fa_q=64 fa_kv=128 fa_h=8/2 fa_copies=1
+    d_m=1024 d_m2=3584 d_k=1024 g_m=1024 g_n=64 g_k=1024 mib=8 g_copies=2 fa_q=64 fa_kv=128 fa_h=8/2 fa_copies=2
     dec_kv=512 dec_copies=2 ref_n=512 copy_mib=32
 else
     d_m=4096 d_m2=14336 d_k=4096 g_m=4096 g_n=512 g_k=4096 mib=1024 g_copies=8 fa_q=512 fa_kv=512 fa_h=32/8 fa_copies=16
@@ -138,8 +156,13 @@ fi
 : > "$work/rows"
 for c in "${cases[@]}"; do
     IFS='|' read -r label kind spec <<< "$c"
+    left=$((budget - ($(date +%s) - t_start)))
+    if [ "$left" -le 0 ]; then
+        echo "$label|$kind|-|-|skipped (--budget)|-|-" >> "$work/rows"
+        continue
+    fi
     echo "gpu.sh: $label ($spec)" >&2
-    out=$(timeout 300 "$ops" perf -b "$device" --no-progress --max-time "$max_time" --case "$spec" 2>&1) || true
+    out=$(timeout "$left" "$ops" perf -b "$device" --no-progress --max-time "$max_time" --case "$spec" 2>&1) || true
     echo "$out" | awk -v d="$device" -v l="$label" -v k="$kind" '
         $1 == d && $3 == "unsupported" { print l "|" k "|-|-|unsupported|-|-"; f = 1 }
         $1 == d && $3 == "compute"     { print l "|" k "|-|-|compute failed|-|-"; f = 1 }
@@ -177,9 +200,9 @@ awk -F'|' -v hbm="$hbm_ref" -v fp16="$fp16_ref" '
       if ($2 == "ref-fl" && $4 != "-") mfl = $4 / 1000 }
     END {
         bw = hbm != "" ? hbm : mbw; fl = fp16 != "" ? fp16 : mfl
-        printf "memory reference: %s GB/s (%s); fp16 reference: %s TFLOP/s (%s)\n",
-            bw == "" ? "none" : sprintf("%.4g", bw), hbm != "" ? "--hbm-gbs, measured copy " (mbw == "" ? "-" : sprintf("%.4g", mbw)) : "measured copy",
-            fl == "" ? "none" : sprintf("%.4g", fl), fp16 != "" ? "--fp16-peak, measured f16 GEMM " (mfl == "" ? "-" : sprintf("%.4g", mfl)) : "measured f16 GEMM of our shaders"
+        printf "memory reference: %s (%s); fp16 reference: %s (%s)\n",
+            bw == "" ? "none" : sprintf("%.4g GB/s", bw), hbm != "" ? "--hbm-gbs, measured copy " (mbw == "" ? "-" : sprintf("%.4g", mbw)) : "measured copy",
+            fl == "" ? "none" : sprintf("%.4g TFLOP/s", fl), fp16 != "" ? "--fp16-peak, measured f16 GEMM " (mfl == "" ? "-" : sprintf("%.4g", mfl)) : "measured f16 GEMM of our shaders"
         printf "| %-38s | %11s | %16s | %-14s | %6s |\n", "case", "median ms", "rate", "fraction", "spread"
         printf "| %s | %s | %s | %s | %s |\n", "--------------------------------------", "----------:", "---------------:", "--------------", "-----:"
         for (i = 1; i <= NR; ++i) {
