@@ -103,7 +103,7 @@ fi
 export LD_LIBRARY_PATH=$build_dir/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ops=$build_dir/bin/switchyard-ops run=$build_dir/bin/switchyard-run make_model=$build_dir/bin/switchyard-make-model
 if missing=$(ldd "$ops" "$run" 2>/dev/null | grep 'not found'); then
-    echo "gpu.sh: libraries missing here:" $missing >&2
+    echo "gpu.sh: libraries missing here: $(echo "$missing" | awk '{ printf "%s ", $1 }')" >&2
     echo "  (libvulkan.so.1: unpack the libvulkan1 .deb (header); libmpi: pack with --pack, which builds without MPI)" >&2
     exit 1
 fi
