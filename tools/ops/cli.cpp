@@ -51,6 +51,14 @@ void usage(std::FILE * f) {
                  "  --format F       output of 'support': text, csv or json\n"
                  "  --tolerance PCT  perf: the spread counted as stable, in percent (default 5)\n"
                  "  --max-time S     perf: seconds per case and device before reporting it unstable (default 2)\n"
+                 "  --case SPEC      perf: measure this case instead of the built-in ones; may repeat (then -o and -p do\n"
+                 "                   not apply). SPEC is one of\n"
+                 "                     mul_mat:type=T,m=ROWS,n=COLS,k=K[,type_b=f32][,copies=N|,mib=N]\n"
+                 "                     flash_attn:d=128,n_q=512,n_kv=512,heads=32/8[,kv=f16][,copies=N]\n"
+                 "                     dup:mib=N     (an f32 copy; a memory bandwidth reference)\n"
+                 "                   copies=N stacks N instances in one op (mib=N: enough for N MiB of weights), to hide a\n"
+                 "                   GPU's submission cost and keep weights out of its cache. mul_mat n=1 and flash_attn\n"
+                 "                   n_q=1 report GB/s, the others GFLOP/s\n"
                  "  --no-progress    no progress indicator (it is only ever shown when stderr is a terminal)\n"
                  "  --list           list the selected cases and exit (with 'perf': the perf cases)\n"
                  "  -h, --help       this help\n"
@@ -133,6 +141,7 @@ bool parse_one(int argc, char ** argv, int & i, Options & o) {
     else if (a == "-o") return value() && add_ops(v, o.ops);
     else if (a == "-b") { if (!value()) return false; o.backends.push_back(v); }
     else if (a == "-p") return value() && (o.pattern = v, true);
+    else if (a == "--case") return value() && (o.case_specs.push_back(v), true);
     else if (a == "--format") {
         if (!value()) return false;
         if (v != "text" && v != "csv" && v != "json") {
@@ -179,6 +188,10 @@ std::vector<const OpCase *> select_cases(const Options & o, const std::vector<Op
 bool parse_options(int argc, char ** argv, Options & o) {
     for (int i = 1; i < argc; ++i) {
         if (!parse_one(argc, argv, i, o)) return false;
+    }
+    if (!o.case_specs.empty() && o.mode != "perf" && !o.help) {
+        std::fprintf(stderr, "error: --case is for perf mode\n");
+        return false;
     }
     if (o.mode.empty() && !o.list && !o.help) {
         std::fprintf(stderr, "error: no mode given (test, perf or support; see --help)\n");

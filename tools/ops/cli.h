@@ -24,6 +24,7 @@ struct Options {
     std::vector<std::string> ops;      // -o (op names, unary or GLU op names; compared without case)
     std::vector<std::string> backends; // -b (device names, compared without case)
     std::string              pattern;  // -p (substring of the case name)
+    std::vector<std::string> case_specs; // perf --case (case_spec.h): these cases instead of the built-in ones
     std::string              format      = "text";
     bool                     list        = false;
     bool                     help        = false;
@@ -72,6 +73,7 @@ private:
 
 // The modes. Each returns an ExitCode.
 int run_test(const Options & o, const std::vector<Device> & devices, const std::vector<const testing::OpCase *> & cases);
+// perf: with --case, the spec cases (prepared by prepare_spec_case) instead of `cases`.
 int run_perf(const Options & o, const std::vector<Device> & devices, const std::vector<const testing::OpCase *> & cases);
 int run_support(const Options & o, const std::vector<Device> & devices, const std::vector<const testing::OpCase *> & cases);
 

@@ -7,6 +7,7 @@
 //
 // Exit status: 0 success, 1 a case failed, 2 a usage error (see cli.h). The modes live in their own files
 // (perf.cpp, support.cpp); the command line in cli.cpp.
+#include "case_spec.h"
 #include "cli.h"
 
 #include "conformance/op_harness.h"
@@ -94,7 +95,17 @@ int main(int argc, char ** argv) {
         usage(stdout);
         return kExitOk;
     }
-    const std::vector<const switchyard::testing::OpCase *> cases = cases_for_mode(o);
+    std::vector<switchyard::testing::OpCase>         spec_cases(o.case_specs.size());
+    std::vector<const switchyard::testing::OpCase *> cases;
+    for (size_t i = 0; i < o.case_specs.size(); ++i) {
+        std::string error;
+        if (!parse_case_spec(o.case_specs[i], spec_cases[i], error)) {
+            std::fprintf(stderr, "error: --case '%s': %s (see --help)\n", o.case_specs[i].c_str(), error.c_str());
+            return kExitUsage;
+        }
+        cases.push_back(&spec_cases[i]);
+    }
+    if (o.case_specs.empty()) cases = cases_for_mode(o);
     if (cases.empty()) {
         std::fprintf(stderr, "error: no %scase matches the filters %s (see --list)\n", o.mode == "perf" ? "perf or test " : "",
                      describe_filters(o).c_str());

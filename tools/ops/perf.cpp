@@ -1,6 +1,7 @@
 // switchyard-ops perf: throughput of each case on each device. A case runs in timed batches until its timing is
 // stable (the spread of the last few batches within a tolerance) or a time limit is reached; the report gives
 // the median, the spread and whether it stabilised.
+#include "case_spec.h"
 #include "cli.h"
 
 #include "conformance/op_harness.h"
@@ -111,7 +112,7 @@ int run_perf(const Options & o, const std::vector<Device> & devices, const std::
     for (const Device & d : devices) {
         for (size_t i = 0; i < cases.size(); ++i) {
             progress.update(d.name, i, cases.size(), cases[i]->name);
-            PreparedCase p = testing::prepare_case(d.backend, *cases[i]);
+            PreparedCase p = o.case_specs.empty() ? testing::prepare_case(d.backend, *cases[i]) : prepare_spec_case(d.backend, *cases[i]);
             Timing       t;
             if (p.supported) t = time_case(d.backend, p.graph, o);
             progress.clear();
