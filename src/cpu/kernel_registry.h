@@ -13,7 +13,7 @@
 // level this CPU supports (after SWITCHYARD_CPU_ISA) whose column has one. Families differ only in what the scalar
 // column holds:
 //   - always there (row_kernels, softmax_rows, rope_rows, attn_tiles, dots, dequant, matvec for every type that has
-//     an activation format, gemm_pack, repack_expand): the selection never comes back empty;
+//     an activation format, gemm_pack, repack_expand, act_q8_K): the selection never comes back empty;
 //   - fast paths only (gemm_tile, gemm_tile_amx and its packer gemm_pack_amx, gemm_float, gemm_float_amx,
 //     repack_tile): the scalar column has none, and an empty selection means "this CPU has no such path" (the
 //     caller then takes another route).
@@ -25,6 +25,7 @@
 #pragma once
 
 #include "base/cpuid.h"
+#include "cpu/quants/act_quant.h"
 #include "cpu/quants/gemm_float.h"
 #include "cpu/quants/matvec.h"
 #include "cpu/repack/format.h"
@@ -74,6 +75,7 @@ struct IsaColumn {
     quants::GemmTileFn gemm_tile_amx = nullptr; // int8 tile on AMX (32-column chunks, two panels)
     GemmPackFn         gemm_pack_amx = nullptr; // its panels (quants/gemm.h: gemm_pack_amx); never declines
     ExpandPanelFn      repack_expand = nullptr; // scalar: the portable expander
+    quants::ActConvert act_q8_K      = nullptr; // q8_K activations (quants/act_quant.h); scalar: the reference
     repack::TileFn     repack_tile   = nullptr;
 };
 

@@ -36,6 +36,7 @@ IsaColumn avx512_column() {
         .dequant      = kernels::dequant_kernels_avx512,
         .matvec       = quants::matvec_avx512,
         .gemm_float   = gemm_float_avx512,
+        .act_q8_K     = quants::act_quantize_q8_K_avx512,
     };
 #else
     return {};

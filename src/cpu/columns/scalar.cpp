@@ -33,6 +33,7 @@ IsaColumn scalar_column() {
         .matvec        = quants::matvec_scalar,
         .gemm_pack     = gemm_pack_portable,
         .repack_expand = repack::expand_panel_portable,
+        .act_q8_K      = quants::act_quantize_q8_K_ref,
     };
 }
 

@@ -1,5 +1,7 @@
 #include "cpu/quants/act_quant.h"
 
+#include "cpu/kernel_registry.h"
+
 #include "base/fp16.h"
 #include "quant/blocks.h"
 #include "quant/formats.h"
@@ -65,9 +67,14 @@ void act_quantize_q8_1(const float * x, void * y, int64_t k) {
     }
 }
 
-void act_quantize_q8_K(const float * x, void * y, int64_t k) {
+void act_quantize_q8_K_ref(const float * x, void * y, int64_t k) {
     static const ggml_from_float_t ref = quant::from_float_ref_fn(GGML_TYPE_Q8_K);
     ref(x, y, k);
+}
+
+void act_quantize_q8_K(const float * x, void * y, int64_t k) {
+    static const ActConvert chosen = select_kernel(&IsaColumn::act_q8_K);
+    chosen(x, y, k);
 }
 
 void act_convert_f16(const float * x, void * y, int64_t k) { fp32_to_fp16_row(x, static_cast<uint16_t *>(y), k); }

@@ -22,7 +22,9 @@ namespace switchyard::cpu::quants {
 
 void act_quantize_q8_0(const float * x, void * y, int64_t k);
 void act_quantize_q8_1(const float * x, void * y, int64_t k);
-void act_quantize_q8_K(const float * x, void * y, int64_t k);
+void act_quantize_q8_K(const float * x, void * y, int64_t k); // the kernel registry's choice (act_q8_K)
+void act_quantize_q8_K_ref(const float * x, void * y, int64_t k);    // the scalar column's: the reference
+void act_quantize_q8_K_avx512(const float * x, void * y, int64_t k); // act_quant_avx512.cpp (x86-64 only)
 void act_convert_f16(const float * x, void * y, int64_t k);
 void act_convert_bf16(const float * x, void * y, int64_t k);
 void act_convert_f32(const float * x, void * y, int64_t k);

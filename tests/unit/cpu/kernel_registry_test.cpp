@@ -34,7 +34,7 @@ using switchyard::cpu::selected_level;
 using switchyard::cpu::simd::isa_supported;
 
 // The families below are the whole column: a family added to IsaColumn must be added here too.
-static_assert(sizeof(IsaColumn) == 15 * sizeof(void *), "kernel_registry_test.cpp lists every family of IsaColumn");
+static_assert(sizeof(IsaColumn) == 16 * sizeof(void *), "kernel_registry_test.cpp lists every family of IsaColumn");
 
 // f(name, member) for the families with one entry per level, and for those keyed by weight type.
 template <class F>
@@ -51,6 +51,7 @@ void for_each_family(F && f) {
     f("gemm_pack_amx", &IsaColumn::gemm_pack_amx);
     f("repack_expand", &IsaColumn::repack_expand);
     f("repack_tile", &IsaColumn::repack_tile);
+    f("act_q8_K", &IsaColumn::act_q8_K);
 }
 
 template <class F>
@@ -97,6 +98,7 @@ TEST(KernelRegistry, ScalarColumnHasEveryFamilyThatMustAlwaysBeThere) {
     EXPECT_NE(s.dequant, nullptr);
     EXPECT_NE(s.gemm_pack, nullptr);
     EXPECT_NE(s.repack_expand, nullptr);
+    EXPECT_NE(s.act_q8_K, nullptr);
     ASSERT_NE(s.matvec, nullptr);
     for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
         const auto type = static_cast<ggml_type>(t);
@@ -197,6 +199,8 @@ TEST(KernelRegistry, FastPathsHaveTheirLevels) {
     const IsaLevel vnni_or_scalar = isa_supported(IsaLevel::kAvx512Vnni) ? IsaLevel::kAvx512Vnni : IsaLevel::kScalar;
     EXPECT_EQ(selected_level(&IsaColumn::repack_expand), vnni_or_scalar);
     EXPECT_EQ(selected_level(&IsaColumn::gemm_pack), vnni_or_scalar);
+    // the q8_K activation quantizer: AVX-512's vector one, else the reference
+    EXPECT_EQ(selected_level(&IsaColumn::act_q8_K), isa_supported(IsaLevel::kAvx512) ? IsaLevel::kAvx512 : IsaLevel::kScalar);
 }
 
 TEST(KernelRegistry, PackersAreTriedFromTheHighestLevelDown) {

@@ -5,6 +5,7 @@
 #include "matvec_test_util.h"
 
 #include "cpu/quants/act_quant.h"
+#include "cpu/simd/isa.h"
 
 #include "ggml-cpu.h"
 
@@ -65,6 +66,63 @@ TEST(ActivationQuant, Q8KIsTheReferenceQuantizer) {
     act_converter(GGML_TYPE_Q8_K)(x.data(), got.data(), k);
     ggml_get_type_traits(GGML_TYPE_Q8_K)->from_float_ref(x.data(), want.data(), k);
     EXPECT_EQ(got, want);
+}
+
+// The AVX-512 q8_K quantizer (where the CPU has it) against the reference, byte for byte, on blocks chosen for
+// the edges: equal |x| of both signs (the first one sets the sign of the scale), NaN and infinities, all-zero and
+// all-NaN blocks, subnormals, levels at exact ties of the rounding, one huge value, and random blocks.
+TEST(ActivationQuant, Q8KVectorQuantizerIsTheReferenceOnEdgeBlocks) {
+#if defined(__x86_64__)
+    if (!switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx512)) {
+        GTEST_SKIP() << "no AVX-512";
+    }
+    constexpr int64_t               kBlock = 256;
+    std::mt19937                    rng(24);
+    std::vector<std::vector<float>> blocks;
+    auto random_block = [&] { return activations(rng, kBlock); };
+    for (int i = 0; i < 8; ++i) {
+        blocks.push_back(random_block());
+    }
+    std::vector<float> b(kBlock, 0.0f);
+    blocks.push_back(b); // all zero
+    b[3] = -2.0f, b[200] = 2.0f; // equal |x|, the negative one first
+    blocks.push_back(b);
+    b[3] = 2.0f, b[200] = -2.0f;
+    blocks.push_back(b);
+    b = random_block();
+    b[17] = NAN, b[100] = -NAN;
+    blocks.push_back(b);
+    b[40] = INFINITY;
+    blocks.push_back(b);
+    b[40] = -INFINITY, b[41] = INFINITY;
+    blocks.push_back(b);
+    blocks.push_back(std::vector<float>(kBlock, NAN));
+    b.assign(kBlock, 1e-40f); // subnormals
+    b[9] = -3e-39f;
+    blocks.push_back(b);
+    for (int64_t i = 0; i < kBlock; ++i) { // iscale = 1: levels at exact halves (ties to even) and clamps
+        b[static_cast<size_t>(i)] = static_cast<float>(i - 128) * 0.5f;
+    }
+    b[0] = -127.0f;
+    blocks.push_back(b);
+    b = random_block();
+    b[255] = 3e38f;
+    blocks.push_back(b);
+    std::vector<float> x;
+    for (const auto & blk : blocks) {
+        x.insert(x.end(), blk.begin(), blk.end());
+    }
+    const int64_t        k = static_cast<int64_t>(x.size());
+    std::vector<uint8_t> got(ggml_row_size(GGML_TYPE_Q8_K, k)), want(got.size());
+    switchyard::cpu::quants::act_quantize_q8_K_avx512(x.data(), got.data(), k);
+    ggml_get_type_traits(GGML_TYPE_Q8_K)->from_float_ref(x.data(), want.data(), k);
+    const size_t bb = ggml_type_size(GGML_TYPE_Q8_K);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        EXPECT_EQ(std::memcmp(got.data() + i * bb, want.data() + i * bb, bb), 0) << "block " << i;
+    }
+#else
+    GTEST_SKIP() << "x86-64 only";
+#endif
 }
 
 // q8_0: the scale is the reference's; a level differs from the reference's (x / d rounded half away from zero)
