@@ -11,7 +11,7 @@
 //            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
 //   batch    MUL_MAT by 8 and by 512 activation columns (float weights also by 16 and 32): GFLOP/s, ratio to the peak of the instruction the kernel
 //            is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
-//            quantized weights (AMX tdpbusd past 32 columns where the CPU has AMX, CPU_REPACK aside), bf16 dot
+//            quantized weights (AMX tdpbusd past 32 columns where the CPU has AMX, CPU_REPACK weights too), bf16 dot
 //            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
 //            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
@@ -543,13 +543,12 @@ void batch_case(ggml_backend_t be, const Options & o, int64_t n, ggml_type type,
     // lacks the dot-product instruction; bf16 batches past 32 columns run on AMX where the CPU has it)
     Peak which = ggml_is_quantized(type) ? Peak::kVnni : type == GGML_TYPE_BF16 ? Peak::kBf16 : Peak::kFma;
     if (n > 32 && ggml_cpu_has_amx_int8() && type != GGML_TYPE_F32) {
-        // past 32 columns bf16 runs on AMX-BF16 tiles and plain quantized weights on AMX-INT8 tiles (CPU_REPACK
-        // weights on the VNNI tile; f16, four bf16 products per product on AMX, stays against the FMA peak, the
-        // issue's yardstick for it)
-        const bool repacked = name.find("CPU_REPACK") != std::string::npos;
+        // past 32 columns bf16 runs on AMX-BF16 tiles and quantized weights on AMX-INT8 tiles (CPU_REPACK weights
+        // too: their panels are unpacked for it; f16, four bf16 products per product on AMX, stays against the FMA
+        // peak, the yardstick for it)
         if (type == GGML_TYPE_BF16) {
             which = Peak::kAmxBf16;
-        } else if (type != GGML_TYPE_F16 && !repacked) {
+        } else if (type != GGML_TYPE_F16) {
             which = Peak::kAmxInt8;
         }
     }

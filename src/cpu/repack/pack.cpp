@@ -141,17 +141,23 @@ quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
     blk.d    = load_u16(base + 2 * r);
     blk.dmin = load_u16(base + 32 + 2 * r);
     uint8_t sc[8], mn[8];
-    std::memset(blk.qs, 0, sizeof(blk.qs));
     for (int g = 0; g < 8; ++g) {
-        sc[g]               = base[kQ4KScalesAt + g * kPanelRows + r];
-        mn[g]               = base[kQ4KMinsAt + g * kPanelRows + r];
-        const uint8_t * lv  = base + kQ4KHeaderBytes + g * kNibbleGroupBytes;
-        const int       sh  = g % 2 == 0 ? 0 : 4;
-        uint8_t *       qs  = blk.qs + 32 * (g / 2);
+        sc[g] = base[kQ4KScalesAt + g * kPanelRows + r];
+        mn[g] = base[kQ4KMinsAt + g * kPanelRows + r];
+    }
+    // groups 2p and 2p + 1 share qs[32p .. 32p + 31]: the even group's nibbles low, the odd group's high
+    for (int pair = 0; pair < 4; ++pair) {
+        const uint8_t * even = base + kQ4KHeaderBytes + 2 * pair * kNibbleGroupBytes + r * 4;
+        const uint8_t * odd  = even + kNibbleGroupBytes;
+        uint8_t         a[16], b[16]; // row r's bytes of the two groups: element e low, e + 16 high
+        for (int q = 0; q < 4; ++q) {
+            std::memcpy(a + 4 * q, even + q * kQuadBytes, 4);
+            std::memcpy(b + 4 * q, odd + q * kQuadBytes, 4);
+        }
+        uint8_t * qs = blk.qs + 32 * pair;
         for (int e = 0; e < 16; ++e) {
-            const uint8_t byte = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
-            qs[e] |= static_cast<uint8_t>((byte & 0xf) << sh);
-            qs[e + 16] |= static_cast<uint8_t>((byte >> 4) << sh);
+            qs[e]      = static_cast<uint8_t>((a[e] & 0x0f) | (b[e] << 4));
+            qs[e + 16] = static_cast<uint8_t>((a[e] >> 4) | (b[e] & 0xf0));
         }
     }
     pack_scale_min_k4(sc, mn, blk.scales);

@@ -4,6 +4,8 @@
 #include "cpu/kernels/mul_mat/vec.h"
 #include "cpu/quants/gemm.h"
 #include "cpu/quants/gemm_float.h"
+#include "cpu/repack/buffer_type.h"
+#include "cpu/repack/format.h"
 
 #include <algorithm>
 #include <climits>
@@ -119,8 +121,8 @@ size_t columns_bytes(const Path & path, const ggml_tensor * src1) {
 
 // Per thread: a float row, its activation bytes, the panels; each part on a cache line.
 struct Slot {
-    size_t floats, act, panels;
-    size_t total() const { return floats + act + panels; }
+    size_t floats, act, panels, rows; // rows: a panel's rows unpacked from a repacked src0 (else 0)
+    size_t total() const { return floats + act + panels + rows; }
 };
 
 size_t line(size_t n) { return (n + 63) / 64 * 64; }
@@ -128,7 +130,8 @@ size_t line(size_t n) { return (n + 63) / 64 * 64; }
 Slot slot_layout(const Path & path, const ggml_tensor * src0) {
     const int64_t k = src0->ne[0];
     return {line(static_cast<size_t>(k) * sizeof(float)), line(path.act_bytes(k)),
-            static_cast<size_t>(panels_per_pass(path, k, src0->ne[1])) * path.panel_bytes(k)};
+            static_cast<size_t>(panels_per_pass(path, k, src0->ne[1])) * path.panel_bytes(k),
+            repack::is_repacked(src0) ? line(kGemmRows * src0->nb[1]) : 0};
 }
 
 // Phase 1: src1 rows to GEMM columns, split by rows; then the barrier. Row (i11, slice) is column i11 % cols of
@@ -161,8 +164,17 @@ void prepare_columns(const ComputeParams & p, const Path & path, const ggml_tens
 bool mul_mat_gemm_applies(const ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
+    if (repack::is_repacked(src0) && !mul_mat_gemm_takes_repacked(dst)) {
+        return false;
+    }
     return src1->ne[1] > kMatVecMaxCols && path_applies(src0) && can_read_floats(src1) &&
            dst->nb[1] % sizeof(float) == 0 && dst->nb[2] % sizeof(float) == 0 && dst->nb[3] % sizeof(float) == 0;
+}
+
+bool mul_mat_gemm_takes_repacked(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    return repack::is_repacked(src0) && path_for(src0).amx() && src0->ne[2] == 1 && src0->ne[3] == 1 &&
+           dst->src[1]->ne[1] > kMatVecMaxCols;
 }
 
 size_t mul_mat_gemm_work_size(const ggml_tensor * dst, int n_threads) {
@@ -184,6 +196,8 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
     const int64_t per_sl   = chunks_per_slice(path, src1), cols = path.cols();
     const size_t  pb       = path.panel_bytes(k);
     char *        panels   = slot + s.floats + s.act;
+    char *        unpacked = s.rows != 0 ? panels + s.panels : nullptr;
+    const size_t  repacked_pb = s.rows != 0 ? repack::panel_bytes(src0->type, k) : 0;
     const int64_t per_pass = panels_per_pass(path, k, src0->ne[1]);
     const int64_t m = src0->ne[1], n = src1->ne[1];
     const int64_t n_panels = (m + kGemmRows - 1) / kGemmRows;
@@ -196,9 +210,15 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
         const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
         const char *  w   = static_cast<const char *>(src0->data) + (i12 / r2) * src0->nb[2] + (i13 / r3) * src0->nb[3];
         for (int64_t j = 0; j < count; ++j) {
-            const int64_t r0 = (first + j) * kGemmRows;
-            path.pack(w + static_cast<size_t>(r0) * src0->nb[1], src0->nb[1],
-                      static_cast<int>(std::min<int64_t>(kGemmRows, m - r0)), k, panels + j * pb);
+            const int64_t r0   = (first + j) * kGemmRows;
+            const int     rows = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0));
+            if (unpacked != nullptr) { // a repacked src0: the panel's rows as they were stored, then packed for the tile
+                repack::unpack_panel(src0->type, w + static_cast<size_t>(first + j) * repacked_pb, rows, k, unpacked,
+                                     src0->nb[1]);
+                path.pack(unpacked, src0->nb[1], rows, k, panels + j * pb);
+            } else {
+                path.pack(w + static_cast<size_t>(r0) * src0->nb[1], src0->nb[1], rows, k, panels + j * pb);
+            }
         }
         const char * chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
         auto *       out    = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);

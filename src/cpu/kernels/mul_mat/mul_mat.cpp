@@ -182,7 +182,7 @@ enum class Path { kRepack, kGemm, kVec, kFloat };
 
 Path mul_mat_path(const ggml_tensor * dst) {
     if (repack::is_repacked(dst->src[0])) {
-        return Path::kRepack;
+        return mul_mat_gemm_applies(dst) ? Path::kGemm : Path::kRepack; // AMX for wide batches (gemm.h)
     }
     if (mul_mat_gemm_applies(dst)) {
         return Path::kGemm;
