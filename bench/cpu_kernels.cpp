@@ -9,8 +9,8 @@
 //            as make 1 GiB of weights (at least 14336), larger than any last-level cache (some servers have
 //            several hundred MiB) like the DRAM peak's array; GB/s of weights streamed, ratio to the DRAM read
 //            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
-//   batch    MUL_MAT by 8 and by 512 activation columns (float weights also by 16 and 32): GFLOP/s, ratio to the peak of the instruction the kernel
-//            is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
+//   batch    MUL_MAT by 8 and by 512 activation columns (float weights also by 16 and 32): GFLOP/s, ratio to
+//            the peak of the instruction the kernel is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
 //            quantized weights (AMX tdpbusd past 32 columns where the CPU has AMX, CPU_REPACK weights too), bf16 dot
 //            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
