@@ -87,12 +87,13 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
     }
 }
 
-// Rows in pairs where the level has the registers for 2 x 2 x C accumulators (32 vector registers: AVX-512),
-// one at a time otherwise.
+// Rows in pairs for more than one column where the level has the registers for 2 x 2 x C accumulators (32 vector
+// registers: AVX-512), one at a time otherwise (one column: a second weight stream saves no activation loads, and
+// measured slower on L3-resident f16 weights).
 template <class V, class T>
 void float_kernel(const MatVecArgs & a) {
-    constexpr int kPair = V::kLanes >= 16 ? 2 : 1;
     for_column_count(a, [&]<int C>() {
+        constexpr int kPair = V::kLanes >= 16 && C > 1 ? 2 : 1;
         const char * w = static_cast<const char *>(a.w);
         int64_t      r = 0;
         for (; r + kPair <= a.rows; r += kPair) {
