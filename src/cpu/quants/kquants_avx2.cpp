@@ -32,17 +32,6 @@ struct Scales {
     float   d, bsum_d;
 };
 
-// The 12 packed bytes of q4_K / q5_K as 8 scales and 8 mins (6 bits each), the bytes of two uint64.
-inline void unpack_k4(const uint8_t * packed, uint64_t * scales, uint64_t * mins) {
-    uint32_t u[3];
-    std::memcpy(u, packed, 12);
-    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-    const uint32_t     sc_hi = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
-    const uint32_t     m_hi  = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
-    *scales                  = (u[0] & kLow6) | (static_cast<uint64_t>(sc_hi) << 32);
-    *mins                    = (u[1] & kLow6) | (static_cast<uint64_t>(m_hi) << 32);
-}
-
 // 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
 inline __m256i per16_from_per32(uint64_t v) {
     const __m256i d = _mm256_cvtepu16_epi32(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v))));
@@ -75,14 +64,10 @@ struct Q3_K : TypeRow<GGML_TYPE_Q3_K> {
     static constexpr MinTerm kMin     = MinTerm::kNone;
     static constexpr bool    kOffset4 = true;
     static Scales scales(const uint8_t * b) {
-        uint32_t a[3];
-        std::memcpy(a, b + 96, 12);
-        constexpr uint32_t kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-        // scale j: low 4 bits in byte j % 8 (high nibble for j >= 8), high 2 bits in byte 8 + j % 4 at 2 (j / 4)
-        const __m128i packed = _mm_setr_epi32(static_cast<int>((a[0] & kLow4) | ((a[2] & kLow2) << 4)),
-                                              static_cast<int>((a[1] & kLow4) | (((a[2] >> 2) & kLow2) << 4)),
-                                              static_cast<int>(((a[0] >> 4) & kLow4) | (((a[2] >> 4) & kLow2) << 4)),
-                                              static_cast<int>(((a[1] >> 4) & kLow4) | (((a[2] >> 6) & kLow2) << 4)));
+        uint32_t w[4];
+        unpack_q3_k_scales(b + 96, w);
+        const __m128i packed = _mm_setr_epi32(static_cast<int>(w[0]), static_cast<int>(w[1]), static_cast<int>(w[2]),
+                                              static_cast<int>(w[3]));
         const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(packed), _mm256_set1_epi16(32));
         const float   d  = half_to_float(b + 108);
         return {sc, _mm256_slli_epi16(sc, 2), d, -d}; // level = code - 4

@@ -64,20 +64,6 @@ inline __mmask64 bit_halves(__m512i v, int a, int b) {
     return _mm512_test_epi8_mask(v, bits);
 }
 
-// The 12 packed bytes of q4_K / q5_K as 8 scales and 8 mins (each 6 bits), bytes of two uint64.
-inline void unpack_k4(const uint8_t * packed, uint64_t * scales, uint64_t * mins) {
-    uint32_t u[4];
-    std::memcpy(u, packed, 12);
-    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-    u[3]                     = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
-    const uint32_t min_low   = u[1] & kLow6;
-    u[1]                     = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
-    u[2]                     = min_low;
-    u[0] &= kLow6;
-    *scales = u[0] | (static_cast<uint64_t>(u[1]) << 32);
-    *mins   = u[2] | (static_cast<uint64_t>(u[3]) << 32);
-}
-
 // 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
 inline __m256i per16_from_per32(uint64_t v) {
     const __m128i w = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v)));
@@ -177,13 +163,7 @@ struct Q3_K : TypeRow<GGML_TYPE_Q3_K> {
     static constexpr bool    kOffset4 = true;
     static Scales scales(const uint8_t * b) {
         uint32_t a[4];
-        std::memcpy(a, b + 96, 12);
-        constexpr uint32_t kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-        const uint32_t     tmp   = a[2];
-        a[2]                     = ((a[0] >> 4) & kLow4) | (((tmp >> 4) & kLow2) << 4);
-        a[3]                     = ((a[1] >> 4) & kLow4) | (((tmp >> 6) & kLow2) << 4);
-        a[0]                     = (a[0] & kLow4) | (((tmp >> 0) & kLow2) << 4);
-        a[1]                     = (a[1] & kLow4) | (((tmp >> 2) & kLow2) << 4);
+        unpack_q3_k_scales(b + 96, a);
         // built in registers: a vector load of the four words just stored would stall on store forwarding
         const __m128i packed = _mm_setr_epi32(static_cast<int>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]),
                                               static_cast<int>(a[3]));

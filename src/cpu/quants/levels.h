@@ -141,6 +141,30 @@ inline KLevels levels(const quant::BlockQ2_K & b) {
     return l;
 }
 
+// The 12 packed scale bytes of q4_K / q5_K as the bytes of two words: the 8 six-bit scales, the 8 six-bit mins
+// (the vector kernels' lanes of every level take them this way).
+inline void unpack_k4(const uint8_t * packed, uint64_t * scales, uint64_t * mins) {
+    uint32_t u[3];
+    std::memcpy(u, packed, 12);
+    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+    const uint32_t     sc_hi = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+    const uint32_t     m_hi  = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+    *scales                  = (u[0] & kLow6) | (static_cast<uint64_t>(sc_hi) << 32);
+    *mins                    = (u[1] & kLow6) | (static_cast<uint64_t>(m_hi) << 32);
+}
+
+// The 12 packed scale bytes of q3_K as 16 stored six-bit scales (value + 32), four to a word: scale j has its
+// low 4 bits in byte j % 8 (the high nibble for j >= 8) and its high 2 bits in byte 8 + j % 4 at bit 2 (j / 4).
+inline void unpack_q3_k_scales(const uint8_t * packed, uint32_t * words) {
+    uint32_t a[3];
+    std::memcpy(a, packed, 12);
+    constexpr uint32_t kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+    words[0] = (a[0] & kLow4) | ((a[2] & kLow2) << 4);
+    words[1] = (a[1] & kLow4) | (((a[2] >> 2) & kLow2) << 4);
+    words[2] = ((a[0] >> 4) & kLow4) | (((a[2] >> 4) & kLow2) << 4);
+    words[3] = ((a[1] >> 4) & kLow4) | (((a[2] >> 6) & kLow2) << 4);
+}
+
 inline KLevels levels(const quant::BlockQ3_K & b) {
     KLevels l;
     for (int i = 0; i < kQK_K; ++i) {

@@ -127,15 +127,6 @@ void pack_q4_K_block(const quant::BlockQ4_K & blk, int r, uint8_t * base) {
     }
 }
 
-// The inverse of unpack_scale_min_k4: 8 six-bit scales and mins in 12 bytes (every bit used, so exact).
-void pack_scale_min_k4(const uint8_t * sc, const uint8_t * mn, uint8_t * q) {
-    for (int j = 0; j < 4; ++j) {
-        q[j]     = static_cast<uint8_t>((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
-        q[j + 4] = static_cast<uint8_t>((mn[j] & 63) | ((mn[j + 4] >> 4) << 6));
-        q[j + 8] = static_cast<uint8_t>((sc[j + 4] & 0xf) | ((mn[j + 4] & 0xf) << 4));
-    }
-}
-
 quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
     quant::BlockQ4_K blk;
     blk.d    = load_u16(base + 2 * r);
@@ -160,7 +151,7 @@ quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
             qs[e + 16] = static_cast<uint8_t>((a[e] >> 4) | (b[e] & 0xf0));
         }
     }
-    pack_scale_min_k4(sc, mn, blk.scales);
+    quant::pack_scales_mins_k4(sc, mn, blk.scales); // exact: every bit of the 12 bytes is used
     return blk;
 }
 
