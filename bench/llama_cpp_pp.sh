@@ -15,13 +15,17 @@ work=${WORK_DIR:-${HOME}/.cache/switchyard-llama}
 rounds=${3:-2}
 "$here/../tests/llama_cpp/run.sh" "$build" "$work" | tail -n 1
 bins=$work/prebuilt/package/bins/linux-x64
-[ -f "$work/lib/libllama.v0.5.0.so" ] && [ -d "$bins" ] || { echo "llama_cpp_pp: no prebuilt llama.cpp (see above)"; exit 0; }
+if [ ! -f "$work/lib/libllama.v0.5.0.so" ] || [ ! -d "$bins" ]; then
+    echo "llama_cpp_pp: no prebuilt llama.cpp (see above)"
+    exit 0
+fi
 model=${2:-$work/1b.gguf}
 [ -f "$model" ] || "$build/bin/switchyard-make-model" --preset 1b -o "$model" > /dev/null
 unset LD_LIBRARY_PATH
 flags=(-std=c11 -O2 -Wall -Wextra -I "$work/include" -I "$here/../include")
 # one driver beside the prebuilt libraries (their ggml loads its CPU variant from the program's folder), one
-# beside ours
+# beside ours; $ORIGIN is for the dynamic linker, not the shell
+# shellcheck disable=SC2016
 cc "${flags[@]}" "$here/llama_pp.c" -o "$bins/llama_pp" -L "$bins" -l:libllama.v0.5.0.so -l:libggml.v0.5.0.so \
     -Wl,-rpath,'$ORIGIN'
 cc "${flags[@]}" "$here/llama_pp.c" -o "$work/llama_pp" -L "$work/lib" -l:libllama.v0.5.0.so -l:libggml.v0.5.0.so \
