@@ -28,6 +28,7 @@ flags=(-std=c11 -O2 -Wall -Wextra -I "$work/include" -I "$here/../include")
 # shellcheck disable=SC2016
 cc "${flags[@]}" "$here/llama_pp.c" -o "$bins/llama_pp" -L "$bins" -l:libllama.v0.5.0.so -l:libggml.v0.5.0.so \
     -Wl,-rpath,'$ORIGIN'
+# shellcheck disable=SC2016
 cc "${flags[@]}" "$here/llama_pp.c" -o "$work/llama_pp" -L "$work/lib" -l:libllama.v0.5.0.so -l:libggml.v0.5.0.so \
     -Wl,-rpath,'$ORIGIN/lib'
 for ((i = 1; i <= rounds; ++i)); do
