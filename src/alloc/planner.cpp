@@ -240,47 +240,51 @@ private:
     bool                         built_ = false;
 };
 
-// The most blocks of nonzero size alive at one time.
-size_t most_alive_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
-    std::vector<int32_t> delta(static_cast<size_t>(n_times) + 1, 0);
+// The most bytes and the most blocks of nonzero size alive at one time (not necessarily the same time).
+struct LivePeak {
+    size_t bytes  = 0;
+    size_t blocks = 0;
+};
+
+LivePeak live_peak(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
+    struct Change {
+        size_t  born = 0, dead = 0;
+        int32_t count = 0;
+    };
+    std::vector<Change> at(static_cast<size_t>(n_times) + 1);
     for (int32_t m : members) {
-        if (blocks[m].size > 0) {
-            ++delta[blocks[m].start];
-            --delta[blocks[m].end + 1];
+        const Block & b = blocks[m];
+        at[b.start].born += b.size;
+        at[b.end + 1].dead += b.size;
+        if (b.size > 0) {
+            ++at[b.start].count;
+            --at[b.end + 1].count;
         }
     }
-    int32_t live = 0;
-    int32_t most = 0;
+    LivePeak peak;
+    size_t   bytes = 0;
+    int32_t  live  = 0;
     for (int32_t t = 0; t < n_times; ++t) {
-        live += delta[t];
-        most = std::max(most, live);
+        bytes += at[t].born;
+        bytes -= at[t].dead;
+        live += at[t].count;
+        peak.bytes  = std::max(peak.bytes, bytes);
+        peak.blocks = std::max(peak.blocks, static_cast<size_t>(live));
     }
-    return static_cast<size_t>(most);
+    return peak;
 }
 
 } // namespace
 
 size_t live_lower_bound(const std::vector<Block> & blocks, const std::vector<int32_t> & members, int32_t n_times) {
-    std::vector<size_t> born(static_cast<size_t>(n_times) + 1, 0);
-    std::vector<size_t> dead(static_cast<size_t>(n_times) + 1, 0);
-    for (int32_t m : members) {
-        born[blocks[m].start] += blocks[m].size;
-        dead[blocks[m].end + 1] += blocks[m].size;
-    }
-    size_t live = 0;
-    size_t most = 0;
-    for (int32_t t = 0; t < n_times; ++t) {
-        live += born[t];
-        live -= dead[t];
-        most = std::max(most, live);
-    }
-    return most;
+    return live_peak(blocks, members, n_times).bytes;
 }
 
 PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int32_t> & members,
                        size_t max_chunk_size, int32_t n_times, PlanPolicy policy) {
-    const size_t bound = live_lower_bound(blocks, members, n_times);
-    PackResult   best;
+    const LivePeak peak  = live_peak(blocks, members, n_times);
+    const size_t   bound = peak.bytes;
+    PackResult     best;
     bool         have = false;
     auto         keep = [&](PackResult && result) { // true once a plan reaches the bound
         if (!have || result.total < best.total) {
@@ -301,7 +305,7 @@ PackResult pack_blocks(const std::vector<Block> & blocks, const std::vector<int3
     // first. When many blocks are alive at once it grows towards O(n^2), and the O(n F) sweep, which reaches the
     // bound on such graphs (everything alive: no holes), goes first.
     const bool sweep_first =
-        policy == PlanPolicy::Quick || most_alive_blocks(blocks, members, n_times) * 16 > members.size();
+        policy == PlanPolicy::Quick || peak.blocks * 16 > members.size();
     LifetimePacks lifetime(blocks, members, max_chunk_size, n_times);
     bool          done = sweep_first ? sweep() : keep(lifetime.run(0));
     if (policy == PlanPolicy::Quick && have) {

@@ -21,4 +21,26 @@ struct alignas(64) AmxTileConfig {
 };
 static_assert(sizeof(AmxTileConfig) == 64, "ldtilecfg reads 64 bytes");
 
+// Runs steps 0 .. n - 1 with the tile unit and AVX-512 side by side: step i's sums are stored (store(i)), the
+// products of step i + 1 are issued (issue(i + 1)), and then the sums of step i - 1, stored one step earlier so
+// that their loads never wait on a tile store, are scaled (scale(i - 1)) while the tile unit works. store and
+// scale alternate between two buffers by the step's parity.
+template <class Issue, class Store, class Scale>
+inline void run_tile_pipeline(int64_t n, Issue && issue, Store && store, Scale && scale) {
+    if (n == 0) {
+        return;
+    }
+    issue(0);
+    for (int64_t i = 0; i < n; ++i) {
+        store(i);
+        if (i + 1 < n) {
+            issue(i + 1);
+        }
+        if (i >= 1) {
+            scale(i - 1);
+        }
+    }
+    scale(n - 1);
+}
+
 } // namespace switchyard::cpu::quants

@@ -258,8 +258,8 @@ void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void 
             auto *       da = reinterpret_cast<float *>(p + static_cast<size_t>(kGemmAmxIntCols) * kQK_K);
             std::memcpy(p + static_cast<size_t>(col) * kQK_K, b.qs, kQK_K);
             da[col] = b.d;
-            for (int j = 0; j < kQK_K / kQK32; ++j) { // as group_activation's min_sum
-                da[kGemmAmxIntCols * (1 + j) + col] = b.d * static_cast<float>(sum_levels(b.qs + j * kQK32, kQK32));
+            for (int j = 0; j < kQK_K / kQK32; ++j) { // as group_activation's min_sum, from the block's sums per 16
+                da[kGemmAmxIntCols * (1 + j) + col] = b.d * static_cast<float>(b.bsums[2 * j] + b.bsums[2 * j + 1]);
             }
         }
         return;

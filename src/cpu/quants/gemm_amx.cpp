@@ -9,7 +9,7 @@
 // Two A and two B tiles feed four accumulator tiles (each tile load serves two products), and the tile unit and
 // the AVX-512 scaling run side by side: per group the sums of group g are stored, the products of group g + 1 are
 // issued, and then the sums of group g - 1 (stored one step earlier, so the loads never wait on a tile store) are
-// scaled while the tile unit works.
+// scaled while the tile unit works (amx_tiles.h: run_tile_pipeline).
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/amx_tiles.h"
@@ -127,20 +127,9 @@ struct Pipeline {
 
     void run() {
         std::memset(acc, 0, sizeof(acc));
-        if (ng == 0) {
-            return;
-        }
-        issue<kTwoPanels, kTwoHalves>(st, 0);
-        for (int64_t g = 0; g < ng; ++g) {
-            store<kTwoPanels, kTwoHalves>(sums[g % 2]);
-            if (g + 1 < ng) {
-                issue<kTwoPanels, kTwoHalves>(st, g + 1);
-            }
-            if (g >= 1) {
-                scale(g - 1);
-            }
-        }
-        scale(ng - 1);
+        run_tile_pipeline(
+            ng, [&](int64_t g) { issue<kTwoPanels, kTwoHalves>(st, g); },
+            [&](int64_t g) { store<kTwoPanels, kTwoHalves>(sums[g % 2]); }, [&](int64_t g) { scale(g); });
     }
 };
 

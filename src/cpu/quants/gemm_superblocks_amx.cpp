@@ -199,8 +199,6 @@ struct Pipeline {
     Sums         sums[2]; // by super-block parity
     alignas(64) float acc[kGemmAmxIntCols][16];
 
-    void issue_sb(int64_t sb) { issue<kTwoHalves>(sb_chunk(chunk, sb), sb_panel(panel, sb)); }
-
     // acc[c] += float(256 H + L) * (d * da) (+ for the formats with a min: the groups' m * (da * sum(q)))
     void scale(int64_t sb) {
         const Sums &  s = sums[sb % 2];
@@ -222,20 +220,9 @@ struct Pipeline {
 
     void run() {
         std::memset(acc, 0, sizeof(acc));
-        if (nsb == 0) {
-            return;
-        }
-        issue_sb(0);
-        for (int64_t sb = 0; sb < nsb; ++sb) {
-            store<kTwoHalves>(sums[sb % 2]);
-            if (sb + 1 < nsb) {
-                issue_sb(sb + 1);
-            }
-            if (sb >= 1) {
-                scale(sb - 1);
-            }
-        }
-        scale(nsb - 1);
+        run_tile_pipeline(
+            nsb, [&](int64_t sb) { issue<kTwoHalves>(sb_chunk(chunk, sb), sb_panel(panel, sb)); },
+            [&](int64_t sb) { store<kTwoHalves>(sums[sb % 2]); }, [&](int64_t sb) { scale(sb); });
     }
 };
 

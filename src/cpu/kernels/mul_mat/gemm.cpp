@@ -164,17 +164,12 @@ void prepare_columns(const ComputeParams & p, const Path & path, const ggml_tens
 bool mul_mat_gemm_applies(const ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
-    if (repack::is_repacked(src0) && !mul_mat_gemm_takes_repacked(dst)) {
+    // repacked weights (2-D) only where the integer GEMM runs on AMX: their panels are unpacked for it
+    if (repack::is_repacked(src0) && !(path_for(src0).amx() && src0->ne[2] == 1 && src0->ne[3] == 1)) {
         return false;
     }
     return src1->ne[1] > kMatVecMaxCols && path_applies(src0) && can_read_floats(src1) &&
            dst->nb[1] % sizeof(float) == 0 && dst->nb[2] % sizeof(float) == 0 && dst->nb[3] % sizeof(float) == 0;
-}
-
-bool mul_mat_gemm_takes_repacked(const ggml_tensor * dst) {
-    const ggml_tensor * src0 = dst->src[0];
-    return repack::is_repacked(src0) && path_for(src0).amx() && src0->ne[2] == 1 && src0->ne[3] == 1 &&
-           dst->src[1]->ne[1] > kMatVecMaxCols;
 }
 
 size_t mul_mat_gemm_work_size(const ggml_tensor * dst, int n_threads) {

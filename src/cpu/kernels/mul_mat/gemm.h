@@ -16,13 +16,11 @@
 namespace switchyard::cpu::kernels {
 
 // true when MUL_MAT dst takes this path: a GEMM tile exists on this CPU, src0's type has a GEMM form, src1 has
-// more columns than the matrix-vector path takes, rows are whole activation blocks.
-bool mul_mat_gemm_applies(const ggml_tensor * dst);
-// true when src0 is stored repacked (a CPU_REPACK buffer) and this path takes it anyway: the integer GEMM runs on
-// AMX for its type and src1 has more columns than the matrix-vector path takes. Each pass then unpacks its panels'
-// rows (repack/format.h: unpack_panel, the stored bytes) before packing them for the AMX tile, which beats the
+// more columns than the matrix-vector path takes, rows are whole activation blocks. A src0 stored repacked (a
+// CPU_REPACK buffer, 2-D) takes it too where the integer GEMM runs on AMX: each pass unpacks its panels' rows
+// (repack/format.h: unpack_panel, the stored bytes) before packing them for the AMX tile, which beats the
 // repacked layout's VNNI tile there (bench/cpu_kernels: batch 512 CPU_REPACK).
-bool mul_mat_gemm_takes_repacked(const ggml_tensor * dst);
+bool mul_mat_gemm_applies(const ggml_tensor * dst);
 void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst);
 size_t mul_mat_gemm_work_size(const ggml_tensor * dst, int n_threads);
 
