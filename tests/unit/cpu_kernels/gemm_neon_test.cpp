@@ -61,16 +61,6 @@ void expect_portable_bits(q::GemmTileFn tile, const q::GemmFormat & f, const voi
     }
 }
 
-std::vector<ggml_type> gemm_types() {
-    std::vector<ggml_type> out;
-    for (ggml_type t : weight_types()) {
-        if (q::gemm_format(t).act_type != GGML_TYPE_COUNT) {
-            out.push_back(t);
-        }
-    }
-    return out;
-}
-
 TEST(GemmTileNeon, IntegerTilesGiveThePortableTilesBitsOnPackedWeights) {
     std::mt19937 rng(81);
     for (ggml_type type : gemm_types()) {

@@ -28,16 +28,6 @@ using namespace switchyard::kernel_test;
 using namespace switchyard::matvec_test;
 namespace q = switchyard::cpu::quants;
 
-std::vector<ggml_type> gemm_types() {
-    std::vector<ggml_type> out;
-    for (ggml_type t : weight_types()) {
-        if (q::gemm_format(t).act_type != GGML_TYPE_COUNT) {
-            out.push_back(t);
-        }
-    }
-    return out;
-}
-
 TEST(GemmFormat, EveryQuantizedTypeWithAMatVecKernelHasOne) {
     for (ggml_type t : weight_types()) {
         const bool quantized = ggml_is_quantized(t);

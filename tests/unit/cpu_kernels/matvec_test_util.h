@@ -5,6 +5,8 @@
 
 #include "conformance/reference/activations.h"
 
+#include "cpu/quants/gemm.h"
+
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +27,17 @@ inline const std::vector<ggml_type> & weight_types() {
         GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,
     };
     return types;
+}
+
+// The weight types among them with an integer GEMM form (cpu/quants/gemm.h).
+inline std::vector<ggml_type> gemm_types() {
+    std::vector<ggml_type> out;
+    for (ggml_type t : weight_types()) {
+        if (switchyard::cpu::quants::gemm_format(t).act_type != GGML_TYPE_COUNT) {
+            out.push_back(t);
+        }
+    }
+    return out;
 }
 
 inline std::vector<float> normal_floats(std::mt19937 & rng, int64_t n, float sigma = 1.0f) {
