@@ -8,23 +8,35 @@
 // are the executable definition.
 #pragma once
 
+#include "ggml.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace switchyard::quant {
 
 constexpr int kQK32 = 32;  // elements per block of the legacy formats, IQ4_NL and MXFP4
 constexpr int kQK_K = 256; // elements per super-block of the K-quants
 
+// The 16 levels of IQ4_NL (non-uniform, denser near zero) and of MXFP4 (E2M1 values times two).
+inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                            1,    13,   25,  38,  53,  69,  89,  113};
+inline constexpr int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
 // Q4_0: value = (q - 8) * d. qs[j] holds element j in its low nibble and element j + 16 in its high nibble.
 struct BlockQ4_0 {
+    static constexpr ggml_type kType = GGML_TYPE_Q4_0;
+
     uint16_t d;
     uint8_t  qs[kQK32 / 2];
 };
 
 // Q4_1: value = q * d + m. qs as Q4_0.
 struct BlockQ4_1 {
+    static constexpr ggml_type kType = GGML_TYPE_Q4_1;
+
     uint16_t d;
     uint16_t m;
     uint8_t  qs[kQK32 / 2];
@@ -32,6 +44,8 @@ struct BlockQ4_1 {
 
 // Q5_0: value = (q - 16) * d with q = low nibble (qs, as Q4_0) | bit i of the little-endian uint32 qh << 4.
 struct BlockQ5_0 {
+    static constexpr ggml_type kType = GGML_TYPE_Q5_0;
+
     uint16_t d;
     uint8_t  qh[4];
     uint8_t  qs[kQK32 / 2];
@@ -39,6 +53,8 @@ struct BlockQ5_0 {
 
 // Q5_1: value = q * d + m, q as Q5_0.
 struct BlockQ5_1 {
+    static constexpr ggml_type kType = GGML_TYPE_Q5_1;
+
     uint16_t d;
     uint16_t m;
     uint8_t  qh[4];
@@ -47,12 +63,16 @@ struct BlockQ5_1 {
 
 // Q8_0: value = qs[i] * d.
 struct BlockQ8_0 {
+    static constexpr ggml_type kType = GGML_TYPE_Q8_0;
+
     uint16_t d;
     int8_t   qs[kQK32];
 };
 
 // Q8_1: value = qs[i] * d; s = d * (sum of qs), kept for the dot products against Q4_1 / Q5_1.
 struct BlockQ8_1 {
+    static constexpr ggml_type kType = GGML_TYPE_Q8_1;
+
     uint16_t d;
     uint16_t s;
     int8_t   qs[kQK32];
@@ -61,6 +81,8 @@ struct BlockQ8_1 {
 // Q2_K: 16 sub-blocks of 16. scales[k]: low nibble = scale, high nibble = min of sub-block k;
 // value = d * scale * q - dmin * min, q 2-bit. Element i: byte qs[32 * (i / 128) + i % 32], bits 2 * ((i % 128) / 32).
 struct BlockQ2_K {
+    static constexpr ggml_type kType = GGML_TYPE_Q2_K;
+
     uint8_t  scales[kQK_K / 16];
     uint8_t  qs[kQK_K / 4];
     uint16_t d;
@@ -72,6 +94,8 @@ struct BlockQ2_K {
 // 2 * (k / 4). value = d * (scale - 32) * (q - 4 * !hbit); q's low 2 bits are stored as in Q2_K, its high bit
 // in hmask[i % 32] at bit i / 32.
 struct BlockQ3_K {
+    static constexpr ggml_type kType = GGML_TYPE_Q3_K;
+
     uint8_t  hmask[kQK_K / 8];
     uint8_t  qs[kQK_K / 4];
     uint8_t  scales[12];
@@ -81,6 +105,8 @@ struct BlockQ3_K {
 // Q4_K: 8 sub-blocks of 32 with 6-bit scale and min each, packed in 12 bytes (see unpack_scale_min_k4);
 // value = d * scale * q - dmin * min. Element i: qs[32 * (i / 64) + i % 32], low nibble if (i % 64) < 32.
 struct BlockQ4_K {
+    static constexpr ggml_type kType = GGML_TYPE_Q4_K;
+
     uint16_t d;
     uint16_t dmin;
     uint8_t  scales[12];
@@ -89,6 +115,8 @@ struct BlockQ4_K {
 
 // Q5_K: as Q4_K with a fifth bit: element i's bit 4 is bit i / 32 of qh[i % 32].
 struct BlockQ5_K {
+    static constexpr ggml_type kType = GGML_TYPE_Q5_K;
+
     uint16_t d;
     uint16_t dmin;
     uint8_t  scales[12];
@@ -100,6 +128,8 @@ struct BlockQ5_K {
 // h = i / 128, r = i % 128: low 4 bits in ql[64 * h + r % 64] (low nibble if r < 64), high 2 bits in
 // qh[32 * h + r % 32] at bit 2 * (r / 32).
 struct BlockQ6_K {
+    static constexpr ggml_type kType = GGML_TYPE_Q6_K;
+
     uint8_t  ql[kQK_K / 2];
     uint8_t  qh[kQK_K / 4];
     int8_t   scales[kQK_K / 16];
@@ -109,6 +139,8 @@ struct BlockQ6_K {
 // Q8_K: value = qs[i] * d, d a float32; bsums[k] = sum of qs over elements 16k..16k+15. Intermediate format
 // for the dot products of the K-quants, not stored in model files.
 struct BlockQ8_K {
+    static constexpr ggml_type kType = GGML_TYPE_Q8_K;
+
     float   d;
     int8_t  qs[kQK_K];
     int16_t bsums[kQK_K / 16];
@@ -116,6 +148,9 @@ struct BlockQ8_K {
 
 // IQ4_NL: value = d * kIq4nlValues[nibble], nibbles placed as in Q4_0.
 struct BlockIQ4_NL {
+    static constexpr ggml_type kType = GGML_TYPE_IQ4_NL;
+    static constexpr const int8_t * kValues = kIq4nlValues;
+
     uint16_t d;
     uint8_t  qs[kQK32 / 2];
 };
@@ -123,6 +158,8 @@ struct BlockIQ4_NL {
 // TQ2_0 (ternary): value = (q - 1) * d with q in {0, 1, 2} (3 unused), four 2-bit values per byte. Element
 // i = 128 h + 32 l + m (h < 2, l < 4, m < 32) sits in qs[32 h + m] at bit 2 l.
 struct BlockTQ2_0 {
+    static constexpr ggml_type kType = GGML_TYPE_TQ2_0;
+
     uint8_t  qs[kQK_K / 4];
     uint16_t d;
 };
@@ -130,6 +167,9 @@ struct BlockTQ2_0 {
 // MXFP4: value = kMxfp4Values[nibble] * 2^(e - 128) (the table holds twice the E2M1 values, so this is
 // E2M1 * 2^(e - 127)); nibbles placed as in Q4_0. e is an E8M0 exponent; 0xff is not a valid one.
 struct BlockMXFP4 {
+    static constexpr ggml_type kType = GGML_TYPE_MXFP4;
+    static constexpr const int8_t * kValues = kMxfp4Values;
+
     uint8_t e;
     uint8_t qs[kQK32 / 2];
 };
@@ -155,10 +195,29 @@ static_assert(sizeof(BlockQ8_K) == 292 && offsetof(BlockQ8_K, qs) == 4 && offset
 static_assert(sizeof(BlockIQ4_NL) == 18 && offsetof(BlockIQ4_NL, qs) == 2);
 static_assert(sizeof(BlockMXFP4) == 17 && offsetof(BlockMXFP4, qs) == 1);
 
-// The 16 levels of IQ4_NL (non-uniform, denser near zero) and of MXFP4 (E2M1 values times two).
-inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
-                                            1,    13,   25,  38,  53,  69,  89,  113};
-inline constexpr int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+// The struct that stores type T (its kType), void for types without one here: the block formats' one mapping from
+// type to struct, which code generic over types (the CPU's type rows, type_rows.h) reads.
+template <ggml_type T, class... B>
+struct FindBlock {
+    using type = void;
+};
+template <ggml_type T, class B, class... Rest>
+struct FindBlock<T, B, Rest...> {
+    using type = std::conditional_t<B::kType == T, B, typename FindBlock<T, Rest...>::type>;
+};
+template <ggml_type T>
+using BlockOf = typename FindBlock<T, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, BlockQ8_1, BlockQ2_K, BlockQ3_K,
+                                   BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockQ8_K, BlockIQ4_NL, BlockTQ2_0, BlockMXFP4>::type;
+
+// The 16 levels of a format whose nibbles index a table (its kValues: IQ4_NL, MXFP4), nullptr for the others.
+template <class Block>
+constexpr const int8_t * value_table() {
+    if constexpr (requires { Block::kValues; }) {
+        return Block::kValues;
+    } else {
+        return nullptr;
+    }
+}
 
 // Blocks are read and written through memcpy: tensors and user buffers need not be aligned for the structs.
 template <typename Block>

@@ -152,21 +152,19 @@ void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t
 
 void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
     const GemmFormat f = gemm_format(weight);
-    switch (weight) {
-        case GGML_TYPE_Q4_0:   pack_legacy<quant::BlockQ4_0>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q4_1:   pack_legacy<quant::BlockQ4_1>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q5_0:   pack_legacy<quant::BlockQ5_0>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q5_1:   pack_legacy<quant::BlockQ5_1>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q8_0:   pack_legacy<quant::BlockQ8_0>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_IQ4_NL: pack_legacy<quant::BlockIQ4_NL>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_MXFP4:  pack_legacy<quant::BlockMXFP4>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q2_K:   pack_kquant<quant::BlockQ2_K>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q3_K:   pack_kquant<quant::BlockQ3_K>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q4_K:   pack_kquant<quant::BlockQ4_K>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q5_K:   pack_kquant<quant::BlockQ5_K>(f, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q6_K:   pack_kquant<quant::BlockQ6_K>(f, w, w_row, rows, k, panel); break;
-        default:               return;
+    if (f.group == 0) {
+        return; // no GEMM form (the caller asked gemm_format first)
     }
+    with_type_row(weight, [&]<ggml_type T>() {
+        using Block = quant::BlockOf<T>;
+        if constexpr (cpu_type_row(T).gemm_group == 0) {
+            return;
+        } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {
+            pack_kquant<Block>(f, w, w_row, rows, k, panel);
+        } else {
+            pack_legacy<Block>(f, w, w_row, rows, k, panel);
+        }
+    });
     clear_rows(f, rows, k, panel);
 }
 

@@ -7,6 +7,7 @@
 
 #include "cpu/quants/gemm.h"
 #include "cpu/quants/levels.h"
+#include "cpu/quants/type_rows.h"
 
 #include <immintrin.h>
 
@@ -50,11 +51,10 @@ inline uint32_t load_u32(const void * p) {
 }
 
 // A 16-entry table of biased levels for a pshufb lookup.
-template <const int8_t (&kTable)[16]>
-__m256i biased_table(int bias) {
+__m256i biased_table(const int8_t * values, int bias) {
     alignas(16) int8_t t[16];
     for (int i = 0; i < 16; ++i) {
-        t[i] = static_cast<int8_t>(kTable[i] + bias);
+        t[i] = static_cast<int8_t>(values[i] + bias);
     }
     return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i *>(t)));
 }
@@ -62,19 +62,21 @@ __m256i biased_table(int bias) {
 // ---- one row's 256 elements ------------------------------------------------------------------------------------
 // Each writes u[0..256) and the factors of its groups (32 per legacy block, 16 or 32 for the K-quants).
 
+// The 32-element formats, told apart by their fields: 8-bit levels (q8_0), a value table (iq4_nl, mxfp4; table:
+// its biased pshufb form), a fifth bit (qh), a min (m), an E8M0 scale (e).
 template <class Block>
 void legacy_row(const void * row, int64_t b0, uint8_t * u, float * s, float * m, __m256i table) {
     const auto * blocks = static_cast<const Block *>(row) + b0;
     for (int b = 0; b < kSpan / kQK32; ++b) {
         const Block & blk = blocks[b];
         __m256i       v;
-        if constexpr (std::is_same_v<Block, quant::BlockQ8_0>) {
+        if constexpr (sizeof(blk.qs) == kQK32) {
             v = _mm256_xor_si256(load256(blk.qs), _mm256_set1_epi8(static_cast<char>(0x80)));
             s[b] = fp16_to_fp32(blk.d);
             m[b] = 0.0f;
-        } else if constexpr (std::is_same_v<Block, quant::BlockIQ4_NL> || std::is_same_v<Block, quant::BlockMXFP4>) {
+        } else if constexpr (quant::value_table<Block>() != nullptr) {
             v = _mm256_shuffle_epi8(table, nibbles(blk.qs));
-            if constexpr (std::is_same_v<Block, quant::BlockMXFP4>) {
+            if constexpr (requires { blk.e; }) {
                 s[b] = e8m0_half(blk.e);
             } else {
                 s[b] = fp16_to_fp32(blk.d);
@@ -82,11 +84,11 @@ void legacy_row(const void * row, int64_t b0, uint8_t * u, float * s, float * m,
             m[b] = 0.0f;
         } else {
             v = nibbles(blk.qs);
-            if constexpr (std::is_same_v<Block, quant::BlockQ5_0> || std::is_same_v<Block, quant::BlockQ5_1>) {
+            if constexpr (requires { blk.qh; }) {
                 v = add_where(v, load_u32(blk.qh), 16);
             }
             s[b] = fp16_to_fp32(blk.d);
-            if constexpr (std::is_same_v<Block, quant::BlockQ4_1> || std::is_same_v<Block, quant::BlockQ5_1>) {
+            if constexpr (requires { blk.m; }) {
                 m[b] = fp16_to_fp32(blk.m);
             } else {
                 m[b] = 0.0f;
@@ -123,9 +125,12 @@ void k4_row(const Block & blk, uint8_t * u, float * s, float * m) {
     }
 }
 
+void kquant_row(const quant::BlockQ4_K & blk, uint8_t * u, float * s, float * m) { k4_row<false>(blk, u, s, m); }
+void kquant_row(const quant::BlockQ5_K & blk, uint8_t * u, float * s, float * m) { k4_row<true>(blk, u, s, m); }
+
 // Q6_K: per half h of 128 elements, element 32 t + i (t = 0..3) has the low nibble of ql[64 h + 32 (t % 2) + i]
 // (high nibble for t >= 2) and bits 2t, 2t + 1 of qh[32 h + i]. Groups of 16 with int8 scales.
-void q6k_row(const quant::BlockQ6_K & blk, uint8_t * u, float * s, float * m) {
+void kquant_row(const quant::BlockQ6_K & blk, uint8_t * u, float * s, float * m) {
     for (int h = 0; h < 2; ++h) {
         const __m256i qh = load256(blk.qh + 32 * h);
         for (int t = 0; t < 4; ++t) {
@@ -187,10 +192,10 @@ void pack_legacy(const GemmFormat & f, const void * w, size_t w_row, int rows, i
     });
 }
 
-template <class Block, class Row>
-void pack_kquant(const GemmFormat & f, const void * w, size_t w_row, int rows, int64_t k, void * panel, Row row) {
+template <class Block>
+void pack_kquant(const GemmFormat & f, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
     pack_steps(f, rows, k, panel, [&](int r, int64_t i0, uint8_t * u, float * s, float * m) {
-        row(reinterpret_cast<const Block *>(static_cast<const char *>(w) + r * w_row)[i0 / kQK_K], u, s, m);
+        kquant_row(reinterpret_cast<const Block *>(static_cast<const char *>(w) + r * w_row)[i0 / kQK_K], u, s, m);
     });
 }
 
@@ -201,24 +206,25 @@ bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int ro
     if (k % kSpan != 0) {
         return false;
     }
-    const __m256i none = _mm256_setzero_si256();
-    switch (weight) {
-        case GGML_TYPE_Q4_0: pack_legacy<quant::BlockQ4_0>(f, w, w_row, rows, k, panel, none); return true;
-        case GGML_TYPE_Q4_1: pack_legacy<quant::BlockQ4_1>(f, w, w_row, rows, k, panel, none); return true;
-        case GGML_TYPE_Q5_0: pack_legacy<quant::BlockQ5_0>(f, w, w_row, rows, k, panel, none); return true;
-        case GGML_TYPE_Q5_1: pack_legacy<quant::BlockQ5_1>(f, w, w_row, rows, k, panel, none); return true;
-        case GGML_TYPE_Q8_0: pack_legacy<quant::BlockQ8_0>(f, w, w_row, rows, k, panel, none); return true;
-        case GGML_TYPE_IQ4_NL:
-            pack_legacy<quant::BlockIQ4_NL>(f, w, w_row, rows, k, panel, biased_table<quant::kIq4nlValues>(f.bias));
-            return true;
-        case GGML_TYPE_MXFP4:
-            pack_legacy<quant::BlockMXFP4>(f, w, w_row, rows, k, panel, biased_table<quant::kMxfp4Values>(f.bias));
-            return true;
-        case GGML_TYPE_Q4_K: pack_kquant<quant::BlockQ4_K>(f, w, w_row, rows, k, panel, k4_row<false, quant::BlockQ4_K>); return true;
-        case GGML_TYPE_Q5_K: pack_kquant<quant::BlockQ5_K>(f, w, w_row, rows, k, panel, k4_row<true, quant::BlockQ5_K>); return true;
-        case GGML_TYPE_Q6_K: pack_kquant<quant::BlockQ6_K>(f, w, w_row, rows, k, panel, q6k_row); return true;
-        default:             return false;
-    }
+    bool packed = false;
+    with_type_row(weight, [&]<ggml_type T>() {
+        using Block = quant::BlockOf<T>;
+        if constexpr (cpu_type_row(T).gemm_group == 0) {
+            return;
+        } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {
+            // the K-quants with a row form here (kquant_row); the others decline and take the portable packer
+            if constexpr (requires(const Block & b, uint8_t * u, float * x) { kquant_row(b, u, x, x); }) {
+                pack_kquant<Block>(f, w, w_row, rows, k, panel);
+                packed = true;
+            }
+        } else {
+            const int8_t * values = quant::value_table<Block>();
+            pack_legacy<Block>(f, w, w_row, rows, k, panel,
+                               values != nullptr ? biased_table(values, f.bias) : _mm256_setzero_si256());
+            packed = true;
+        }
+    });
+    return packed;
 }
 
 } // namespace switchyard::cpu::quants

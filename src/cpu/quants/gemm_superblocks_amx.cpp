@@ -13,6 +13,7 @@
 #include "cpu/quants/amx_tiles.h"
 #include "cpu/quants/gemm.h"
 #include "cpu/quants/levels.h"
+#include "cpu/quants/type_rows.h"
 
 #include <immintrin.h>
 
@@ -267,12 +268,12 @@ void panels(const GemmTileArgs & a) {
 } // namespace
 
 void gemm_pack_amx_superblocks(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
-    switch (weight) {
-        case GGML_TYPE_Q4_K: pack<quant::BlockQ4_K>(weight, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q5_K: pack<quant::BlockQ5_K>(weight, w, w_row, rows, k, panel); break;
-        case GGML_TYPE_Q6_K: pack<quant::BlockQ6_K>(weight, w, w_row, rows, k, panel); break;
-        default:             break; // gemm_format(weight).superblocks is false: never called
-    }
+    // called only for the types whose row has the super-block form (gemm_format(weight).superblocks)
+    with_type_row(weight, [&]<ggml_type T>() {
+        if constexpr (cpu_type_row(T).gemm_superblocks) {
+            pack<quant::BlockOf<T>>(weight, w, w_row, rows, k, panel);
+        }
+    });
 }
 
 void gemm_tile_amx_superblocks(const GemmFormat & f, const GemmTileArgs & a) {

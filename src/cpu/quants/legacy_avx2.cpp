@@ -20,16 +20,14 @@ namespace {
 using namespace simd;
 
 // A format: its row (type_rows.h: block bytes, activation block bytes and where it keeps its levels, kHasMin for
-// q4_1 / q5_1), the 32 levels, the scale, and the min where kHasMin; kPairs: blocks alternate between two sets of
-// accumulators (upstream's iq4_nl / mxfp4).
+// q4_1 / q5_1; kPairs: blocks alternate between two sets of accumulators, upstream's iq4_nl / mxfp4), the 32
+// levels, the scale, and the min where kHasMin.
 struct Q4_0 : TypeRow<GGML_TYPE_Q4_0> {
-    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) { return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8)); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
 
 struct Q4_1 : TypeRow<GGML_TYPE_Q4_1> {
-    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) { return nibbles32(b + 4); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
     static float   min(const uint8_t * b) { return half_to_float(b + 2); }
@@ -37,7 +35,6 @@ struct Q4_1 : TypeRow<GGML_TYPE_Q4_1> {
 
 // q5_0: level - 16 = nibble | 0xf0 where the fifth bit is clear (two's complement), the nibble where it is set
 struct Q5_0 : TypeRow<GGML_TYPE_Q5_0> {
-    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) {
         return _mm256_or_si256(nibbles32(b + 6), _mm256_andnot_si256(bits32(b + 2), _mm256_set1_epi8(-16)));
     }
@@ -45,7 +42,6 @@ struct Q5_0 : TypeRow<GGML_TYPE_Q5_0> {
 };
 
 struct Q5_1 : TypeRow<GGML_TYPE_Q5_1> {
-    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) {
         return _mm256_or_si256(nibbles32(b + 8), _mm256_and_si256(bits32(b + 4), _mm256_set1_epi8(16)));
     }
@@ -54,7 +50,6 @@ struct Q5_1 : TypeRow<GGML_TYPE_Q5_1> {
 };
 
 struct Q8_0 : TypeRow<GGML_TYPE_Q8_0> {
-    static constexpr bool kPairs = false;
     static __m256i levels(const uint8_t * b) { return load256(b + 2); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
@@ -66,13 +61,11 @@ inline __m256i table_levels(const int8_t (&table)[16], const uint8_t * qs) {
 }
 
 struct IQ4_NL : TypeRow<GGML_TYPE_IQ4_NL> {
-    static constexpr bool kPairs = true;
     static __m256i levels(const uint8_t * b) { return table_levels(quant::kIq4nlValues, b + 2); }
     static float   scale(const uint8_t * b) { return half_to_float(b); }
 };
 
 struct MXFP4 : TypeRow<GGML_TYPE_MXFP4> {
-    static constexpr bool kPairs = true;
     static __m256i levels(const uint8_t * b) { return table_levels(quant::kMxfp4Values, b + 1); }
     static float   scale(const uint8_t * b) { return e8m0_half(b[0]); }
 };

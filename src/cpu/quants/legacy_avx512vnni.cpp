@@ -21,6 +21,7 @@
 #include "cpu/quants/levels.h"
 #include "cpu/simd/int_avx512.h"
 
+#include <cstddef>
 #include <cstring>
 
 namespace switchyard::cpu::quants {
@@ -86,7 +87,7 @@ constexpr std::array<uint8_t, 64> block_byte_per_lane(int bytes, int offset) {
 }
 
 // A table of 16 signed levels + 128 (unsigned codes), repeated in every 128-bit lane for vpshufb.
-inline __m512i shifted_table(const int8_t (&levels)[16]) {
+inline __m512i shifted_table(const int8_t * levels) {
     alignas(16) uint8_t t[16];
     for (int i = 0; i < 16; ++i) {
         t[i] = static_cast<uint8_t>(levels[i] + 128);
@@ -98,42 +99,30 @@ inline __m512i shifted_table(const int8_t (&levels)[16]) {
 
 enum class Codes { kNibbles, kTable, kBytes };
 
-struct Q4_0 : TypeRow<GGML_TYPE_Q4_0> {
-    static constexpr int   kQs = 2, kD = 0, kOffset = 8, kQh = -1;
-    static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kE8M0 = false;
-};
-struct Q4_1 : TypeRow<GGML_TYPE_Q4_1> {
-    static constexpr int   kQs = 4, kD = 0, kOffset = 0, kQh = -1;
-    static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kE8M0 = false;
-};
-struct Q5_0 : TypeRow<GGML_TYPE_Q5_0> {
-    static constexpr int   kQs = 6, kD = 0, kOffset = 16, kQh = 2;
-    static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kE8M0 = false;
-};
-struct Q5_1 : TypeRow<GGML_TYPE_Q5_1> {
-    static constexpr int   kQs = 8, kD = 0, kOffset = 0, kQh = 4;
-    static constexpr Codes kCodes = Codes::kNibbles;
-    static constexpr bool  kE8M0 = false;
-};
-struct Q8_0 : TypeRow<GGML_TYPE_Q8_0> {
-    static constexpr int   kQs = 2, kD = 0, kOffset = 128, kQh = -1;
-    static constexpr Codes kCodes = Codes::kBytes;
-    static constexpr bool  kE8M0 = false;
-};
-struct IQ4_NL : TypeRow<GGML_TYPE_IQ4_NL> {
-    static constexpr int   kQs = 2, kD = 0, kOffset = 128, kQh = -1;
-    static constexpr Codes kCodes = Codes::kTable;
-    static constexpr bool  kE8M0 = false;
-    static const int8_t (&table())[16] { return quant::kIq4nlValues; }
-};
-struct MXFP4 : TypeRow<GGML_TYPE_MXFP4> {
-    static constexpr int   kQs = 1, kD = 0, kOffset = 128, kQh = -1;
-    static constexpr Codes kCodes = Codes::kTable;
-    static constexpr bool  kE8M0 = true;
-    static const int8_t (&table())[16] { return quant::kMxfp4Values; }
+// A 32-element format as this level reads it, all from its block struct (quant/blocks.h) and its row: where its
+// levels (kQs), scale (kD) and fifth bits (kQh, -1: none) are; whether its codes are nibbles, bytes (q8_0) or
+// indexes into a value table (iq4_nl, mxfp4: their biased table); the offset that makes a code its level (the
+// GEMM bias; 128 for the table formats, whose table is biased by 128); an E8M0 scale (mxfp4).
+template <ggml_type T>
+struct Legacy : TypeRow<T> {
+    using Block                             = quant::BlockOf<T>;
+    static constexpr const int8_t * kValues = quant::value_table<Block>();
+    static_assert(offsetof(Block, qs) > 0, "a scale or exponent leads the block");
+
+    static constexpr int   kQs     = offsetof(Block, qs);
+    static constexpr int   kD      = 0; // the scale (mxfp4: its exponent) leads every block
+    static constexpr int   kQh     = [] {
+        if constexpr (requires { Block::qh; }) {
+            return static_cast<int>(offsetof(Block, qh));
+        } else {
+            return -1;
+        }
+    }();
+    static constexpr Codes kCodes  = kValues != nullptr                   ? Codes::kTable
+                                     : sizeof(Block::qs) == quant::kQK32 ? Codes::kBytes
+                                                                         : Codes::kNibbles;
+    static constexpr int   kOffset = kValues != nullptr ? 128 : cpu_type_row(T).gemm_bias;
+    static constexpr bool  kE8M0   = requires { Block::e; };
 };
 
 // Bytes a step reads from its first block on: 128 (two loads), q8_0 136 (levels 16..31 from a second window).
@@ -167,7 +156,7 @@ struct Consts {
             bit_masks = vector_of(fifth_bit_masks());
         }
         if constexpr (F::kCodes == Codes::kTable) {
-            table = shifted_table(F::table());
+            table = shifted_table(F::kValues);
         }
     }
 };
@@ -334,8 +323,15 @@ void kernel(const MatVecArgs & a) {
 
 } // namespace
 
+// Every 32-element format with a GEMM form (its row): their fields say how to read them (Legacy).
 MatVecFn legacy_avx512vnni(ggml_type weight) {
-    return kernel_for<Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4>(weight, []<class F>() { return kernel<F>; });
+    MatVecFn f = nullptr;
+    with_type_row(weight, [&]<ggml_type T>() {
+        if constexpr (cpu_type_row(T).gemm_group != 0 && kTypeTable[T].blck_size == quant::kQK32) {
+            f = kernel<Legacy<T>>;
+        }
+    });
+    return f;
 }
 
 } // namespace switchyard::cpu::quants

@@ -43,8 +43,7 @@ float block_scale(const uint8_t * block) {
     return fp16_to_fp32(d);
 }
 
-struct Q8_0 {
-    static constexpr size_t kBytes = sizeof(BlockQ8_0);
+struct Q8_0 : TypeRow<GGML_TYPE_Q8_0> {
     static Levels load(const uint8_t * b) {
         const auto * qs = reinterpret_cast<const int8_t *>(b + offsetof(BlockQ8_0, qs));
         return {vld1q_s8(qs), vld1q_s8(qs + 16), block_scale(b)};
@@ -52,8 +51,7 @@ struct Q8_0 {
 };
 
 // q4_0: level = nibble - 8, the low nibbles of qs[0..15] elements 0..15, the high ones 16..31
-struct Q4_0 {
-    static constexpr size_t kBytes = sizeof(BlockQ4_0);
+struct Q4_0 : TypeRow<GGML_TYPE_Q4_0> {
     static Levels load(const uint8_t * b) {
         const uint8x16_t q     = vld1q_u8(b + offsetof(BlockQ4_0, qs));
         const int8x16_t  eight = vdupq_n_s8(8);
@@ -144,7 +142,7 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
 
 // ---- f32, f16 ---------------------------------------------------------------------------------------------------
 
-struct F32 {
+struct F32 : TypeRow<GGML_TYPE_F32> {
     static constexpr size_t kSize = 4;
     static float32x4_t load4(const uint8_t * p) { return vld1q_f32(reinterpret_cast<const float *>(p)); }
     static float       load1(const uint8_t * p) {
@@ -154,7 +152,7 @@ struct F32 {
     }
 };
 
-struct F16 {
+struct F16 : TypeRow<GGML_TYPE_F16> {
     static constexpr size_t kSize = 2;
     static float32x4_t load4(const uint8_t * p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t *>(p)))); }
     static float       load1(const uint8_t * p) {
@@ -191,21 +189,26 @@ void dot_kernel(const MatVecArgs & a) {
     each_product(a, [&](const uint8_t * w, const uint8_t * y) { return kDot(w, y, a.k); });
 }
 
+// The K-quants' per-row dot, over the portable levels of levels.h.
+template <class B>
+struct KQuant : TypeRow<B::kType> {
+    using Block = B;
+};
+
 } // namespace
 
 MatVecFn matvec_neon(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_F32:  return dot_kernel<float_dot<F32>>;
-        case GGML_TYPE_F16:  return dot_kernel<float_dot<F16>>;
-        case GGML_TYPE_Q4_0: return kernel<Q4_0>;
-        case GGML_TYPE_Q8_0: return kernel<Q8_0>;
-        case GGML_TYPE_Q2_K: return dot_kernel<kquant_dot<quant::BlockQ2_K>>;
-        case GGML_TYPE_Q3_K: return dot_kernel<kquant_dot<quant::BlockQ3_K>>;
-        case GGML_TYPE_Q4_K: return dot_kernel<kquant_dot<quant::BlockQ4_K>>;
-        case GGML_TYPE_Q5_K: return dot_kernel<kquant_dot<quant::BlockQ5_K>>;
-        case GGML_TYPE_Q6_K: return dot_kernel<kquant_dot<quant::BlockQ6_K>>;
-        default:             return nullptr;
-    }
+    using quant::BlockQ2_K, quant::BlockQ3_K, quant::BlockQ4_K, quant::BlockQ5_K, quant::BlockQ6_K;
+    return kernel_for<F32, F16, Q4_0, Q8_0, KQuant<BlockQ2_K>, KQuant<BlockQ3_K>, KQuant<BlockQ4_K>,
+                      KQuant<BlockQ5_K>, KQuant<BlockQ6_K>>(weight, []<class F>() -> MatVecFn {
+        if constexpr (requires { F::load(nullptr); }) {
+            return kernel<F>; // the 32-element formats, sixteen products at a time
+        } else if constexpr (requires { typename F::Block; }) {
+            return dot_kernel<kquant_dot<typename F::Block>>;
+        } else {
+            return dot_kernel<float_dot<F>>;
+        }
+    });
 }
 
 } // namespace switchyard::cpu::quants

@@ -152,25 +152,27 @@ float load_bf16(const void * p, int64_t i) {
 
 } // namespace
 
+// Every type with a row and a GEMM form has its levels (levels.h), so this level covers all of them alike.
 MatVecFn matvec_scalar(ggml_type weight) {
-    switch (weight) {
-        case GGML_TYPE_F32:    return dot_kernel<FloatDot<load_f32, load_f32>>;
-        case GGML_TYPE_F16:    return dot_kernel<FloatDot<load_f16, load_f16>>;
-        case GGML_TYPE_BF16:   return dot_kernel<FloatDot<load_bf16, load_bf16>>;
-        case GGML_TYPE_Q4_0:   return dot_kernel<LegacyDot<quant::BlockQ4_0, false, false>>;
-        case GGML_TYPE_Q4_1:   return dot_kernel<LegacyDot<quant::BlockQ4_1, true, false>>;
-        case GGML_TYPE_Q5_0:   return dot_kernel<LegacyDot<quant::BlockQ5_0, false, false>>;
-        case GGML_TYPE_Q5_1:   return dot_kernel<LegacyDot<quant::BlockQ5_1, true, false>>;
-        case GGML_TYPE_Q8_0:   return dot_kernel<LegacyDot<quant::BlockQ8_0, false, false>>;
-        case GGML_TYPE_IQ4_NL: return dot_kernel<LegacyDot<quant::BlockIQ4_NL, false, true>>;
-        case GGML_TYPE_MXFP4:  return dot_kernel<LegacyDot<quant::BlockMXFP4, false, true>>;
-        case GGML_TYPE_Q2_K:   return dot_kernel<KQ8_K<quant::BlockQ2_K>>;
-        case GGML_TYPE_Q3_K:   return dot_kernel<KQ8_K<quant::BlockQ3_K>>;
-        case GGML_TYPE_Q4_K:   return dot_kernel<KQ8_K<quant::BlockQ4_K>>;
-        case GGML_TYPE_Q5_K:   return dot_kernel<KQ8_K<quant::BlockQ5_K>>;
-        case GGML_TYPE_Q6_K:   return dot_kernel<KQ8_K<quant::BlockQ6_K>>;
-        default:               return nullptr;
-    }
+    MatVecFn f = nullptr;
+    with_type_row(weight, [&]<ggml_type T>() {
+        constexpr CpuTypeRow row = cpu_type_row(T);
+        using Block              = quant::BlockOf<T>;
+        if constexpr (T == GGML_TYPE_F32) {
+            f = dot_kernel<FloatDot<load_f32, load_f32>>;
+        } else if constexpr (T == GGML_TYPE_F16) {
+            f = dot_kernel<FloatDot<load_f16, load_f16>>;
+        } else if constexpr (T == GGML_TYPE_BF16) {
+            f = dot_kernel<FloatDot<load_bf16, load_bf16>>;
+        } else if constexpr (row.gemm_group == 0) {
+            return; // no levels form: the generic path (vec_dot through to_float)
+        } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {
+            f = dot_kernel<KQ8_K<Block>>;
+        } else {
+            f = dot_kernel<LegacyDot<Block, row.act == GGML_TYPE_Q8_1, row.upstream_pairs>>;
+        }
+    });
+    return f;
 }
 
 } // namespace switchyard::cpu::quants

@@ -27,8 +27,6 @@ constexpr size_t kQuadBytes      = 4 * kPanelRows;                           // 
 constexpr size_t kGemmLevels     = 32 * kPanelRows;                          // a GEMM group's levels
 constexpr size_t kGemmGroupBytes = kGemmLevels + 2 * kPanelRows * sizeof(float); // + s[16], m[16]
 
-enum class Kind { kQ4_0, kIq4Nl, kQ8_0 };
-
 inline __m512i load(const uint8_t * p) { return _mm512_loadu_si512(p); }
 inline void    store(uint8_t * p, __m512i v) { _mm512_storeu_si512(p, v); }
 
@@ -41,11 +39,11 @@ inline __m512 bytes_to_floats(const uint8_t * p) {
     return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, bytes));
 }
 
-// iq4_nl's biased levels (kIq4nlValues + 128) in every 16-byte lane.
-inline __m512i iq4nl_table() {
+// A value table's biased levels (iq4_nl's: kIq4nlValues + 128) in every 16-byte lane.
+inline __m512i level_table(const int8_t * values) {
     alignas(64) uint8_t t[64];
     for (int i = 0; i < 64; ++i) {
-        t[i] = static_cast<uint8_t>(quant::kIq4nlValues[i % 16] + 128);
+        t[i] = static_cast<uint8_t>(values[i % 16] + 128);
     }
     return _mm512_load_si512(t);
 }
@@ -77,21 +75,21 @@ inline void store_factors(uint8_t * out, __m512 s, __m512 m) {
 }
 
 // q4_0, iq4_nl, q8_0: all groups' levels, then all groups' f16 scales (format.h).
-template <Kind kKind>
+template <ggml_type kType>
 void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
-    constexpr size_t kGroupBytes = kKind == Kind::kQ8_0 ? kByteGroupBytes : kNibbleGroupBytes;
+    constexpr size_t kGroupBytes = kByteLevels<kType> ? kByteGroupBytes : kNibbleGroupBytes;
     const int64_t    ng          = k / quant::kQK32;
     const uint8_t *  sc          = panel + static_cast<size_t>(ng) * kGroupBytes;
-    const __m512i    table       = kKind == Kind::kIq4Nl ? iq4nl_table() : _mm512_setzero_si512();
+    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table(kLevelTable<kType>) : _mm512_setzero_si512();
     const __mmask64  live        = live_bytes(rows);
     const __mmask16  lanes       = live_lanes(rows);
     for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kScaleGroupBytes, out += kGemmGroupBytes) {
-        if constexpr (kKind == Kind::kQ8_0) {
+        if constexpr (kByteLevels<kType>) {
             for (int q = 0; q < 8; ++q) {
                 store(out + q * kQuadBytes, load(panel + q * kQuadBytes));
             }
         } else {
-            nibble_group<kKind == Kind::kIq4Nl>(panel, out, table, live);
+            nibble_group<kLevelTable<kType> != nullptr>(panel, out, table, live);
         }
         const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(sc));
         store_factors(out, s, _mm512_setzero_ps());
@@ -121,13 +119,14 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
     static_assert(kPanelRows == 16, "a quad of the 16 rows is one zmm");
     const auto * p   = static_cast<const uint8_t *>(panel);
     auto *       out = static_cast<uint8_t *>(gemm_panel);
-    switch (type) {
-        case GGML_TYPE_Q4_0:   expand_legacy<Kind::kQ4_0>(p, rows, k, out); break;
-        case GGML_TYPE_IQ4_NL: expand_legacy<Kind::kIq4Nl>(p, rows, k, out); break;
-        case GGML_TYPE_Q8_0:   expand_legacy<Kind::kQ8_0>(p, rows, k, out); break;
-        case GGML_TYPE_Q4_K:   expand_q4_K(p, rows, k, out); break;
-        default:               break;
-    }
+    quants::with_type_row(type, [&]<ggml_type T>() {
+        constexpr RepackForm form = quants::cpu_type_row(T).repack;
+        if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
+            expand_legacy<T>(p, rows, k, out);
+        } else if constexpr (form == RepackForm::kQ4KBlocks) {
+            expand_q4_K(p, rows, k, out);
+        }
+    });
 }
 
 } // namespace switchyard::cpu::repack

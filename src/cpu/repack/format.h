@@ -26,6 +26,7 @@
 #pragma once
 
 #include "cpu/quants/gemm.h"
+#include "cpu/quants/type_rows.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -53,8 +54,20 @@ struct ChunkAux {
 // Bytes of one group of 32 elements in an activation chunk: the interleaved levels, then 8 ChunkAux.
 constexpr size_t kChunkGroupBytes = 32 * quants::kGemmMaxCols + quants::kGemmMaxCols * sizeof(ChunkAux);
 
-// true for the types this layout has (q4_0, q4_K, iq4_nl, q8_0).
-bool repackable_type(ggml_type type);
+using quants::RepackForm;
+
+// The type's form in this layout (its CPU row, quants/type_rows.h: q4_0 and iq4_nl nibbles, q8_0 bytes, q4_K
+// whole super-blocks), kNone for the types the layout does not have; repackable_type: not kNone.
+RepackForm repack_form(ggml_type type);
+bool       repackable_type(ggml_type type);
+
+// What a kernel templated on a repacked type T reads of it: whether its levels are whole bytes (q8_0) rather than
+// nibbles, and the value table its nibbles index (iq4_nl), nullptr where they are the levels.
+template <ggml_type T>
+inline constexpr bool kByteLevels = quants::cpu_type_row(T).repack == RepackForm::kBytes;
+template <ggml_type T>
+inline constexpr const int8_t * kLevelTable = quant::value_table<quant::BlockOf<T>>();
+const int8_t *                  level_table(ggml_type type); // kLevelTable of a type known at run time
 
 // Elements per block of the type's scales in the layout: 256 for q4_K, 32 for the others.
 int64_t repack_block(ggml_type type);

@@ -157,21 +157,27 @@ quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
 
 } // namespace
 
-bool repackable_type(ggml_type type) {
-    return type == GGML_TYPE_Q4_0 || type == GGML_TYPE_Q4_K || type == GGML_TYPE_IQ4_NL || type == GGML_TYPE_Q8_0;
+RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }
+
+const int8_t * level_table(ggml_type type) {
+    const int8_t * values = nullptr;
+    quants::with_type_row(type, [&]<ggml_type T>() { values = kLevelTable<T>; });
+    return values;
 }
 
-int64_t repack_block(ggml_type type) { return type == GGML_TYPE_Q4_K ? kQK_K : kQK32; }
+bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::kNone; }
+
+int64_t repack_block(ggml_type type) { return repack_form(type) == RepackForm::kQ4KBlocks ? kQK_K : kQK32; }
 
 size_t panel_bytes(ggml_type type, int64_t k) {
     const auto groups = static_cast<size_t>(k / kQK32);
-    switch (type) {
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_IQ4_NL: return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
-        case GGML_TYPE_Q8_0:   return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
-        case GGML_TYPE_Q4_K:   return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
-        default:               return 0;
+    switch (repack_form(type)) {
+        case RepackForm::kNibbles:   return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
+        case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
+        case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
+        case RepackForm::kNone:      return 0;
     }
+    return 0;
 }
 
 size_t repacked_bytes(ggml_type type, int64_t k, int64_t rows) {
@@ -181,36 +187,38 @@ size_t repacked_bytes(ggml_type type, int64_t k, int64_t rows) {
 void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
     auto * p = static_cast<uint8_t *>(panel);
     std::memset(p, 0, panel_bytes(type, k)); // missing rows and the padding: zero
-    switch (type) {
-        case GGML_TYPE_Q4_0:   pack_nibble_groups<quant::BlockQ4_0>(w, w_row, rows, k, p); break;
-        case GGML_TYPE_IQ4_NL: pack_nibble_groups<quant::BlockIQ4_NL>(w, w_row, rows, k, p); break;
-        case GGML_TYPE_Q8_0:   pack_q8_0(w, w_row, rows, k, p); break;
-        case GGML_TYPE_Q4_K:
+    quants::with_type_row(type, [&]<ggml_type T>() {
+        constexpr RepackForm form = quants::cpu_type_row(T).repack;
+        if constexpr (form == RepackForm::kNibbles) {
+            pack_nibble_groups<quant::BlockOf<T>>(w, w_row, rows, k, p);
+        } else if constexpr (form == RepackForm::kBytes) {
+            pack_q8_0(w, w_row, rows, k, p); // the one type of this form
+        } else if constexpr (form == RepackForm::kQ4KBlocks) {
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
                     pack_q4_K_block(row_block<quant::BlockQ4_K>(w, w_row, r, b), r, p + b * kQ4KBlockBytes);
                 }
             }
-            break;
-        default: break;
-    }
+        }
+    });
 }
 
 void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void * w, size_t w_row) {
     const auto * p = static_cast<const uint8_t *>(panel);
-    switch (type) {
-        case GGML_TYPE_Q4_0:   unpack_nibble_groups<quant::BlockQ4_0>(p, rows, k, w, w_row); break;
-        case GGML_TYPE_IQ4_NL: unpack_nibble_groups<quant::BlockIQ4_NL>(p, rows, k, w, w_row); break;
-        case GGML_TYPE_Q8_0:   unpack_q8_0(p, rows, k, w, w_row); break;
-        case GGML_TYPE_Q4_K:
+    quants::with_type_row(type, [&]<ggml_type T>() {
+        constexpr RepackForm form = quants::cpu_type_row(T).repack;
+        if constexpr (form == RepackForm::kNibbles) {
+            unpack_nibble_groups<quant::BlockOf<T>>(p, rows, k, w, w_row);
+        } else if constexpr (form == RepackForm::kBytes) {
+            unpack_q8_0(p, rows, k, w, w_row);
+        } else if constexpr (form == RepackForm::kQ4KBlocks) {
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
                     put_row_block(w, w_row, r, b, unpack_q4_K_block(p + b * kQ4KBlockBytes, r));
                 }
             }
-            break;
-        default: break;
-    }
+        }
+    });
 }
 
 } // namespace switchyard::cpu::repack

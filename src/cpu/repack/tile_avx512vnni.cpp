@@ -30,8 +30,6 @@ constexpr __mmask64 kAllBytes = ~__mmask64{0};
 using quants::GemmTileArgs;
 using quants::kGemmMaxCols;
 
-enum class Kind { kQ4_0, kIq4Nl, kQ8_0, kQ4_K };
-
 inline __m512i bcast(const uint8_t * p) {
     int32_t v;
     std::memcpy(&v, p, sizeof(v));
@@ -44,17 +42,17 @@ inline ChunkAux aux_of(const uint8_t * cg, int c) {
     return a;
 }
 
-// iq4_nl's biased levels in every 16-byte lane (vpermb: the index's bits 4 and 5 select equal lanes).
-inline __m512i iq4nl_table() {
+// A value table's biased levels (iq4_nl's) in every 16-byte lane (vpermb: index bits 4 and 5 select equal lanes).
+inline __m512i level_table(const int8_t * values) {
     alignas(16) int8_t t[16];
     for (int i = 0; i < 16; ++i) {
-        t[i] = static_cast<int8_t>(quant::kIq4nlValues[i] + 128);
+        t[i] = static_cast<int8_t>(values[i] + 128);
     }
     return _mm512_maskz_broadcast_i32x4(kAll, _mm_load_si128(reinterpret_cast<const __m128i *>(t)));
 }
 
 // The integer sums of one group (32 elements) for kCols columns: acc[c] (+ acc2[c] when split) start from init[c].
-template <int kCols, Kind kKind>
+template <int kCols, ggml_type kType>
 struct GroupSums {
     static constexpr bool kSplit = kCols <= 2;
     __m512i               acc[kCols];
@@ -68,7 +66,7 @@ struct GroupSums {
                 acc2[c] = _mm512_setzero_si512();
             }
         }
-        if constexpr (kKind == Kind::kQ8_0) {
+        if constexpr (kByteLevels<kType>) {
             for (int q = 0; q < 8; ++q) {
                 const __m512i w = _mm512_loadu_si512(lv + q * 64);
                 for (int c = 0; c < kCols; ++c) {
@@ -80,7 +78,7 @@ struct GroupSums {
             for (int j = 0; j < 4; ++j) {
                 const __m512i v = _mm512_loadu_si512(lv + j * 64);
                 __m512i       lo, hi;
-                if constexpr (kKind == Kind::kIq4Nl) { // vpermb reads six index bits: the table repeats per 16
+                if constexpr (kLevelTable<kType> != nullptr) { // vpermb reads six index bits: the table repeats per 16
                     lo = _mm512_maskz_permutexvar_epi8(kAllBytes, v, table);
                     hi = _mm512_maskz_permutexvar_epi8(kAllBytes, _mm512_srli_epi16(v, 4), table);
                 } else {
@@ -103,19 +101,19 @@ struct GroupSums {
 };
 
 // q4_0, iq4_nl, q8_0: all groups' levels, then all groups' f16 scales; no min.
-template <int kCols, Kind kKind>
+template <int kCols, ggml_type kType>
 void legacy_tile(const GemmTileArgs & a) {
-    constexpr size_t kGroupBytes = kKind == Kind::kQ8_0 ? kByteGroupBytes : kNibbleGroupBytes;
+    constexpr size_t kGroupBytes = kByteLevels<kType> ? kByteGroupBytes : kNibbleGroupBytes;
     const int64_t    ng          = a.k / 32;
     const auto *     lv          = static_cast<const uint8_t *>(a.panel);
     const auto *     sc          = lv + static_cast<size_t>(ng) * kGroupBytes;
     const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
-    const __m512i    table       = kKind == Kind::kIq4Nl ? iq4nl_table() : _mm512_setzero_si512();
+    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table(kLevelTable<kType>) : _mm512_setzero_si512();
     __m512           out[kCols];
     for (int c = 0; c < kCols; ++c) {
         out[c] = _mm512_setzero_ps();
     }
-    GroupSums<kCols, kKind> sums;
+    GroupSums<kCols, kType> sums;
     for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kScaleGroupBytes, cg += kChunkGroupBytes) {
         // both streams of the panel prefetched as far ahead in time (simd/prefetch.h): the hardware prefetchers
         // ramp up too slowly at the start of the small matrices of a model's decode step
@@ -164,7 +162,7 @@ void q4_K_tile(const GemmTileArgs & a) {
     for (int c = 0; c < kCols; ++c) {
         zero[c] = _mm512_setzero_si512();
     }
-    GroupSums<kCols, Kind::kQ4_K> sums;
+    GroupSums<kCols, GGML_TYPE_Q4_K> sums;
     for (int64_t b = 0; b < nsb; ++b, blk += kQ4KBlockBytes) {
         simd::prefetch_lines<kQ4KBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512 d    = halves_to_floats(blk);
@@ -195,13 +193,14 @@ void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
     static_assert(kPanelRows == 16 && kGemmMaxCols == 8, "the tile holds 16 rows in a zmm and 8 columns");
     quants::with_cols(a.n_cols, [&](auto cols) {
         constexpr int kCols = decltype(cols)::value;
-        switch (type) {
-            case GGML_TYPE_Q4_0:   legacy_tile<kCols, Kind::kQ4_0>(a); break;
-            case GGML_TYPE_IQ4_NL: legacy_tile<kCols, Kind::kIq4Nl>(a); break;
-            case GGML_TYPE_Q8_0:   legacy_tile<kCols, Kind::kQ8_0>(a); break;
-            case GGML_TYPE_Q4_K:   q4_K_tile<kCols>(a); break;
-            default:               break;
-        }
+        quants::with_type_row(type, [&]<ggml_type T>() {
+            constexpr RepackForm form = quants::cpu_type_row(T).repack;
+            if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
+                legacy_tile<kCols, T>(a);
+            } else if constexpr (form == RepackForm::kQ4KBlocks) {
+                q4_K_tile<kCols>(a);
+            }
+        });
     });
 }
 

@@ -40,9 +40,10 @@ void nibble_levels(const uint8_t * lv, int r, int * u) {
 }
 
 RowGroup row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int64_t g) {
-    RowGroup      o{};
-    const int64_t ng = k / 32;
-    if (type == GGML_TYPE_Q4_K) {
+    RowGroup         o{};
+    const int64_t    ng   = k / 32;
+    const RepackForm form = repack_form(type);
+    if (form == RepackForm::kQ4KBlocks) {
         const uint8_t * base = panel + static_cast<size_t>(g / 8) * kQ4KBlockBytes;
         const int       j    = static_cast<int>(g % 8);
         nibble_levels(base + kQ4KHeaderBytes + j * kNibbleGroupBytes, r, o.u);
@@ -52,17 +53,17 @@ RowGroup row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int6
         o.m              = -dmin * static_cast<float>(base[kQ4KMinsAt + j * kPanelRows + r]);
         return o;
     }
-    const size_t    group_bytes = type == GGML_TYPE_Q8_0 ? kByteGroupBytes : kNibbleGroupBytes;
+    const size_t    group_bytes = form == RepackForm::kBytes ? kByteGroupBytes : kNibbleGroupBytes;
     const uint8_t * lv          = panel + static_cast<size_t>(g) * group_bytes;
-    if (type == GGML_TYPE_Q8_0) {
+    if (form == RepackForm::kBytes) {
         for (int e = 0; e < 32; ++e) {
             o.u[e] = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
         }
     } else {
         nibble_levels(lv, r, o.u);
-        if (type == GGML_TYPE_IQ4_NL) {
+        if (const int8_t * values = level_table(type)) {
             for (int & u : o.u) {
-                u = quant::kIq4nlValues[u] + 128;
+                u = values[u] + 128;
             }
         }
     }

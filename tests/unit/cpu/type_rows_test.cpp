@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <type_traits>
 
 namespace {
 
@@ -90,6 +91,45 @@ TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
     }
     EXPECT_EQ(gemm_format(GGML_TYPE_F32).act_type, GGML_TYPE_COUNT);
     EXPECT_EQ(gemm_format(GGML_TYPE_IQ2_XXS).act_type, GGML_TYPE_COUNT);
+}
+
+// The columns the generic sites branch on (with_type_row): exact expectations from the formats and upstream.
+TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
+    for (const CpuTypeRow & r : kCpuTypeRows) {
+        // upstream's x86 matrix-vector order sums block pairs for the two table formats only
+        EXPECT_EQ(r.upstream_pairs, r.type == GGML_TYPE_IQ4_NL || r.type == GGML_TYPE_MXFP4) << ggml_type_name(r.type);
+        RepackForm form = RepackForm::kNone;
+        if (r.type == GGML_TYPE_Q4_0 || r.type == GGML_TYPE_IQ4_NL) {
+            form = RepackForm::kNibbles;
+        } else if (r.type == GGML_TYPE_Q8_0) {
+            form = RepackForm::kBytes;
+        } else if (r.type == GGML_TYPE_Q4_K) {
+            form = RepackForm::kQ4KBlocks;
+        }
+        EXPECT_EQ(r.repack, form) << ggml_type_name(r.type);
+    }
+}
+
+// Every block struct maps back to its type with the storage table's size, and the table formats carry their table.
+TEST(CpuTypeRows, BlockOfEveryTypeIsItsStruct) {
+    int checked = 0;
+    for (const CpuTypeRow & r : kCpuTypeRows) {
+        with_type_row(r.type, [&]<ggml_type T>() {
+            using Block = switchyard::quant::BlockOf<T>;
+            if constexpr (!std::is_void_v<Block>) {
+                EXPECT_EQ(Block::kType, T);
+                EXPECT_EQ(sizeof(Block), kTypeTable[T].type_size) << ggml_type_name(T);
+                const int8_t * values = switchyard::quant::value_table<Block>();
+                EXPECT_EQ(values != nullptr, T == GGML_TYPE_IQ4_NL || T == GGML_TYPE_MXFP4) << ggml_type_name(T);
+                ++checked;
+            }
+        });
+    }
+    EXPECT_EQ(checked, 15); // q4_0, q4_1, q5_0, q5_1, q8_0, q8_1, q2_K .. q8_K, iq4_nl, tq2_0, mxfp4
+    EXPECT_EQ(switchyard::quant::value_table<switchyard::quant::BlockIQ4_NL>()[0], -127);
+    EXPECT_EQ(switchyard::quant::value_table<switchyard::quant::BlockMXFP4>()[15], -12);
+    EXPECT_FALSE(with_type_row(GGML_TYPE_COUNT, []<ggml_type>() {}));
+    EXPECT_FALSE(with_type_row(GGML_TYPE_I32, []<ggml_type>() {}));
 }
 
 } // namespace

@@ -20,13 +20,7 @@ const DequantKernels & dequant_kernels() {
 }
 
 DequantRowFn dequant_row(const DequantKernels & k, ggml_type type) {
-    switch (type) {
-        case GGML_TYPE_Q4_0: return k.q4_0;
-        case GGML_TYPE_Q8_0: return k.q8_0;
-        case GGML_TYPE_Q4_K: return k.q4_k;
-        case GGML_TYPE_Q6_K: return k.q6_k;
-        default:             return nullptr;
-    }
+    return type >= 0 && type < GGML_TYPE_COUNT ? k.by_type[type] : nullptr;
 }
 
 bool row_convertible(ggml_type type) {

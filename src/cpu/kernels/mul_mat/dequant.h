@@ -13,12 +13,10 @@ namespace switchyard::cpu::kernels {
 // Converts n elements (a whole number of blocks) starting at x to floats in y.
 using DequantRowFn = void (*)(const void * x, float * y, int64_t n);
 
+// A level's fast dequantizers, by type (null where it has none).
 struct DequantKernels {
-    DequantRowFn q4_0 = nullptr;
-    DequantRowFn q8_0 = nullptr;
-    DequantRowFn q4_k = nullptr;
-    DequantRowFn q6_k = nullptr;
-    const char * isa  = "scalar";
+    DequantRowFn by_type[GGML_TYPE_COUNT] = {};
+    const char * isa                      = "scalar";
 };
 
 // The table for this CPU (capped by SWITCHYARD_CPU_ISA; the kernel registry's choice, kernel_registry.h);

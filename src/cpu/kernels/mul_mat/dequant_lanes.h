@@ -102,7 +102,13 @@ void dequant_q6_k(const void * x, float * y, int64_t n) {
 
 template <class V>
 DequantKernels dequant_table(const char * isa) {
-    return {dequant_q4_0<V>, dequant_q8_0<V>, dequant_q4_k<V>, dequant_q6_k<V>, isa};
+    DequantKernels k;
+    k.isa                              = isa;
+    k.by_type[quant::BlockQ4_0::kType] = dequant_q4_0<V>;
+    k.by_type[quant::BlockQ8_0::kType] = dequant_q8_0<V>;
+    k.by_type[quant::BlockQ4_K::kType] = dequant_q4_k<V>;
+    k.by_type[quant::BlockQ6_K::kType] = dequant_q6_k<V>;
+    return k;
 }
 
 } // namespace
