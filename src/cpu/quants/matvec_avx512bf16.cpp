@@ -17,43 +17,88 @@ namespace {
 
 inline __m512bh load_bf16(const void * p, __mmask32 m) { return (__m512bh) _mm512_maskz_loadu_epi16(m, p); }
 
-template <int C>
-void row_times_columns(const MatVecArgs & a, const char * w, float * out) {
+// R weight rows (w_row bytes apart) times C columns: per (row, column) two accumulators, 64 elements a step (32
+// into each), the tail 32 at a time into the first; whatever R is a row gets the same instructions in the same
+// order, so the same bits alone or in a group. A group reads each activation vector once for all its rows.
+template <int R, int C>
+void rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row, float * out) {
     const char * act = static_cast<const char *>(a.act);
-    __m512       acc0[C], acc1[C];
-    for (int c = 0; c < C; ++c) {
-        acc0[c] = acc1[c] = _mm512_setzero_ps();
+    __m512       acc0[R][C], acc1[R][C];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+        for (int c = 0; c < C; ++c) {
+            acc0[r][c] = acc1[r][c] = _mm512_setzero_ps();
+        }
     }
     constexpr __mmask32 kAll = 0xffffffffu;
     int64_t             i    = 0;
     for (; i + 64 <= a.k; i += 64) {
-        simd::prefetch_lines<128>(w + 2 * i + simd::kPrefetchBytes);
-        const __m512bh w0 = load_bf16(w + 2 * i, kAll), w1 = load_bf16(w + 2 * (i + 32), kAll);
+        __m512bh wv[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            simd::prefetch_lines<128>(w + r * w_row + 2 * i + simd::kPrefetchBytes);
+            wv[r] = load_bf16(w + r * w_row + 2 * i, kAll);
+        }
+#pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
-            const char * y = act + static_cast<size_t>(c) * a.act_col;
-            acc0[c]        = _mm512_dpbf16_ps(acc0[c], w0, load_bf16(y + 2 * i, kAll));
-            acc1[c]        = _mm512_dpbf16_ps(acc1[c], w1, load_bf16(y + 2 * (i + 32), kAll));
+            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * i, kAll);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                acc0[r][c] = _mm512_dpbf16_ps(acc0[r][c], wv[r], y);
+            }
+        }
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            wv[r] = load_bf16(w + r * w_row + 2 * (i + 32), kAll);
+        }
+#pragma GCC unroll 16
+        for (int c = 0; c < C; ++c) {
+            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * (i + 32), kAll);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                acc1[r][c] = _mm512_dpbf16_ps(acc1[r][c], wv[r], y);
+            }
         }
     }
     for (; i < a.k; i += 32) {
-        const int64_t   n  = a.k - i < 32 ? a.k - i : 32;
-        const __mmask32 m  = n == 32 ? kAll : static_cast<__mmask32>((1u << n) - 1);
-        const __m512bh  w0 = load_bf16(w + 2 * i, m);
+        const int64_t   n = a.k - i < 32 ? a.k - i : 32;
+        const __mmask32 m = n == 32 ? kAll : static_cast<__mmask32>((1u << n) - 1);
+        __m512bh        wv[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            wv[r] = load_bf16(w + r * w_row + 2 * i, m);
+        }
+#pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
-            const char * y = act + static_cast<size_t>(c) * a.act_col;
-            acc0[c]        = _mm512_dpbf16_ps(acc0[c], w0, load_bf16(y + 2 * i, m));
+            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * i, m);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                acc0[r][c] = _mm512_dpbf16_ps(acc0[r][c], wv[r], y);
+            }
         }
     }
-    for (int c = 0; c < C; ++c) {
-        out[c * a.out_col] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[c], acc1[c]));
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+        for (int c = 0; c < C; ++c) {
+            out[r * a.out_row + c * a.out_col] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r][c], acc1[r][c]));
+        }
     }
 }
 
+// Three rows at a time for more than one column (2 x 3 x C + 3 + 1 of the 32 registers), one for one column.
 void bf16_kernel(const MatVecArgs & a) {
     for_column_count(a, [&]<int C>() {
-        each_weight_row(a, [&](const uint8_t * w, float * out) {
-            row_times_columns<C>(a, reinterpret_cast<const char *>(w), out);
-        });
+        constexpr int kRows = C > 1 ? 3 : 1;
+        const char *  w     = static_cast<const char *>(a.w);
+        int64_t       r     = 0;
+        for (; r + kRows <= a.rows; r += kRows) {
+            rows_times_columns<kRows, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+        }
+        for (; r < a.rows; ++r) {
+            rows_times_columns<1, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+        }
     });
 }
 
