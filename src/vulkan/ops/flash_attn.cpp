@@ -90,17 +90,8 @@ Plan plan_for(const Device & device, const ggml_tensor * node) {
 
 // K or V: a type the shader reads, rows of whole blocks, offsets that fit its 32-bit byte arithmetic
 bool kv_ok(const ggml_tensor * t) {
-    switch (t->type) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL: break;
-        default: return false;
+    if (!vk_type_row(t->type).kv) {
+        return false;
     }
     return t->nb[0] == ggml_type_size(t->type) && t->ne[0] % ggml_blck_size(t->type) == 0 &&
            element_strides(t) && fits_u32(t) && ggml_nbytes(t) < (size_t(1) << 32);

@@ -16,27 +16,15 @@ namespace switchyard::vulkan::ops {
 
 namespace {
 
-enum class Act : uint32_t { F16 = 0, BF16 = 1, Q8_0 = 2, Q8_1 = 3, Q8_K = 4, AsIs = 100, None = 101 };
+using Act = ActFormat;
 
+// The weight type's activation format (its row, types.h); f16 / bf16 activations of f16 / bf16 weights as they are.
 Act activation_for(ggml_type w, ggml_type b) {
-    switch (w) {
-        case GGML_TYPE_F32: return Act::AsIs;
-        case GGML_TYPE_F16: return b == GGML_TYPE_F16 ? Act::AsIs : Act::F16;
-        case GGML_TYPE_BF16: return b == GGML_TYPE_BF16 ? Act::AsIs : Act::BF16;
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_MXFP4: return Act::Q8_0;
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_1: return Act::Q8_1;
-        case GGML_TYPE_Q2_K:
-        case GGML_TYPE_Q3_K:
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:
-        case GGML_TYPE_Q6_K: return Act::Q8_K;
-        default: return Act::None;
+    const VkTypeRow row = vk_type_row(w);
+    if ((row.act == Act::F16 || row.act == Act::BF16) && b == w) {
+        return Act::AsIs;
     }
+    return row.act;
 }
 
 struct ActParams {

@@ -25,17 +25,7 @@ bool quantized_target(const ggml_tensor * t) {
 
 } // namespace
 
-bool is_quantized_write(const ggml_tensor * node) {
-    switch (node->type) {
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL: return true;
-        default:               return false;
-    }
-}
+bool is_quantized_write(const ggml_tensor * node) { return vk_type_row(node->type).quantize; }
 
 bool supports_quantize(const ggml_tensor * node) {
     const ggml_tensor * src = node->src[0];

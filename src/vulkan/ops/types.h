@@ -18,27 +18,45 @@ constexpr uint32_t float_type_code(ggml_type t) {
 
 constexpr bool is_float_type(ggml_type t) { return float_type_code(t) != kNoType; }
 
-// dequant.glsl's code for weights of type t (float types and the block formats); kNoType for others
-constexpr uint32_t weight_type_code(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_F32:    return 0;
-        case GGML_TYPE_F16:    return 1;
-        case GGML_TYPE_BF16:   return 2;
-        case GGML_TYPE_Q4_0:   return 10;
-        case GGML_TYPE_Q4_1:   return 11;
-        case GGML_TYPE_Q5_0:   return 12;
-        case GGML_TYPE_Q5_1:   return 13;
-        case GGML_TYPE_Q8_0:   return 14;
-        case GGML_TYPE_IQ4_NL: return 15;
-        case GGML_TYPE_MXFP4:  return 16;
-        case GGML_TYPE_Q2_K:   return 20;
-        case GGML_TYPE_Q3_K:   return 21;
-        case GGML_TYPE_Q4_K:   return 22;
-        case GGML_TYPE_Q5_K:   return 23;
-        case GGML_TYPE_Q6_K:   return 24;
-        default:               return kNoType;
+// The activation format MUL_MAT rounds its activations to for a weight type (mul_mat_act.comp's codes): the CPU's
+// vec_dot_type, so both devices see the same products. AsIs: used as they are; None: no MUL_MAT for the type.
+enum class ActFormat : uint32_t { F16 = 0, BF16 = 1, Q8_0 = 2, Q8_1 = 3, Q8_K = 4, AsIs = 100, None = 101 };
+
+// One row per type the shaders read: dequant.glsl's code for it, MUL_MAT's activation format, whether
+// FLASH_ATTN_EXT's shader reads it as K and V, and whether quantize.comp writes it (CPY / SET_ROWS into it). The
+// op families read these rows instead of listing types; adding a type to the device starts here.
+struct VkTypeRow {
+    ggml_type type     = GGML_TYPE_COUNT;
+    uint32_t  code     = kNoType;
+    ActFormat act      = ActFormat::None;
+    bool      kv       = false;
+    bool      quantize = false;
+};
+
+inline constexpr VkTypeRow kVkTypeRows[] = {
+    // type, dequant code, activation format, FLASH_ATTN_EXT K / V, quantize.comp writes it
+    {GGML_TYPE_F32, 0, ActFormat::AsIs, true, false},    {GGML_TYPE_F16, 1, ActFormat::F16, true, false},
+    {GGML_TYPE_BF16, 2, ActFormat::BF16, true, false},   {GGML_TYPE_Q4_0, 10, ActFormat::Q8_0, true, true},
+    {GGML_TYPE_Q4_1, 11, ActFormat::Q8_1, true, true},   {GGML_TYPE_Q5_0, 12, ActFormat::Q8_0, true, true},
+    {GGML_TYPE_Q5_1, 13, ActFormat::Q8_1, true, true},   {GGML_TYPE_Q8_0, 14, ActFormat::Q8_0, true, true},
+    {GGML_TYPE_IQ4_NL, 15, ActFormat::Q8_0, true, true}, {GGML_TYPE_MXFP4, 16, ActFormat::Q8_0, false, false},
+    {GGML_TYPE_Q2_K, 20, ActFormat::Q8_K, false, false}, {GGML_TYPE_Q3_K, 21, ActFormat::Q8_K, false, false},
+    {GGML_TYPE_Q4_K, 22, ActFormat::Q8_K, false, false}, {GGML_TYPE_Q5_K, 23, ActFormat::Q8_K, false, false},
+    {GGML_TYPE_Q6_K, 24, ActFormat::Q8_K, false, false},
+};
+
+// The row of type t; a row with code kNoType (and nothing supported) for the types the shaders do not read.
+constexpr VkTypeRow vk_type_row(ggml_type t) {
+    for (const VkTypeRow & r : kVkTypeRows) {
+        if (r.type == t) {
+            return r;
+        }
     }
+    return {};
 }
+
+// dequant.glsl's code for weights of type t (float types and the block formats); kNoType for others
+constexpr uint32_t weight_type_code(ggml_type t) { return vk_type_row(t).code; }
 
 // Shape and strides (in elements of the tensor's type) as the shaders take them.
 struct Shape {
