@@ -31,52 +31,35 @@ void rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row, floa
             acc0[r][c] = acc1[r][c] = _mm512_setzero_ps();
         }
     }
-    constexpr __mmask32 kAll = 0xffffffffu;
-    int64_t             i    = 0;
-    for (; i + 64 <= a.k; i += 64) {
+    // 32 elements from i0 (the first n where the mask says so) of every row and column into acc
+    const auto half = [&](int64_t i0, __mmask32 m, __m512 (&acc)[R][C]) __attribute__((always_inline)) {
         __m512bh wv[R];
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
-            simd::prefetch_lines<128>(w + r * w_row + 2 * i + simd::kPrefetchBytes);
-            wv[r] = load_bf16(w + r * w_row + 2 * i, kAll);
+            wv[r] = load_bf16(w + r * w_row + 2 * i0, m);
         }
 #pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
-            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * i, kAll);
+            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * i0, m);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r) {
-                acc0[r][c] = _mm512_dpbf16_ps(acc0[r][c], wv[r], y);
+                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], wv[r], y);
             }
         }
+    };
+    constexpr __mmask32 kAll = 0xffffffffu;
+    int64_t             i    = 0;
+    for (; i + 64 <= a.k; i += 64) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
-            wv[r] = load_bf16(w + r * w_row + 2 * (i + 32), kAll);
+            simd::prefetch_lines<128>(w + r * w_row + 2 * i + simd::kPrefetchBytes);
         }
-#pragma GCC unroll 16
-        for (int c = 0; c < C; ++c) {
-            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * (i + 32), kAll);
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                acc1[r][c] = _mm512_dpbf16_ps(acc1[r][c], wv[r], y);
-            }
-        }
+        half(i, kAll, acc0);
+        half(i + 32, kAll, acc1);
     }
     for (; i < a.k; i += 32) {
-        const int64_t   n = a.k - i < 32 ? a.k - i : 32;
-        const __mmask32 m = n == 32 ? kAll : static_cast<__mmask32>((1u << n) - 1);
-        __m512bh        wv[R];
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-            wv[r] = load_bf16(w + r * w_row + 2 * i, m);
-        }
-#pragma GCC unroll 16
-        for (int c = 0; c < C; ++c) {
-            const __m512bh y = load_bf16(act + static_cast<size_t>(c) * a.act_col + 2 * i, m);
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                acc0[r][c] = _mm512_dpbf16_ps(acc0[r][c], wv[r], y);
-            }
-        }
+        const int64_t n = a.k - i < 32 ? a.k - i : 32;
+        half(i, n == 32 ? kAll : static_cast<__mmask32>((1u << n) - 1), acc0);
     }
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
