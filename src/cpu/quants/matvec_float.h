@@ -44,66 +44,50 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
     constexpr int L   = V::kLanes;
     const char *  act = static_cast<const char *>(a.act);
     V             acc0[R][C], acc1[R][C];
-    #pragma GCC unroll 16
+    // The loops over rows and columns are unrolled outright (#pragma GCC unroll): otherwise GCC keeps the
+    // accumulator arrays on the stack and stores them at every step.
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
             acc0[r][c] = acc1[r][c] = V::splat(0.0f);
         }
     }
+    // n elements from i0 (kLanes, or fewer in the tail: partial loads) of every row and column into acc; R
+    // weight vectors live at a time, 2 R C + R + 1 registers in all (R = 3, C = 4: 28 of AVX-512's 32)
+    const auto lanes = [&](int64_t i0, int64_t n, V (&acc)[R][C]) __attribute__((always_inline)) {
+        const auto load = [&](const char * p) {
+            return n == L ? T::template load<V>(p) : T::template load_partial<V>(p, n);
+        };
+        V wv[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            wv[r] = load(w + r * w_row + i0 * T::kSize);
+        }
+#pragma GCC unroll 16
+        for (int c = 0; c < C; ++c) {
+            const V y = load(act + static_cast<size_t>(c) * a.act_col + i0 * T::kSize);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                acc[r][c] = vfma(wv[r], y, acc[r][c]);
+            }
+        }
+    };
     int64_t i = 0;
     for (; i + 2 * L <= a.k; i += 2 * L) {
-        // the step's two halves one after the other: R weight vectors live at a time, and 2 R C + R + 1 registers
-        // in all (R = 3, C = 4: 28 of AVX-512's 32)
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
             simd::prefetch_lines<2 * L * T::kSize>(w + r * w_row + i * T::kSize + simd::kPrefetchBytes);
         }
-        V w0[R];
-        #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-            w0[r] = T::template load<V>(w + r * w_row + i * T::kSize);
-        }
-        #pragma GCC unroll 16
-        for (int c = 0; c < C; ++c) {
-            const V y0 = T::template load<V>(act + static_cast<size_t>(c) * a.act_col + i * T::kSize);
-            #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                acc0[r][c] = vfma(w0[r], y0, acc0[r][c]);
-            }
-        }
-        #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-            w0[r] = T::template load<V>(w + r * w_row + (i + L) * T::kSize);
-        }
-        #pragma GCC unroll 16
-        for (int c = 0; c < C; ++c) {
-            const V y1 = T::template load<V>(act + static_cast<size_t>(c) * a.act_col + (i + L) * T::kSize);
-            #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                acc1[r][c] = vfma(w0[r], y1, acc1[r][c]);
-            }
-        }
+        lanes(i, L, acc0);
+        lanes(i + L, L, acc1);
     }
     for (; i < a.k; i += L) {
-        const int64_t n = a.k - i < L ? a.k - i : L;
-        V             w0[R];
-        #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-            w0[r] = T::template load_partial<V>(w + r * w_row + i * T::kSize, n);
-        }
-        #pragma GCC unroll 16
-        for (int c = 0; c < C; ++c) {
-            const V y0 = T::template load_partial<V>(act + static_cast<size_t>(c) * a.act_col + i * T::kSize, n);
-            #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                acc0[r][c] = vfma(w0[r], y0, acc0[r][c]);
-            }
-        }
+        lanes(i, a.k - i < L ? a.k - i : L, acc0);
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
             out[r * a.out_row + c * a.out_col] = hsum(acc0[r][c] + acc1[r][c]);
         }
@@ -112,8 +96,8 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
 
 // Rows three at a time for more than one column where the level has the registers for 2 x 3 x C accumulators (32
 // vector registers: AVX-512), one at a time otherwise (one column: a second weight stream saves no activation
-// loads, and measured slower on L3-resident f16 weights). Three rows load each activation vector once for three
-// rows: 8 columns of f32 weights ran 1.6 x faster than with pairs.
+// loads, and measured slower on L3-resident f16 weights). Three rows load (and convert) each activation vector once
+// for three rows.
 constexpr int kFloatRows = 3;
 
 template <class V, class T>

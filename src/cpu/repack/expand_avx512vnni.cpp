@@ -11,6 +11,7 @@
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/repack/format.h"
+#include "cpu/repack/lanes_avx512.h"
 #include "quant/blocks.h"
 
 #include <immintrin.h>
@@ -19,34 +20,12 @@ namespace switchyard::cpu::repack {
 
 namespace {
 
-// every lane: the zero-masking forms of the conversions, because the plain ones trip GCC 12's
-// -Wmaybe-uninitialized (they start from an undefined vector)
-constexpr __mmask16 kAll = 0xffff;
-
 constexpr size_t kQuadBytes      = 4 * kPanelRows;                           // one quad of 16 rows
 constexpr size_t kGemmLevels     = 32 * kPanelRows;                          // a GEMM group's levels
 constexpr size_t kGemmGroupBytes = kGemmLevels + 2 * kPanelRows * sizeof(float); // + s[16], m[16]
 
 inline __m512i load(const uint8_t * p) { return _mm512_loadu_si512(p); }
 inline void    store(uint8_t * p, __m512i v) { _mm512_storeu_si512(p, v); }
-
-inline __m512 halves_to_floats(const uint8_t * p) {
-    return _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
-}
-
-inline __m512 bytes_to_floats(const uint8_t * p) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-    return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, bytes));
-}
-
-// A value table's biased levels (iq4_nl's: kIq4nlValues + 128) in every 16-byte lane.
-inline __m512i level_table(const int8_t * values) {
-    alignas(64) uint8_t t[64];
-    for (int i = 0; i < 64; ++i) {
-        t[i] = static_cast<uint8_t>(values[i % 16] + 128);
-    }
-    return _mm512_load_si512(t);
-}
 
 // Bytes of the rows below `rows` (4 a row) and their float lanes.
 inline __mmask64 live_bytes(int rows) { return rows >= kPanelRows ? ~__mmask64{0} : (__mmask64{1} << (4 * rows)) - 1; }
@@ -80,7 +59,7 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     constexpr size_t kGroupBytes = kByteLevels<kType> ? kByteGroupBytes : kNibbleGroupBytes;
     const int64_t    ng          = k / quant::kQK32;
     const uint8_t *  sc          = panel + static_cast<size_t>(ng) * kGroupBytes;
-    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table(kLevelTable<kType>) : _mm512_setzero_si512();
+    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
     const __mmask64  live        = live_bytes(rows);
     const __mmask16  lanes       = live_lanes(rows);
     for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kScaleGroupBytes, out += kGemmGroupBytes) {

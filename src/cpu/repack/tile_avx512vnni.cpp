@@ -11,6 +11,7 @@
 
 #include "cpu/quants/gemm_cols.h"
 #include "cpu/repack/format.h"
+#include "cpu/repack/lanes_avx512.h"
 #include "cpu/simd/prefetch.h"
 #include "quant/blocks.h"
 
@@ -22,9 +23,7 @@ namespace switchyard::cpu::repack {
 
 namespace {
 
-// every lane: the zero-masking forms of the conversions, broadcasts and permutes, because the plain ones trip GCC 12's
-// -Wmaybe-uninitialized (they start from an undefined vector)
-constexpr __mmask16 kAll      = 0xffff;
+// every byte: the zero-masking form of the permutes (lanes_avx512.h: kAll, for the same reason)
 constexpr __mmask64 kAllBytes = ~__mmask64{0};
 
 using quants::GemmTileArgs;
@@ -40,15 +39,6 @@ inline ChunkAux aux_of(const uint8_t * cg, int c) {
     ChunkAux a;
     std::memcpy(&a, cg + 32 * kGemmMaxCols + c * sizeof(ChunkAux), sizeof(a));
     return a;
-}
-
-// A value table's biased levels (iq4_nl's) in every 16-byte lane (vpermb: index bits 4 and 5 select equal lanes).
-inline __m512i level_table(const int8_t * values) {
-    alignas(16) int8_t t[16];
-    for (int i = 0; i < 16; ++i) {
-        t[i] = static_cast<int8_t>(values[i] + 128);
-    }
-    return _mm512_maskz_broadcast_i32x4(kAll, _mm_load_si128(reinterpret_cast<const __m128i *>(t)));
 }
 
 // The integer sums of one group (32 elements) for kCols columns: acc[c] (+ acc2[c] when split) start from init[c].
@@ -108,7 +98,7 @@ void legacy_tile(const GemmTileArgs & a) {
     const auto *     lv          = static_cast<const uint8_t *>(a.panel);
     const auto *     sc          = lv + static_cast<size_t>(ng) * kGroupBytes;
     const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
-    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table(kLevelTable<kType>) : _mm512_setzero_si512();
+    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
     __m512           out[kCols];
     for (int c = 0; c < kCols; ++c) {
         out[c] = _mm512_setzero_ps();
@@ -137,14 +127,6 @@ void legacy_tile(const GemmTileArgs & a) {
     for (int c = 0; c < kCols; ++c) {
         _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
     }
-}
-
-inline __m512 bytes_to_floats(const uint8_t * p) {
-    return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i *>(p))));
-}
-
-inline __m512 halves_to_floats(const uint8_t * p) {
-    return _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
 }
 
 // q4_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles; s = d * scale and

@@ -39,10 +39,18 @@ void nibble_levels(const uint8_t * lv, int r, int * u) {
     }
 }
 
-RowGroup row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int64_t g) {
+// What row_group reads of the type, looked up once per tile or panel rather than per group.
+struct Layout {
+    RepackForm     form;
+    const int8_t * values; // the value table the nibbles index (iq4_nl), or nullptr
+};
+
+Layout layout_of(ggml_type type) { return {repack_form(type), level_table(type)}; }
+
+RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, int64_t g) {
     RowGroup         o{};
     const int64_t    ng   = k / 32;
-    const RepackForm form = repack_form(type);
+    const RepackForm form = t.form;
     if (form == RepackForm::kQ4KBlocks) {
         const uint8_t * base = panel + static_cast<size_t>(g / 8) * kQ4KBlockBytes;
         const int       j    = static_cast<int>(g % 8);
@@ -61,9 +69,9 @@ RowGroup row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int6
         }
     } else {
         nibble_levels(lv, r, o.u);
-        if (const int8_t * values = level_table(type)) {
+        if (t.values != nullptr) {
             for (int & u : o.u) {
-                u = values[u] + 128;
+                u = t.values[u] + 128;
             }
         }
     }
@@ -75,6 +83,7 @@ RowGroup row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int6
 
 void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
     const quants::GemmFormat f  = quants::gemm_format(type);
+    const Layout             t  = layout_of(type);
     const int64_t            ng = a.k / 32;
     const auto *             p  = static_cast<const uint8_t *>(a.panel);
     const auto *             x  = static_cast<const uint8_t *>(a.chunk);
@@ -82,7 +91,7 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
         for (int r = 0; r < a.rows; ++r) {
             float acc = 0.0f;
             for (int64_t g = 0; g < ng; ++g) {
-                const RowGroup  o   = row_group(type, p, a.k, r, g);
+                const RowGroup  o   = row_group(t, p, a.k, r, g);
                 const uint8_t * cg  = x + static_cast<size_t>(g) * kChunkGroupBytes;
                 ChunkAux        aux;
                 std::memcpy(&aux, cg + 32 * quants::kGemmMaxCols + c * sizeof(ChunkAux), sizeof(aux));
@@ -104,13 +113,14 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
 
 void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
     const quants::GemmFormat f  = quants::gemm_format(type);
+    const Layout             t  = layout_of(type);
     const size_t             gb = quants::gemm_group_bytes(f);
     auto *                   p  = static_cast<uint8_t *>(gemm_panel);
     std::memset(p, 0, quants::gemm_panel_bytes(f, k)); // rows past `rows`: zero levels and factors
     for (int64_t g = 0; g < k / 32; ++g, p += gb) {
         auto * s = reinterpret_cast<float *>(p + 32 * kPanelRows);
         for (int r = 0; r < rows; ++r) {
-            const RowGroup o = row_group(type, static_cast<const uint8_t *>(panel), k, r, g);
+            const RowGroup o = row_group(t, static_cast<const uint8_t *>(panel), k, r, g);
             for (int e = 0; e < 32; ++e) {
                 p[(e / 4) * kQuadBytes + r * 4 + e % 4] = static_cast<uint8_t>(o.u[e]);
             }
