@@ -98,30 +98,40 @@ ggml_backend_buffer_t dev_buffer_from_host_ptr(ggml_backend_dev_t, void * ptr, s
 
 // Host memory the kernels can address: host buffers, and CPU_REPACK buffers (host memory whose repacked
 // tensors only MUL_MAT reads, as its src0: the kernel table's supports checks that, repack/buffer_type.h).
-bool in_host_memory(const ggml_tensor * t) {
-    const ggml_backend_buffer_t buffer = t->view_src != nullptr && t->view_src->buffer != nullptr
-                                             ? t->view_src->buffer
-                                             : t->buffer;
-    return buffer == nullptr || ggml_backend_buffer_is_host(buffer) || repack::in_repack_buffer(t);
+// `buffer` is the one t's memory lives in (its view_src's for a view).
+bool in_host_memory(const ggml_tensor * t, ggml_backend_buffer_t buffer) {
+    return ggml_backend_buffer_is_host(buffer) || repack::in_repack_buffer(t);
 }
 
 // Only MUL_MAT reads repacked bytes, and only as src0 (itself, not a view of it). Decided by op, the source's
 // type and shape and its buffer type, not by whether init_tensor has run: a placement probe asks with tensors
 // never initialised, and must get the answer their computation will get.
 bool reads_repacked_wrongly(const ggml_tensor * op, const ggml_tensor * src) {
-    return repack::placed_repacked(src) &&
-           !(op->op == GGML_OP_MUL_MAT && src == op->src[0] && src->view_src == nullptr);
+    return !(op->op == GGML_OP_MUL_MAT && src == op->src[0] && src->view_src == nullptr) &&
+           repack::placed_repacked(src);
 }
 
+// Schedulers ask this for every node of every graph, so the common answers come first: sources without a
+// buffer yet (activations being planned) and sources in the plain CPU buffer type need no further look.
 bool dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {
-    if (!supports_node(op)) {
+    const KernelInfo & info = kernel_for(op->op);
+    if (info.supports == nullptr || !info.supports(op)) {
         return false;
     }
-    if (kernel_for(op->op).compute == nullptr) {
+    if (info.compute == nullptr) {
         return true; // views and reshapes touch no memory
     }
+    static const ggml_backend_buffer_type_t plain = ggml_backend_cpu_buffer_type();
     for (const ggml_tensor * src : op->src) {
-        if (src != nullptr && (!in_host_memory(src) || reads_repacked_wrongly(op, src))) {
+        if (src == nullptr) {
+            continue;
+        }
+        const ggml_backend_buffer_t buffer =
+            src->view_src != nullptr && src->view_src->buffer != nullptr ? src->view_src->buffer : src->buffer;
+        if (buffer == nullptr || buffer->buft == plain) {
+            continue; // no memory yet, or plain host memory: never repacked
+        }
+        if (!in_host_memory(src, buffer) || reads_repacked_wrongly(op, src)) {
             return false;
         }
     }

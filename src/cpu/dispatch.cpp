@@ -145,7 +145,8 @@ constexpr bool rows_complete() {
 }
 static_assert(rows_complete(), "kRows: one row per ggml_op, in enum order, each with its family");
 
-std::array<KernelInfo, GGML_OP_COUNT> build_table() {
+// Kept out of line so that table(), asked for every node scheduled and computed, inlines to a guard check.
+[[gnu::noinline]] std::array<KernelInfo, GGML_OP_COUNT> build_table() {
     std::array<KernelInfo, GGML_OP_COUNT> table{};
     for (const Row & row : kRows) {
         table[row.op] = row.family(row.op);

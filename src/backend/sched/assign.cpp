@@ -36,7 +36,7 @@ bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
         const ggml_tensor *         src = node->src[j];
         const ggml_backend_buffer * buf = src ? (src->view_src ? src->view_src->buffer : src->buffer) : nullptr;
-        if (!buf || ggml_backend_supports_buft(backend, buf->buft)) {
+        if (!buf || backend_reads_buft(sched, backend_id, buf->buft)) {
             continue;
         }
         if (!probing) {
@@ -53,6 +53,31 @@ bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const
     return ggml_backend_supports_op(backend, probing ? &probe : node);
 }
 
+bool backend_reads_buft(const ggml_backend_sched * sched, int backend_id, ggml_backend_buffer_type_t buft) {
+    BuftReach &    memo = sched->buft_reach;
+    const uint32_t bit  = uint32_t{1} << backend_id;
+    int            k    = 0;
+    while (k < memo.n && memo.bufts[static_cast<size_t>(k)] != buft) {
+        ++k;
+    }
+    if (k == memo.n) {
+        if (k == BuftReach::kSlots) {
+            return ggml_backend_supports_buft(sched->backends[backend_id], buft);
+        }
+        memo.bufts[static_cast<size_t>(k)] = buft;
+        memo.asked[static_cast<size_t>(k)] = memo.readable[static_cast<size_t>(k)] = 0;
+        ++memo.n;
+    }
+    const auto slot = static_cast<size_t>(k);
+    if ((memo.asked[slot] & bit) == 0) {
+        memo.asked[slot] |= bit;
+        if (ggml_backend_supports_buft(sched->backends[backend_id], buft)) {
+            memo.readable[slot] |= bit;
+        }
+    }
+    return (memo.readable[slot] & bit) != 0;
+}
+
 ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry) {
     const ggml_backend_buffer * buf = t->view_src ? t->view_src->buffer : t->buffer;
     if (buf) {
@@ -62,12 +87,12 @@ ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_te
     return id >= 0 ? sched->bufts[id] : nullptr;
 }
 
-namespace {
-
 bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry, int backend_id) {
     ggml_backend_buffer_type_t buft = tensor_buft(sched, t, entry);
-    return buft && ggml_backend_supports_buft(sched->backends[backend_id], buft);
+    return buft && backend_reads_buft(sched, backend_id, buft);
 }
+
+namespace {
 
 // Highest-priority backend that can use the buffer `t` lives in and run `op_node`. -1: t has no buffer;
 // -2: it has one but no backend qualifies.
@@ -77,7 +102,7 @@ int backend_from_buffer(ggml_backend_sched * sched, const ggml_tensor * t, const
         return -1;
     }
     for (int i = 0; i < sched->n_backends; ++i) {
-        if (ggml_backend_supports_buft(sched->backends[i], buf->buft) && backend_supports_op(sched, i, op_node)) {
+        if (backend_reads_buft(sched, i, buf->buft) && backend_supports_op(sched, i, op_node)) {
             return i;
         }
     }
@@ -331,6 +356,7 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
 } // namespace
 
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    sched->buft_reach.n = 0;
     sched->errors.clear();
     sched->fallbacks.clear();
     index_graph(sched, graph, assign_from_buffer);

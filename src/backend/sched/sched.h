@@ -120,6 +120,18 @@ struct GraphIndex {
     }
 };
 
+// ggml_backend_supports_buft(backends[b], buft) for the buffer types met while splitting one graph, each asked once:
+// splitting asks it for every source of every node, and the answer depends only on the backend and the buffer
+// type. Emptied when a split begins (assign_backends), so a buffer type freed since is never looked up.
+struct BuftReach {
+    static constexpr int kSlots = 8; // more distinct buffer types than this are asked every time
+    std::array<ggml_backend_buffer_type_t, kSlots> bufts{};
+    std::array<uint32_t, kSlots>                   asked{};    // bit b: backend b was asked
+    std::array<uint32_t, kSlots>                   readable{}; // bit b: its answer
+    int                                            n = 0;
+};
+static_assert(kMaxBackends <= 32, "BuftReach keeps one bit per backend");
+
 // The copies of one split input on each backend, one per pipeline slot.
 using CopySet = std::array<std::array<ggml_tensor *, kMaxCopies>, kMaxBackends>;
 
@@ -169,6 +181,7 @@ struct ggml_backend_sched {
     switchyard::sched::BackendIds backend_ids;
     switchyard::sched::GraphIndex index; // the graph being split (valid from assign_backends to build_splits' end)
     std::unordered_map<const ggml_tensor *, switchyard::sched::CopySet> copies; // split inputs only
+    mutable switchyard::sched::BuftReach buft_reach; // memo of backend_reads_buft for the current split
 
     // backend ids of the allocation graph's nodes/leafs, and those of the previous graph (to detect changes)
     std::vector<int> node_backend_ids, leaf_backend_ids;
@@ -208,6 +221,10 @@ namespace switchyard::sched {
 int  backend_index(const ggml_backend_sched * sched, ggml_backend_t backend); // -1 if not one of sched's
 inline int & tensor_backend_id(ggml_backend_sched * sched, const ggml_tensor * t) { return sched->backend_ids[t]; }
 bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node);
+// ggml_backend_supports_buft(sched->backends[backend_id], buft), asked once per split (BuftReach)
+bool backend_reads_buft(const ggml_backend_sched * sched, int backend_id, ggml_backend_buffer_type_t buft);
+// whether backend_id can read t (entry `entry` of sched->index) where it lives (tensor_buft); false if unknown
+bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry, int backend_id);
 // buffer type tensor t (entry `entry` of sched->index) lives in: its buffer's, else the one of the backend it is
 // assigned to; NULL if unknown
 ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry);

@@ -19,11 +19,6 @@ namespace switchyard::sched {
 
 namespace {
 
-bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry, int backend_id) {
-    ggml_backend_buffer_type_t buft = tensor_buft(sched, t, entry);
-    return buft && ggml_backend_supports_buft(sched->backends[backend_id], buft);
-}
-
 // A tensor with t's type, shape and strides in the scheduler's context (no data).
 ggml_tensor * dup_layout(ggml_context * ctx, const ggml_tensor * t) {
     ggml_tensor * dup = ggml_dup_tensor(ctx, t);

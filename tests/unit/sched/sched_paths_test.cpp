@@ -49,6 +49,86 @@ TEST_F(SchedPathsTest, OpOffloadPullsHostWeightOpsOntoTheDevice) {
     }
 }
 
+// Weights spread over more buffer types than the scheduler remembers answers for (BuftReach::kSlots = 8): ten
+// devices, each holding one weight of a chain of products, and the CPU. Each product runs where its weight is
+// (the device is asked about its own buffer type, never told it can read another's) and the result is the
+// CPU's, computed by the scalar loop below.
+TEST_F(SchedPathsTest, TenBufferTypesEachRunWhereTheirWeightIs) {
+    constexpr int                   kDevices = 10, kN = 8;
+    std::vector<ggml_backend_dev_t> devs;
+    std::vector<ggml_backend_t>     backends;
+    for (int d = 0; d < kDevices; ++d) {
+        devs.push_back(test_device_create(TestDeviceConfig{}));
+        backends.push_back(ggml_backend_dev_init(devs.back(), nullptr));
+        ASSERT_NE(backends.back(), nullptr);
+    }
+    backends.push_back(cpu);
+    ggml_context * wctx = ggml_init({kDevices * ggml_tensor_overhead(), nullptr, true});
+    ggml_context * ctx  = ggml_init({4 * kDevices * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true});
+    std::vector<ggml_tensor *>         weights;
+    std::vector<ggml_backend_buffer_t> buffers;
+    std::vector<std::vector<float>>    values;
+    for (int d = 0; d < kDevices; ++d) {
+        weights.push_back(ggml_new_tensor_2d(wctx, GGML_TYPE_F32, kN, kN));
+        buffers.push_back(ggml_backend_buft_alloc_buffer(ggml_backend_get_default_buffer_type(backends[d]),
+                                                         ggml_nbytes(weights.back()) + 256));
+        ggml_backend_buffer_set_usage(buffers.back(), GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        ASSERT_EQ(ggml_backend_tensor_alloc(buffers.back(), weights.back(),
+                                            ggml_backend_buffer_get_base(buffers.back())),
+                  GGML_STATUS_SUCCESS);
+        std::vector<float> v(kN * kN);
+        for (int i = 0; i < kN * kN; ++i) {
+            v[i] = static_cast<float>((i * 7 + d * 3) % 11 - 5) / 8.0f; // exact in binary
+        }
+        ggml_backend_tensor_set(weights.back(), v.data(), 0, v.size() * sizeof(float));
+        values.push_back(v);
+    }
+    ggml_tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, kN);
+    ggml_set_input(x);
+    std::vector<ggml_tensor *> products;
+    ggml_tensor *              cur = x;
+    for (int d = 0; d < kDevices; ++d) {
+        cur = ggml_mul_mat(ctx, weights[d], cur);
+        products.push_back(cur);
+    }
+    ggml_set_output(cur);
+    ggml_cgraph * graph = ggml_new_graph(ctx);
+    ggml_build_forward_expand(graph, cur);
+
+    ggml_backend_sched_t sched =
+        ggml_backend_sched_new(backends.data(), nullptr, static_cast<int>(backends.size()), 256, false, true);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, graph));
+    for (int d = 0; d < kDevices; ++d) {
+        EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, products[d]), backends[d]) << "product " << d;
+    }
+    std::vector<float> want(kN);
+    for (int i = 0; i < kN; ++i) {
+        want[i] = static_cast<float>(i % 3) - 1.0f;
+    }
+    ggml_backend_tensor_set(x, want.data(), 0, want.size() * sizeof(float));
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, graph), GGML_STATUS_SUCCESS);
+    for (int d = 0; d < kDevices; ++d) { // y[r] = sum_k w[r][k] * x[k], in doubles (every value is exact)
+        std::vector<float> next(kN);
+        for (int r = 0; r < kN; ++r) {
+            double sum = 0;
+            for (int k = 0; k < kN; ++k) {
+                sum += static_cast<double>(values[d][r * kN + k]) * want[k];
+            }
+            next[r] = static_cast<float>(sum);
+        }
+        want = next;
+    }
+    expect_close(read_tensor(cur), want);
+    ggml_backend_sched_free(sched);
+    ggml_free(ctx);
+    ggml_free(wctx);
+    for (int d = 0; d < kDevices; ++d) {
+        ggml_backend_buffer_free(buffers[d]);
+        ggml_backend_free(backends[d]);
+        test_device_release(devs[d]);
+    }
+}
+
 // Pipeline parallelism as an engine uses it: micro-batch m+1 is allocated, given its inputs and queued while
 // m may still run; outputs are fetched asynchronously and checked only after one final synchronize.
 TEST_F(SchedPathsTest, QueuedMicroBatchesMatchSequentialResults) {
