@@ -1,5 +1,5 @@
 // The AVX-512 level (F, BW, VL, DQ) of the matrix-vector table: the float formats f32, f16 and bf16
-// (matvec_float.h over sixteen-float lanes: 32 elements per step, masked tails). The quantized formats fall back
+// (matvec_float.h over sixteen-float lanes: six rows at a time, one accumulator per output, masked tails). The quantized formats fall back
 // to the AVX2 level here; the AVX-512 VNNI level has their integer kernels.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 

@@ -1,9 +1,13 @@
 // The float formats' matrix-vector kernels (f32, f16, bf16) written once over the Vec lanes (simd/vec_scalar.h:
 // the concept and the x86 levels' format loads); matvec_avx2.cpp and matvec_avx512.cpp instantiate them. Per
-// weight row and column count C (matvec_driver.h): 2 x kLanes elements per step into two accumulators per
-// column, the tail kLanes at a time with partial loads, one hsum per column. Included only by the levels' files,
-// inside their ISA flags: everything here sits in an unnamed namespace. On AVX-512 the weight rows go three at a
-// time for more than one column (float_kernel), with the same bits as one at a time.
+// weight row and column count C (matvec_driver.h), kLanes elements at a time into A accumulators per (row,
+// column) in turn, the tail with partial loads into the first, one hsum per (row, column). Included only by the
+// levels' files, inside their ISA flags: everything here sits in an unnamed namespace.
+//
+// The shape per level (FloatShape): AVX-512 takes six rows at a time with one accumulator per output for more
+// than one column, so a step loads 6 weight and C activation vectors for 6 C FMAs; AVX2 one row with two
+// accumulators. An output's sum has the same steps in the same order whatever the number of rows or columns
+// beside it, so a column gives the same bits alone or in a batch.
 #pragma once
 
 #include "cpu/quants/matvec_driver.h"
@@ -36,26 +40,29 @@ struct BF16Format {
     template <class V> static V load_partial(const char * p, int64_t n) { return V::load_bf16_partial(p, n); }
 };
 
-// R weight rows (w, w_row bytes apart) times C columns into out (rows out_row apart). Each (row, column) sum has
-// the same two accumulators and the same steps whatever R is, so a row gives the same bits alone or in a group;
-// a group loads (and converts) each activation vector once for all its rows.
-template <class V, class T, int R, int C>
+// R weight rows (w, w_row bytes apart) times C columns into out (rows out_row apart), A accumulators per (row,
+// column) taking the steps in turn. A group of rows loads (and converts) each activation vector once for all of
+// them.
+template <class V, class T, int A, int R, int C>
 void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row, float * out) {
     constexpr int L   = V::kLanes;
     const char *  act = static_cast<const char *>(a.act);
-    V             acc0[R][C], acc1[R][C];
+    V             acc[A][R][C];
     // The loops over rows and columns are unrolled outright (#pragma GCC unroll): otherwise GCC keeps the
     // accumulator arrays on the stack and stores them at every step.
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
+    for (int s = 0; s < A; ++s) {
 #pragma GCC unroll 16
-        for (int c = 0; c < C; ++c) {
-            acc0[r][c] = acc1[r][c] = V::splat(0.0f);
+        for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+            for (int c = 0; c < C; ++c) {
+                acc[s][r][c] = V::splat(0.0f);
+            }
         }
     }
-    // n elements from i0 (kLanes, or fewer in the tail: partial loads) of every row and column into acc; R
-    // weight vectors live at a time, 2 R C + R + 1 registers in all (R = 3, C = 4: 28 of AVX-512's 32)
-    const auto lanes = [&](int64_t i0, int64_t n, V (&acc)[R][C]) __attribute__((always_inline)) {
+    // n elements from i0 (kLanes, or fewer in the tail: partial loads) of every row and column into acc[s]; R
+    // weight vectors live at a time
+    const auto lanes = [&](int64_t i0, int64_t n, V (&sum)[R][C]) __attribute__((always_inline)) {
         const auto load = [&](const char * p) {
             return n == L ? T::template load<V>(p) : T::template load_partial<V>(p, n);
         };
@@ -69,7 +76,7 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
             const V y = load(act + static_cast<size_t>(c) * a.act_col + i0 * T::kSize);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r) {
-                acc[r][c] = vfma(wv[r], y, acc[r][c]);
+                sum[r][c] = vfma(wv[r], y, sum[r][c]);
             }
         }
     };
@@ -79,38 +86,54 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
         for (int r = 0; r < R; ++r) {
             simd::prefetch_lines<2 * L * T::kSize>(w + r * w_row + i * T::kSize + simd::kPrefetchBytes);
         }
-        lanes(i, L, acc0);
-        lanes(i + L, L, acc1);
+        lanes(i, L, acc[0]);
+        lanes(i + L, L, acc[A - 1]);
     }
     for (; i < a.k; i += L) {
-        lanes(i, a.k - i < L ? a.k - i : L, acc0);
+        lanes(i, a.k - i < L ? a.k - i : L, acc[0]);
     }
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
-            out[r * a.out_row + c * a.out_col] = hsum(acc0[r][c] + acc1[r][c]);
+            V total = acc[0][r][c];
+#pragma GCC unroll 16
+            for (int s = 1; s < A; ++s) {
+                total = total + acc[s][r][c];
+            }
+            out[r * a.out_row + c * a.out_col] = hsum(total);
         }
     }
 }
 
-// Rows three at a time for more than one column where the level has the registers for 2 x 3 x C accumulators (32
-// vector registers: AVX-512), one at a time otherwise (one column: a second weight stream saves no activation
-// loads, and measured slower on L3-resident f16 weights). Three rows load (and convert) each activation vector once
-// for three rows.
-constexpr int kFloatRows = 3;
+// Rows and accumulators per level. With 32 vector registers (AVX-512), one accumulator per output: six rows share
+// each activation load for more than one column (6 x 4 + 6 + 1 registers), three for one column (three weight
+// streams, three independent FMA chains: as fast as one row with two accumulators on DRAM- and L3-resident
+// weights, where six streams measured slower); leftover rows go three, then one at a time. With 16 (AVX2), one row
+// whose two accumulators are its independent chains.
+template <class V> struct FloatShape {
+    static constexpr bool kWide = V::kLanes >= 16;
+    static constexpr int  kAccs = kWide ? 1 : 2;
+    static constexpr int  rows(int columns) { return !kWide ? 1 : columns > 1 ? 6 : 3; }
+};
 
 template <class V, class T>
 void float_kernel(const MatVecArgs & a) {
+    using S = FloatShape<V>;
     for_column_count(a, [&]<int C>() {
-        constexpr int kPair = V::kLanes >= 16 && C > 1 ? kFloatRows : 1;
-        const char * w = static_cast<const char *>(a.w);
-        int64_t      r = 0;
-        for (; r + kPair <= a.rows; r += kPair) {
-            float_rows_times_columns<V, T, kPair, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+        const char * w   = static_cast<const char *>(a.w);
+        int64_t      r   = 0;
+        const auto   run = [&]<int R>() {
+            for (; r + R <= a.rows; r += R) {
+                float_rows_times_columns<V, T, S::kAccs, R, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+            }
+        };
+        run.template operator()<S::rows(C)>();
+        if constexpr (S::rows(C) > 3) {
+            run.template operator()<3>();
         }
-        for (; r < a.rows; ++r) {
-            float_rows_times_columns<V, T, 1, C>(a, w + r * a.w_row, a.w_row, a.out + r * a.out_row);
+        if constexpr (S::rows(C) > 1) {
+            run.template operator()<1>();
         }
     });
 }
