@@ -70,9 +70,10 @@ void rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row, floa
     }
 }
 
-// Six rows at a time for more than one column (6 x C accumulators + 6 + 1 of the 32 registers), three for one
-// column (three independent chains hide the latency of vdpbf16ps; six weight streams measured no faster). The
-// leftover rows go three, then one at a time.
+// Six rows at a time for more than one column (6 x C accumulators + 6 + 1 of the 32 registers), leftover rows
+// three, then one at a time; two rows for one column (two independent chains: on DRAM-resident weights one row
+// ran at parity and three measured 0.77-1.04 x the two-accumulator single row this replaced; on L3-resident ones
+// one row fell to 0.87 x, two measured 0.93-0.97 x, within this machine's noise).
 void bf16_kernel(const MatVecArgs & a) {
     for_column_count(a, [&]<int C>() {
         const char * w   = static_cast<const char *>(a.w);
@@ -84,8 +85,10 @@ void bf16_kernel(const MatVecArgs & a) {
         };
         if constexpr (C > 1) {
             run.template operator()<6>();
+            run.template operator()<3>();
+        } else {
+            run.template operator()<2>();
         }
-        run.template operator()<3>();
         run.template operator()<1>();
     });
 }

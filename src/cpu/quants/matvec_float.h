@@ -4,9 +4,9 @@
 // column) in turn, the tail with partial loads into the first, one hsum per (row, column). Included only by the
 // levels' files, inside their ISA flags: everything here sits in an unnamed namespace.
 //
-// The shape per level (FloatShape): AVX-512 takes six rows at a time with one accumulator per output for more
-// than one column, so a step loads 6 weight and C activation vectors for 6 C FMAs; AVX2 one row with two
-// accumulators. An output's sum has the same steps in the same order whatever the number of rows or columns
+// The shape per level and format (FloatShape): on AVX-512, f32 takes six rows at a time with one accumulator per
+// output for more than one column, so a step loads 6 weight and C activation vectors for 6 C FMAs; f16 three rows
+// with two accumulators; AVX2 one row with two accumulators. An output's sum has the same steps in the same order whatever the number of rows or columns
 // beside it, so a column gives the same bits alone or in a batch.
 #pragma once
 
@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 namespace {
@@ -106,20 +107,26 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
     }
 }
 
-// Rows and accumulators per level. With 32 vector registers (AVX-512), one accumulator per output: six rows share
-// each activation load for more than one column (6 x 4 + 6 + 1 registers), three for one column (three weight
-// streams, three independent FMA chains: as fast as one row with two accumulators on DRAM- and L3-resident
-// weights, where six streams measured slower); leftover rows go three, then one at a time. With 16 (AVX2), one row
-// whose two accumulators are its independent chains.
-template <class V> struct FloatShape {
+// Rows and accumulators per level and format. With 32 vector registers (AVX-512), f32 takes one accumulator per
+// output: six rows share each activation load for more than one column (6 x 4 + 6 + 1 registers), three for one
+// column (three independent FMA chains). f16 keeps two accumulators per output (three rows for more than one
+// column: 2 x 3 x 4 + 3 + 1 registers; one row for one column): its decode measured 0.83 x as fast with one
+// accumulator and three rows, for 1.15 x at 16-32 columns, and decode matters more. Leftover rows go three, then
+// one at a time. With 16 registers (AVX2), one row with two accumulators.
+template <class V, class T> struct FloatShape {
     static constexpr bool kWide = V::kLanes >= 16;
-    static constexpr int  kAccs = kWide ? 1 : 2;
-    static constexpr int  rows(int columns) { return !kWide ? 1 : columns > 1 ? 6 : 3; }
+    static constexpr int  kAccs = kWide && !std::is_same_v<T, F16Format> ? 1 : 2;
+    static constexpr int  rows(int columns) {
+        if (!kWide) {
+            return 1;
+        }
+        return kAccs == 1 ? (columns > 1 ? 6 : 3) : (columns > 1 ? 3 : 1);
+    }
 };
 
 template <class V, class T>
 void float_kernel(const MatVecArgs & a) {
-    using S = FloatShape<V>;
+    using S = FloatShape<V, T>;
     for_column_count(a, [&]<int C>() {
         const char * w   = static_cast<const char *>(a.w);
         int64_t      r   = 0;
