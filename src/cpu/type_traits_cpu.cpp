@@ -59,19 +59,42 @@ void vec_dot_generic(int n, float * s, size_t bs, const void * x, size_t bx, con
     }
 }
 
-// Through the type's matrix-vector kernel, one row and one column at a time.
+// Elements of y widened at a time for kernels that read f32 activations (MatVecKernel::act_layout), on the stack.
+constexpr int kWidenChunk = 4096;
+
+// Through the type's matrix-vector kernel, one row and one column at a time. y is in vec_dot_type's bytes, as
+// the caller converted it; where the kernel reads another layout, y goes over to it kWidenChunk elements at a
+// time (the values stay the same) and the chunks' sums are added.
 template <ggml_type X>
 void vec_dot_kernel(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) {
     const switchyard::cpu::quants::MatVecKernel & k = switchyard::cpu::quants::matvec_kernel(X);
     for (int r = 0; r < nrc; ++r) {
         switchyard::cpu::quants::MatVecArgs a{};
-        a.k    = n;
-        a.w    = static_cast<const char *>(x) + static_cast<size_t>(r) * bx;
-        a.rows = 1;
-        a.act  = static_cast<const char *>(y) + static_cast<size_t>(r) * by;
-        a.cols = 1;
-        a.out  = s + static_cast<size_t>(r) * bs / sizeof(float);
-        k.fn(a);
+        a.k     = n;
+        a.w     = static_cast<const char *>(x) + static_cast<size_t>(r) * bx;
+        a.rows  = 1;
+        a.act   = static_cast<const char *>(y) + static_cast<size_t>(r) * by;
+        a.cols  = 1;
+        a.out   = s + static_cast<size_t>(r) * bs / sizeof(float);
+        if (k.act_layout == k.act_type) {
+            k.fn(a);
+            continue;
+        }
+        float       widened[kWidenChunk];
+        float       sum = 0.0f, part = 0.0f;
+        const char * w  = static_cast<const char *>(a.w);
+        const char * yr = static_cast<const char *>(a.act);
+        for (int i0 = 0; i0 < n; i0 += kWidenChunk) {
+            const int m = std::min(kWidenChunk, n - i0);
+            to_floats(k.act_type, yr + ggml_row_size(k.act_type, i0), widened, m);
+            a.k   = m;
+            a.w   = w + ggml_row_size(X, i0);
+            a.act = widened;
+            a.out = &part;
+            k.fn(a);
+            sum += part;
+        }
+        s[static_cast<size_t>(r) * bs / sizeof(float)] = sum;
     }
 }
 

@@ -85,6 +85,14 @@ void act_convert_f32(const float * x, void * y, int64_t k) {
     std::memcpy(y, x, static_cast<size_t>(k) * sizeof(float));
 }
 
+void act_widen_f16(const float * x, void * y, int64_t k) {
+    float * out = static_cast<float *>(y);
+    if (out != x) {
+        std::memcpy(out, x, static_cast<size_t>(k) * sizeof(float));
+    }
+    act_round_trip(GGML_TYPE_F16, out, k);
+}
+
 void act_round_trip(ggml_type act_type, float * x, int64_t n) {
     constexpr int64_t kStep = 256; // a whole number of blocks of every activation format
     const ActConvert  to    = act_converter(act_type);

@@ -28,6 +28,9 @@ void act_quantize_q8_K_avx512(const float * x, void * y, int64_t k); // act_quan
 void act_convert_f16(const float * x, void * y, int64_t k);
 void act_convert_bf16(const float * x, void * y, int64_t k);
 void act_convert_f32(const float * x, void * y, int64_t k);
+// f32 holding the values of act_convert_f16 (f16 converts to f32 exactly): the f16 weights' matrix-vector kernels
+// read their activations so, converting only each weight vector (matvec.h: MatVecKernel::act_layout)
+void act_widen_f16(const float * x, void * y, int64_t k);
 
 // The converter to `act_type` (one of the formats above), or nullptr.
 using ActConvert = void (*)(const float * x, void * y, int64_t k);

@@ -15,13 +15,24 @@ ggml_type vec_dot_type(ggml_type weight) {
     return row.type == weight ? row.act : GGML_TYPE_Q8_K;
 }
 
+ggml_type act_layout_for(ggml_type act) { return act == GGML_TYPE_F16 ? GGML_TYPE_F32 : act; }
+
+namespace {
+
+MatVecKernel make_kernel(ggml_type act, MatVecFn fn) {
+    const ggml_type layout = act_layout_for(act);
+    return MatVecKernel{act, fn, layout == act ? act_converter(act) : act_widen_f16, layout};
+}
+
+} // namespace
+
 MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {
     const ggml_type act = act_type_for(weight);
     if (act == GGML_TYPE_COUNT) {
         return MatVecKernel{};
     }
     const auto level_kernel = isa_column(isa).matvec;
-    return MatVecKernel{act, level_kernel != nullptr ? level_kernel(weight) : nullptr, act_converter(act)};
+    return make_kernel(act, level_kernel != nullptr ? level_kernel(weight) : nullptr);
 }
 
 // Built once: the registry's kernel per type, with vec_dot_type as its activation format.
@@ -32,8 +43,7 @@ const MatVecKernel & matvec_kernel(ggml_type weight) {
         for (int type = 0; type < GGML_TYPE_COUNT; ++type) {
             const size_t i = static_cast<size_t>(type);
             if (kernels[i] != nullptr) {
-                const ggml_type act = vec_dot_type(static_cast<ggml_type>(type));
-                t[i]                = MatVecKernel{act, kernels[i], act_converter(act)};
+                t[i] = make_kernel(vec_dot_type(static_cast<ggml_type>(type)), kernels[i]);
             }
         }
         return t;

@@ -20,8 +20,10 @@
 namespace switchyard::cpu::quants {
 namespace {
 
-// kLanes elements of a float format as lanes; the partial form reads the first n only.
+// kLanes elements of a float format as lanes; the partial form reads the first n only. Act: the format the
+// activations of these weights arrive in (MatVecKernel::act_layout: f16 weights take f32 holding f16 values).
 struct F32Format {
+    using Act                     = F32Format;
     static constexpr size_t kSize = 4;
     template <class V> static V load(const char * p) { return V::load(reinterpret_cast<const float *>(p)); }
     template <class V> static V load_partial(const char * p, int64_t n) {
@@ -30,12 +32,14 @@ struct F32Format {
 };
 
 struct F16Format {
+    using Act                     = F32Format;
     static constexpr size_t kSize = 2;
     template <class V> static V load(const char * p) { return V::load_f16(p); }
     template <class V> static V load_partial(const char * p, int64_t n) { return V::load_f16_partial(p, n); }
 };
 
 struct BF16Format {
+    using Act                     = BF16Format;
     static constexpr size_t kSize = 2;
     template <class V> static V load(const char * p) { return V::load_bf16(p); }
     template <class V> static V load_partial(const char * p, int64_t n) { return V::load_bf16_partial(p, n); }
@@ -64,17 +68,18 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
     // n elements from i0 (kLanes, or fewer in the tail: partial loads) of every row and column into acc[s]; R
     // weight vectors live at a time
     const auto lanes = [&](int64_t i0, int64_t n, V (&sum)[R][C]) __attribute__((always_inline)) {
-        const auto load = [&](const char * p) {
-            return n == L ? T::template load<V>(p) : T::template load_partial<V>(p, n);
+        const auto load = [&]<class F>(const char * p) {
+            return n == L ? F::template load<V>(p) : F::template load_partial<V>(p, n);
         };
+        using Act = typename T::Act;
         V wv[R];
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
-            wv[r] = load(w + r * w_row + i0 * T::kSize);
+            wv[r] = load.template operator()<T>(w + r * w_row + i0 * T::kSize);
         }
 #pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
-            const V y = load(act + static_cast<size_t>(c) * a.act_col + i0 * T::kSize);
+            const V y = load.template operator()<Act>(act + static_cast<size_t>(c) * a.act_col + i0 * Act::kSize);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r) {
                 sum[r][c] = vfma(wv[r], y, sum[r][c]);

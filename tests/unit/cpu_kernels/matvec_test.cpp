@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,7 @@ std::vector<Isa> levels_with_kernel(ggml_type type) {
 void check_products(const MatVecKernel & k, ggml_type type, const std::vector<uint8_t> & w, int64_t rows, int64_t len,
                     int cols, std::mt19937 & rng, const std::string & what) {
     const size_t                    w_row = ggml_row_size(type, len);
-    const size_t                    a_col = ggml_row_size(k.act_type, len) + 8; // columns not back to back
+    const size_t                    a_col = k.act_row_bytes(len) + 8; // columns not back to back
     std::vector<std::vector<float>> x;
     std::vector<uint8_t>            act(a_col * static_cast<size_t>(cols), 0xcd);
     for (int c = 0; c < cols; ++c) {
@@ -106,6 +107,32 @@ TEST(MatVecTable, ActivationFormatsAreUpstreams) {
     EXPECT_EQ(switchyard::cpu::quants::matvec_kernel(GGML_TYPE_I32).fn, nullptr);
 }
 
+// The kernels read every activation format in its own bytes except f16, which arrives as f32 holding the f16
+// values (each value rounded to f16 and back, as the scalar conversions do it, bit for bit; ties to even).
+TEST(MatVecTable, F16ActivationsArriveAsF32HoldingF16Values) {
+    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+        const MatVecKernel & k = switchyard::cpu::quants::matvec_kernel(static_cast<ggml_type>(t));
+        if (k.fn != nullptr) {
+            EXPECT_EQ(k.act_layout, k.act_type == GGML_TYPE_F16 ? GGML_TYPE_F32 : k.act_type) << ggml_type_name(k.act_type);
+        }
+    }
+    const MatVecKernel & k = switchyard::cpu::quants::matvec_kernel(GGML_TYPE_F16);
+    EXPECT_EQ(k.act_row_bytes(96), 96 * sizeof(float));
+    std::mt19937       rng(15);
+    std::vector<float> x = normal_floats(rng, 300, 100.0f);
+    x[0] = 1.0f + 1.0f / 2048; // halfway between two f16 values: ties to even (1.0)
+    x[1] = 1.0f + 3.0f / 2048; // halfway: to even (1 + 2 / 1024)
+    x[2] = 70000.0f;           // beyond f16's range: infinity
+    std::vector<float> y(x.size(), -1.0f);
+    k.convert(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+        EXPECT_EQ(y[i], ggml_fp16_to_fp32(ggml_fp32_to_fp16(x[i]))) << "element " << i << " of " << x[i];
+    }
+    EXPECT_EQ(y[0], 1.0f);
+    EXPECT_EQ(y[1], 1.0f + 2.0f / 1024);
+    EXPECT_TRUE(std::isinf(y[2]));
+}
+
 TEST(MatVecKernels, EveryLevelGivesUpstreamsProductOfQuantizedWeights) {
     std::mt19937 rng(11);
     for (ggml_type type : weight_types()) {
@@ -148,7 +175,7 @@ TEST(MatVecKernels, RowsAtTheEndOfTheirMemory) {
             const int64_t      len = ggml_blck_size(type) == 256 ? 512 : 96;
             const auto         w   = quantized_rows(type, 1, len, rng);
             const auto         x   = normal_floats(rng, len);
-            std::vector<uint8_t> act(ggml_row_size(k.act_type, len));
+            std::vector<uint8_t> act(k.act_row_bytes(len));
             k.convert(x.data(), act.data(), len);
             float      out = 0.0f;
             MatVecArgs a{len, w.data(), w.size(), 1, act.data(), act.size(), 1, &out, 1, 1};

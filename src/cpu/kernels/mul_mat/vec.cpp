@@ -25,13 +25,14 @@ const MatVecKernel * kernel_for(const ggml_tensor * src0) {
     return &k;
 }
 
-// src1 rows are used as they are: already in the activation format, elements adjacent.
-bool act_in_place(const ggml_tensor * src1, ggml_type act) {
-    return src1->type == act && src1->nb[0] == ggml_type_size(act);
+// src1 rows are used as they are: already in the activation format and laid out as the kernel reads it,
+// elements adjacent.
+bool act_in_place(const ggml_tensor * src1, const MatVecKernel & k) {
+    return k.act_layout == k.act_type && src1->type == k.act_type && src1->nb[0] == ggml_type_size(k.act_type);
 }
 
-size_t converted_bytes(const ggml_tensor * src1, ggml_type act) {
-    return act_in_place(src1, act) ? 0 : ggml_row_size(act, src1->ne[0]) * static_cast<size_t>(ggml_nrows(src1));
+size_t converted_bytes(const ggml_tensor * src1, const MatVecKernel & k) {
+    return act_in_place(src1, k) ? 0 : k.act_row_bytes(src1->ne[0]) * static_cast<size_t>(ggml_nrows(src1));
 }
 
 // Where the activation rows are: src1 itself, or the converted rows in the work memory (back to back, in src1's
@@ -49,12 +50,12 @@ struct Activations {
 // kChunk elements per work item so that a single row is shared by every thread; then the barrier. Returns where
 // the activation rows are (src1 itself when it needs no conversion; no barrier then).
 Activations prepare_activations(const ComputeParams & p, const ggml_tensor * src1, const MatVecKernel & k) {
-    if (act_in_place(src1, k.act_type)) {
+    if (act_in_place(src1, k)) {
         return {static_cast<const char *>(src1->data), src1->nb[1], src1->nb[2], src1->nb[3]};
     }
     const int64_t ne0    = src1->ne[0];
     const int64_t chunks = (ne0 + kChunk - 1) / kChunk;
-    const size_t  rb     = ggml_row_size(k.act_type, ne0);
+    const size_t  rb     = k.act_row_bytes(ne0);
     char *        out    = static_cast<char *>(p.wdata);
     const Range   items  = thread_range(p, ggml_nrows(src1) * chunks);
     float         buf[kChunk];
@@ -69,7 +70,7 @@ Activations prepare_activations(const ComputeParams & p, const ggml_tensor * src
         } else {
             read_chunk(src1, row, i0, n, buf);
         }
-        k.convert(x, out + static_cast<size_t>(r) * rb + ggml_row_size(k.act_type, i0), n);
+        k.convert(x, out + static_cast<size_t>(r) * rb + k.act_row_bytes(i0), n);
     }
     barrier(p);
     return {out, rb, rb * static_cast<size_t>(src1->ne[1]), rb * static_cast<size_t>(src1->ne[1] * src1->ne[2])};
@@ -125,7 +126,7 @@ bool mul_mat_vec_applies(const ggml_tensor * dst) {
 }
 
 size_t mul_mat_vec_work_size(const ggml_tensor * dst) {
-    return converted_bytes(dst->src[1], kernel_for(dst->src[0])->act_type);
+    return converted_bytes(dst->src[1], *kernel_for(dst->src[0]));
 }
 
 // Work items are (slice (i12, i13), run of src0 rows); each multiplies its rows with every column of the slice.
@@ -156,7 +157,7 @@ bool mul_mat_id_vec_applies(const ggml_tensor * dst) {
 }
 
 size_t mul_mat_id_vec_work_size(const ggml_tensor * dst) {
-    return converted_bytes(dst->src[1], kernel_for(dst->src[0])->act_type);
+    return converted_bytes(dst->src[1], *kernel_for(dst->src[0]));
 }
 
 void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {

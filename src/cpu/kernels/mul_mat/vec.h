@@ -4,7 +4,8 @@
 // place), then each thread multiplies a run of src0 rows with every column. The weights are read once per four
 // columns, at DRAM speed for matrices larger than the caches.
 //
-// Work memory: ggml_row_size(act_type, ne10) per src1 row, as upstream plans it; none when src1 is used in place.
+// Work memory: one activation row per src1 row in the kernel's layout (MatVecKernel::act_row_bytes: upstream's
+// ggml_row_size(vec_dot_type, ne10), twice that for f16 weights); none when src1 is used in place.
 #pragma once
 
 #include "cpu/kernel.h"
