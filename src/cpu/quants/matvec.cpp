@@ -15,12 +15,15 @@ ggml_type vec_dot_type(ggml_type weight) {
     return row.type == weight ? row.act : GGML_TYPE_Q8_K;
 }
 
-ggml_type act_layout_for(ggml_type act) { return act == GGML_TYPE_F16 ? GGML_TYPE_F32 : act; }
+ggml_type act_layout_for(ggml_type act, simd::Isa level) {
+    const bool avx512 = level >= simd::Isa::kAvx512 && level <= simd::Isa::kAmx;
+    return act == GGML_TYPE_F16 && avx512 ? GGML_TYPE_F32 : act;
+}
 
 namespace {
 
-MatVecKernel make_kernel(ggml_type act, MatVecFn fn) {
-    const ggml_type layout = act_layout_for(act);
+MatVecKernel make_kernel(ggml_type act, MatVecFn fn, simd::Isa level) {
+    const ggml_type layout = act_layout_for(act, level);
     return MatVecKernel{act, fn, layout == act ? act_converter(act) : act_widen_f16, layout};
 }
 
@@ -32,7 +35,7 @@ MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa) {
         return MatVecKernel{};
     }
     const auto level_kernel = isa_column(isa).matvec;
-    return make_kernel(act, level_kernel != nullptr ? level_kernel(weight) : nullptr);
+    return make_kernel(act, level_kernel != nullptr ? level_kernel(weight) : nullptr, isa);
 }
 
 // Built once: the registry's kernel per type, with vec_dot_type as its activation format.
@@ -43,7 +46,8 @@ const MatVecKernel & matvec_kernel(ggml_type weight) {
         for (int type = 0; type < GGML_TYPE_COUNT; ++type) {
             const size_t i = static_cast<size_t>(type);
             if (kernels[i] != nullptr) {
-                t[i] = make_kernel(vec_dot_type(static_cast<ggml_type>(type)), kernels[i]);
+                t[i] = make_kernel(vec_dot_type(static_cast<ggml_type>(type)), kernels[i],
+                                   selected_level(&IsaColumn::matvec, static_cast<ggml_type>(type)));
             }
         }
         return t;

@@ -52,9 +52,9 @@ using MatVecFn = void (*)(const MatVecArgs & a);
 // writes on x86 (see act_quant.h).
 using ActConvertFn = void (*)(const float * x, void * y, int64_t k);
 
-// The activations reach fn in act_layout: act_type's own bytes, or (f16) f32 holding act_type's values, so that
-// the kernel converts only the weights: each activation vector is read by several rows and would be converted
-// for each. The values, and so the products, are act_type's either way.
+// The activations reach fn in act_layout: act_type's own bytes, or f32 holding act_type's values where the
+// level's kernel reads several weight rows per activation vector and would convert it for each (f16 on the
+// AVX-512 levels: act_layout_for). The values, and so the products, are act_type's either way.
 struct MatVecKernel {
     ggml_type    act_type   = GGML_TYPE_COUNT; // the activation format; GGML_TYPE_COUNT: no kernel for this type
     MatVecFn     fn         = nullptr;         // nullptr: none at this level (the selector falls back to a lower one)
@@ -64,8 +64,11 @@ struct MatVecKernel {
     size_t act_row_bytes(int64_t k) const { return ggml_row_size(act_layout, k); }
 };
 
-// The layout the matrix-vector kernels read activations of format `act` in (MatVecKernel::act_layout).
-ggml_type act_layout_for(ggml_type act);
+// The layout the matrix-vector kernel of `level` reads activations of format `act` in (MatVecKernel::act_layout):
+// f32 for f16 on the AVX-512 levels, whose float kernels take three rows per activation vector
+// (matvec_float.h: FloatShape::Act), act itself elsewhere (one row per activation vector: widening would only
+// double the bytes read).
+ggml_type act_layout_for(ggml_type act, simd::Isa level);
 
 // The entry for `weight` at exactly level `isa` (fn nullptr when that level has no kernel of its own).
 MatVecKernel matvec_entry(ggml_type weight, simd::Isa isa);

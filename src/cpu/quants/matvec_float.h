@@ -20,10 +20,8 @@
 namespace switchyard::cpu::quants {
 namespace {
 
-// kLanes elements of a float format as lanes; the partial form reads the first n only. Act: the format the
-// activations of these weights arrive in (MatVecKernel::act_layout: f16 weights take f32 holding f16 values).
+// kLanes elements of a float format as lanes; the partial form reads the first n only.
 struct F32Format {
-    using Act                     = F32Format;
     static constexpr size_t kSize = 4;
     template <class V> static V load(const char * p) { return V::load(reinterpret_cast<const float *>(p)); }
     template <class V> static V load_partial(const char * p, int64_t n) {
@@ -32,17 +30,37 @@ struct F32Format {
 };
 
 struct F16Format {
-    using Act                     = F32Format;
     static constexpr size_t kSize = 2;
     template <class V> static V load(const char * p) { return V::load_f16(p); }
     template <class V> static V load_partial(const char * p, int64_t n) { return V::load_f16_partial(p, n); }
 };
 
 struct BF16Format {
-    using Act                     = BF16Format;
     static constexpr size_t kSize = 2;
     template <class V> static V load(const char * p) { return V::load_bf16(p); }
     template <class V> static V load_partial(const char * p, int64_t n) { return V::load_bf16_partial(p, n); }
+};
+
+// Rows and accumulators per level and format. With 32 vector registers (AVX-512), f32 takes one accumulator per
+// output: six rows share each activation load for more than one column (6 x 4 + 6 + 1 registers), three for one
+// column (three independent FMA chains). f16 keeps two accumulators per output (three rows for more than one
+// column: 2 x 3 x 4 + 3 + 1 registers; one row for one column): its decode measured 0.83 x as fast with one
+// accumulator and three rows, for 1.15 x at 16-32 columns, and decode matters more. Leftover rows go three, then
+// one at a time. With 16 registers (AVX2), one row with two accumulators.
+//
+// Act: the format activations arrive in (matvec.h: act_layout_for, the same rule by level). With three rows per
+// activation vector, f16 activations come as f32 holding their f16 values, so that only the weights are
+// converted (1.15-1.20 x at 16-32 columns); with one row that would only double the bytes read.
+template <class V, class T> struct FloatShape {
+    static constexpr bool kWide = V::kLanes >= 16;
+    using Act                   = std::conditional_t<kWide && std::is_same_v<T, F16Format>, F32Format, T>;
+    static constexpr int  kAccs = kWide && !std::is_same_v<T, F16Format> ? 1 : 2;
+    static constexpr int  rows(int columns) {
+        if (!kWide) {
+            return 1;
+        }
+        return kAccs == 1 ? (columns > 1 ? 6 : 3) : (columns > 1 ? 3 : 1);
+    }
 };
 
 // R weight rows (w, w_row bytes apart) times C columns into out (rows out_row apart), A accumulators per (row,
@@ -71,7 +89,7 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
         const auto load = [&]<class F>(const char * p) {
             return n == L ? F::template load<V>(p) : F::template load_partial<V>(p, n);
         };
-        using Act = typename T::Act;
+        using Act = typename FloatShape<V, T>::Act;
         V wv[R];
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
@@ -111,23 +129,6 @@ void float_rows_times_columns(const MatVecArgs & a, const char * w, size_t w_row
         }
     }
 }
-
-// Rows and accumulators per level and format. With 32 vector registers (AVX-512), f32 takes one accumulator per
-// output: six rows share each activation load for more than one column (6 x 4 + 6 + 1 registers), three for one
-// column (three independent FMA chains). f16 keeps two accumulators per output (three rows for more than one
-// column: 2 x 3 x 4 + 3 + 1 registers; one row for one column): its decode measured 0.83 x as fast with one
-// accumulator and three rows, for 1.15 x at 16-32 columns, and decode matters more. Leftover rows go three, then
-// one at a time. With 16 registers (AVX2), one row with two accumulators.
-template <class V, class T> struct FloatShape {
-    static constexpr bool kWide = V::kLanes >= 16;
-    static constexpr int  kAccs = kWide && !std::is_same_v<T, F16Format> ? 1 : 2;
-    static constexpr int  rows(int columns) {
-        if (!kWide) {
-            return 1;
-        }
-        return kAccs == 1 ? (columns > 1 ? 6 : 3) : (columns > 1 ? 3 : 1);
-    }
-};
 
 template <class V, class T>
 void float_kernel(const MatVecArgs & a) {

@@ -143,7 +143,6 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
 // ---- f32, f16 ---------------------------------------------------------------------------------------------------
 
 struct F32 : TypeRow<GGML_TYPE_F32> {
-    using Act                     = F32;
     static constexpr size_t kSize = 4;
     static float32x4_t load4(const uint8_t * p) { return vld1q_f32(reinterpret_cast<const float *>(p)); }
     static float       load1(const uint8_t * p) {
@@ -154,7 +153,6 @@ struct F32 : TypeRow<GGML_TYPE_F32> {
 };
 
 struct F16 : TypeRow<GGML_TYPE_F16> {
-    using Act                     = F32; // activations widened (MatVecKernel::act_layout)
     static constexpr size_t kSize = 2;
     static float32x4_t load4(const uint8_t * p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t *>(p)))); }
     static float       load1(const uint8_t * p) {
@@ -167,19 +165,18 @@ struct F16 : TypeRow<GGML_TYPE_F16> {
 // lane l sums w[i + l] * y[i + l] (each product rounded, then added: no fusing, as the scalar kernel)
 template <class T>
 float float_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
-    using A            = typename T::Act;
     float32x4_t acc_lo = vdupq_n_f32(0.0f), acc_hi = vdupq_n_f32(0.0f);
     int64_t     i      = 0;
     for (; i + 8 <= k; i += 8) {
-        acc_lo = vaddq_f32(acc_lo, vmulq_f32(T::load4(w + i * T::kSize), A::load4(y + i * A::kSize)));
-        acc_hi = vaddq_f32(acc_hi, vmulq_f32(T::load4(w + (i + 4) * T::kSize), A::load4(y + (i + 4) * A::kSize)));
+        acc_lo = vaddq_f32(acc_lo, vmulq_f32(T::load4(w + i * T::kSize), T::load4(y + i * T::kSize)));
+        acc_hi = vaddq_f32(acc_hi, vmulq_f32(T::load4(w + (i + 4) * T::kSize), T::load4(y + (i + 4) * T::kSize)));
     }
     float acc[8];
     vst1q_f32(acc, acc_lo);
     vst1q_f32(acc + 4, acc_hi);
     float sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (; i < k; ++i) {
-        const float p = T::load1(w + i * T::kSize) * A::load1(y + i * A::kSize);
+        const float p = T::load1(w + i * T::kSize) * T::load1(y + i * T::kSize);
         sum += p;
     }
     return sum;

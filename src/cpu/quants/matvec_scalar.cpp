@@ -161,7 +161,7 @@ MatVecFn matvec_scalar(ggml_type weight) {
         if constexpr (T == GGML_TYPE_F32) {
             f = dot_kernel<FloatDot<load_f32, load_f32>>;
         } else if constexpr (T == GGML_TYPE_F16) {
-            f = dot_kernel<FloatDot<load_f16, load_f32>>; // activations widened (MatVecKernel::act_layout)
+            f = dot_kernel<FloatDot<load_f16, load_f16>>;
         } else if constexpr (T == GGML_TYPE_BF16) {
             f = dot_kernel<FloatDot<load_bf16, load_bf16>>;
         } else if constexpr (row.gemm_group == 0) {

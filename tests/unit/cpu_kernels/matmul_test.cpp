@@ -6,6 +6,7 @@
 
 #include "cpu/kernels/mul_mat/gemm.h"
 #include "cpu/kernels/mul_mat/vec.h"
+#include "cpu/quants/matvec.h"
 #include "cpu/simd/isa.h"
 
 #include <gtest/gtest.h>
@@ -79,6 +80,14 @@ const Product kProducts[] = {
     {GGML_TYPE_F16, 64, 16, 33, 1, 1},  {GGML_TYPE_Q4_0, 64, 20, 36, 1, 1}, {GGML_TYPE_Q8_1, 64, 6, 3, 1, 1},
 };
 
+// Bytes of one f16 activation row of k elements as this machine's f16 kernel reads it: 2 per element, 4 where the
+// kernel takes them as f32 (the AVX-512 levels).
+size_t f16_act_row(int64_t k) {
+    const bool wide = switchyard::cpu::quants::matvec_kernel(GGML_TYPE_F16).act_layout == GGML_TYPE_F32;
+    EXPECT_EQ(wide, switchyard::cpu::simd::isa_supported(switchyard::cpu::simd::Isa::kAvx512));
+    return static_cast<size_t>(k) * (wide ? 4 : 2);
+}
+
 TEST(MatMulWork, F32TimesF32PlansNone) {
     Ctx          ctx;
     std::mt19937 rng(1);
@@ -90,8 +99,8 @@ TEST(MatMulWork, F32TimesF32PlansNone) {
 
 // With up to kMatVecMaxCols (32) src1 columns a product of a type with a matrix-vector kernel converts src1 once to the type's
 // activation format, ggml_row_size(format, k) per column as upstream plans it, plus the plan's cache line per
-// thread: q8_0 34 bytes per 32, q8_K 292 per 256; f16 4 bytes per element (f32 holding the f16 values, the layout
-// its kernels read: MatVecKernel::act_layout), twice upstream's 2.
+// thread: q8_0 34 bytes per 32, q8_K 292 per 256; f16 2 bytes per element, or 4 on the AVX-512 levels (f32
+// holding the f16 values, the layout their kernels read: MatVecKernel::act_layout).
 TEST(MatMulWork, FewColumnsPlanTheirConvertedActivations) {
     Ctx          ctx;
     std::mt19937 rng(2);
@@ -99,7 +108,7 @@ TEST(MatMulWork, FewColumnsPlanTheirConvertedActivations) {
     EXPECT_EQ(ggml_graph_plan(q8.gf, 1, nullptr).work_size, 3 * 68 + kCacheLine);
     EXPECT_EQ(ggml_graph_plan(q8.gf, 4, nullptr).work_size, 3 * 68 + 4 * kCacheLine);
     const Graph f16 = build_product(ctx, {GGML_TYPE_F16, 64, 16, 8, 1, 1}, rng);
-    EXPECT_EQ(ggml_graph_plan(f16.gf, 2, nullptr).work_size, 8 * 256 + 2 * kCacheLine);
+    EXPECT_EQ(ggml_graph_plan(f16.gf, 2, nullptr).work_size, 8 * f16_act_row(64) + 2 * kCacheLine);
     const Graph q4k = build_product(ctx, {GGML_TYPE_Q4_K, 512, 5, 1, 1, 2}, rng);
     EXPECT_EQ(ggml_graph_plan(q4k.gf, 3, nullptr).work_size, 2 * 2 * 292 + 3 * kCacheLine);
 }
@@ -200,7 +209,7 @@ TEST(MatMulWork, PlannedForMoreThreadsThanThePoolHasStillComputes) {
 }
 
 // MUL_MAT_ID: with F32 experts src1 is read in place (no work memory); others convert src1 once to their
-// activation format (10 rows of 64: f16 256 bytes each, as f32 holding f16 values, q8_0 68).
+// activation format (10 rows of 64: f16 128 bytes each, or 256 as f32 holding f16 values on AVX-512; q8_0 68).
 TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0}) {
         SCOPED_TRACE(ggml_type_name(type));
@@ -219,7 +228,7 @@ TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
         g.out = ggml_mul_mat_id(ctx, as, b, ids);
         g.gf  = ggml_new_graph(ctx);
         ggml_build_forward_expand(g.gf, g.out);
-        const size_t row = type == GGML_TYPE_F32 ? 0 : (type == GGML_TYPE_F16 ? 256 : 68);
+        const size_t row = type == GGML_TYPE_F32 ? 0 : (type == GGML_TYPE_F16 ? f16_act_row(64) : 68);
         EXPECT_EQ(ggml_graph_plan(g.gf, 3, nullptr).work_size, row > 0 ? 10 * row + 3 * kCacheLine : 0);
         const std::vector<double> want = reference_values(g.gf, g.out);
         for (int n : {1, 3}) {
