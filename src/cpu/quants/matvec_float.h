@@ -6,8 +6,9 @@
 //
 // The shape per level and format (FloatShape): on AVX-512, f32 takes six rows at a time with one accumulator per
 // output for more than one column, so a step loads 6 weight and C activation vectors for 6 C FMAs; f16 three rows
-// with two accumulators; AVX2 one row with two accumulators. An output's sum has the same steps in the same order whatever the number of rows or columns
-// beside it, so a column gives the same bits alone or in a batch.
+// with two accumulators, its activations as f32; AVX2 one row with two accumulators. An output's sum has the same
+// steps in the same order whatever the number of rows or columns beside it, so a column gives the same bits alone
+// or in a batch.
 #pragma once
 
 #include "cpu/quants/matvec_driver.h"
