@@ -68,22 +68,24 @@ constexpr int kWidenChunk = 4096;
 template <ggml_type X>
 void vec_dot_kernel(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) {
     const switchyard::cpu::quants::MatVecKernel & k = switchyard::cpu::quants::matvec_kernel(X);
+    const bool                                    widen = k.act_layout != k.act_type;
     for (int r = 0; r < nrc; ++r) {
+        const char * w   = static_cast<const char *>(x) + static_cast<size_t>(r) * bx;
+        const char * yr  = static_cast<const char *>(y) + static_cast<size_t>(r) * by;
+        float *      out = s + static_cast<size_t>(r) * bs / sizeof(float);
         switchyard::cpu::quants::MatVecArgs a{};
-        a.k     = n;
-        a.w     = static_cast<const char *>(x) + static_cast<size_t>(r) * bx;
-        a.rows  = 1;
-        a.act   = static_cast<const char *>(y) + static_cast<size_t>(r) * by;
-        a.cols  = 1;
-        a.out   = s + static_cast<size_t>(r) * bs / sizeof(float);
-        if (k.act_layout == k.act_type) {
+        a.rows = 1;
+        a.cols = 1;
+        if (!widen) {
+            a.k   = n;
+            a.w   = w;
+            a.act = yr;
+            a.out = out;
             k.fn(a);
             continue;
         }
-        float       widened[kWidenChunk];
-        float       sum = 0.0f, part = 0.0f;
-        const char * w  = static_cast<const char *>(a.w);
-        const char * yr = static_cast<const char *>(a.act);
+        float widened[kWidenChunk];
+        float part = 0.0f, sum = 0.0f;
         for (int i0 = 0; i0 < n; i0 += kWidenChunk) {
             const int m = std::min(kWidenChunk, n - i0);
             to_floats(k.act_type, yr + ggml_row_size(k.act_type, i0), widened, m);
@@ -94,7 +96,7 @@ void vec_dot_kernel(int n, float * s, size_t bs, const void * x, size_t bx, cons
             k.fn(a);
             sum += part;
         }
-        s[static_cast<size_t>(r) * bs / sizeof(float)] = sum;
+        *out = sum;
     }
 }
 
