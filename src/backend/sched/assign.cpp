@@ -24,24 +24,23 @@ int backend_index(const ggml_backend_sched * sched, ggml_backend_t backend) {
     return -1;
 }
 
-// A backend that cannot read a source where it lives still runs the node: the source becomes a split input,
-// copied into the backend's own memory before the split runs (splits.cpp). So the backend is asked about the
-// node as it will compute it -- each such source replaced by a same-layout tensor not yet in any buffer -- rather
-// than about the original, which a backend rightly refuses (the CPU cannot read device memory).
-bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node) {
-    ggml_backend_t backend = sched->backends[backend_id];
-    ggml_tensor    probe;
-    ggml_tensor    copies[GGML_MAX_SRC];
-    bool           probing = false;
+namespace {
+
+const ggml_backend_buffer * owner_buffer(const ggml_tensor * t) {
+    return t->view_src ? t->view_src->buffer : t->buffer;
+}
+
+// backend_supports_op for a node with a source the backend cannot read where it lives: asked about the node with
+// each such source replaced by a same-layout tensor not yet in any buffer. Out of line: the probe copies are
+// large, and the common case (every source readable, or in no buffer yet) never needs them.
+[[gnu::noinline]] bool supports_with_copies(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node) {
+    ggml_tensor probe = *node;
+    ggml_tensor copies[GGML_MAX_SRC];
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
         const ggml_tensor *         src = node->src[j];
-        const ggml_backend_buffer * buf = src ? (src->view_src ? src->view_src->buffer : src->buffer) : nullptr;
+        const ggml_backend_buffer * buf = src ? owner_buffer(src) : nullptr;
         if (!buf || backend_reads_buft(sched, backend_id, buf->buft)) {
             continue;
-        }
-        if (!probing) {
-            probe   = *node;
-            probing = true;
         }
         copies[j]           = *src;
         copies[j].buffer    = nullptr;
@@ -50,7 +49,24 @@ bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const
         copies[j].view_offs = 0;
         probe.src[j]        = &copies[j];
     }
-    return ggml_backend_supports_op(backend, probing ? &probe : node);
+    return ggml_backend_supports_op(sched->backends[backend_id], &probe);
+}
+
+} // namespace
+
+// A backend that cannot read a source where it lives still runs the node: the source becomes a split input,
+// copied into the backend's own memory before the split runs (splits.cpp). So the backend is asked about the
+// node as it will compute it -- each such source replaced by a same-layout tensor not yet in any buffer -- rather
+// than about the original, which a backend rightly refuses (the CPU cannot read device memory). Asked for every
+// node of every graph: the common case, no such source, asks about the node itself.
+bool backend_supports_op(const ggml_backend_sched * sched, int backend_id, const ggml_tensor * node) {
+    for (const ggml_tensor * src : node->src) {
+        const ggml_backend_buffer * buf = src ? owner_buffer(src) : nullptr;
+        if (buf && !backend_reads_buft(sched, backend_id, buf->buft)) {
+            return supports_with_copies(sched, backend_id, node);
+        }
+    }
+    return ggml_backend_supports_op(sched->backends[backend_id], node);
 }
 
 bool backend_reads_buft(const ggml_backend_sched * sched, int backend_id, ggml_backend_buffer_type_t buft) {
@@ -79,7 +95,7 @@ bool backend_reads_buft(const ggml_backend_sched * sched, int backend_id, ggml_b
 }
 
 ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_tensor * t, int32_t entry) {
-    const ggml_backend_buffer * buf = t->view_src ? t->view_src->buffer : t->buffer;
+    const ggml_backend_buffer * buf = owner_buffer(t);
     if (buf) {
         return buf->buft;
     }
@@ -97,7 +113,7 @@ namespace {
 // Highest-priority backend that can use the buffer `t` lives in and run `op_node`. -1: t has no buffer;
 // -2: it has one but no backend qualifies.
 int backend_from_buffer(ggml_backend_sched * sched, const ggml_tensor * t, const ggml_tensor * op_node) {
-    const ggml_backend_buffer * buf = t->view_src ? t->view_src->buffer : t->buffer;
+    const ggml_backend_buffer * buf = owner_buffer(t);
     if (!buf) {
         return -1;
     }
@@ -109,20 +125,22 @@ int backend_from_buffer(ggml_backend_sched * sched, const ggml_tensor * t, const
     return -2;
 }
 
-// Sources whose placement should not decide where the op runs (too small to matter).
-bool ignore_weight_src(const ggml_tensor * node, int src_index) {
-    return (node->op == GGML_OP_ROPE && src_index == 2) || (node->op == GGML_OP_FLASH_ATTN_EXT && src_index == 4) ||
-           (node->op == GGML_OP_SOFT_MAX && src_index == 2);
+// The source whose placement should not decide where the op runs (too small to matter), or -1.
+int ignored_weight_src(ggml_op op) {
+    switch (op) {
+    case GGML_OP_ROPE: return 2;
+    case GGML_OP_FLASH_ATTN_EXT: return 4;
+    case GGML_OP_SOFT_MAX: return 2;
+    default: return -1;
+    }
 }
 
 int backend_for_weights(ggml_backend_sched * sched, ggml_tensor * node) {
+    const int ignored = ignored_weight_src(node->op);
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
-        const ggml_tensor * src = node->src[j];
-        if (!src || ignore_weight_src(node, j)) {
-            continue;
-        }
-        const ggml_backend_buffer * buf = src->view_src ? src->view_src->buffer : src->buffer;
-        if (!buf || ggml_backend_buffer_get_usage(const_cast<ggml_backend_buffer *>(buf)) != GGML_BACKEND_BUFFER_USAGE_WEIGHTS) {
+        const ggml_tensor *         src = node->src[j];
+        const ggml_backend_buffer * buf = src ? owner_buffer(src) : nullptr;
+        if (!buf || buf->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS || j == ignored) {
             continue;
         }
         const int src_id = backend_from_buffer(sched, src, node);

@@ -253,10 +253,11 @@ bool mul_mat_supports(const ggml_tensor * dst) {
     const ggml_tensor * src1 = dst->src[1];
     // the repack path of mul_mat_path, asked by placement rather than by init_tensor's mark, so that a placement
     // probe (uninitialised tensors) gets the answer the computation will
-    if (src0 && src0->view_src == nullptr && repack::placed_repacked(src0)) {
+    const bool src0_repacked = src0 && repack::placed_repacked(src0);
+    if (src0_repacked && src0->view_src == nullptr) {
         return repack::mul_mat_supports(dst); // weights in a CPU_REPACK buffer (repack/mul_mat.h)
     }
-    if ((src0 && repack::placed_repacked(src0)) || (src1 && repack::placed_repacked(src1))) {
+    if (src0_repacked || (src1 && repack::placed_repacked(src1))) {
         return false; // views of repacked weights, repacked src1: not the standard layout
     }
     return src0 && src1 && dst->type == GGML_TYPE_F32 && row_convertible(src0->type) && src1_type_ok(src1->type) &&

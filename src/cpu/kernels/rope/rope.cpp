@@ -59,7 +59,8 @@ struct RopeParams {
     int   n_offs;    // first rotated element of each row
 };
 
-RopeParams read_params(const ggml_tensor * dst) {
+// The op's parameters; corr_dims (a few logarithms) only when the computation needs them, not for supports.
+RopeParams read_params(const ggml_tensor * dst, bool with_corr_dims = true) {
     RopeParams r{};
     r.n_dims      = get_op_param_i32(dst, 1);
     r.mode        = get_op_param_i32(dst, 2);
@@ -70,7 +71,9 @@ RopeParams read_params(const ggml_tensor * dst) {
     r.attn_factor = get_op_param_f32(dst, 8);
     r.beta_fast   = get_op_param_f32(dst, 9);
     r.beta_slow   = get_op_param_f32(dst, 10);
-    ggml_rope_yarn_corr_dims(r.n_dims, r.n_ctx_orig, r.freq_base, r.beta_fast, r.beta_slow, r.corr_dims);
+    if (with_corr_dims) {
+        ggml_rope_yarn_corr_dims(r.n_dims, r.n_ctx_orig, r.freq_base, r.beta_fast, r.beta_slow, r.corr_dims);
+    }
     for (int i = 0; i < GGML_MROPE_SECTIONS; ++i) {
         r.sections[i] = get_op_param_i32(dst, 11 + i);
     }
@@ -294,7 +297,7 @@ bool rope_supports(const ggml_tensor * dst) {
         dst->type != a->type || !ggml_are_same_shape(a, dst)) {
         return false;
     }
-    const RopeParams r = read_params(dst);
+    const RopeParams r = read_params(dst, /*with_corr_dims=*/false);
     const bool offset_ok = r.n_offs >= 0 && r.n_offs % 2 == 0 && (r.n_offs == 0 || !r.vision) &&
                            static_cast<int64_t>(r.n_offs) + r.rot_dims <= a->ne[0];
     return rope_mode_ok(dst, r) && (!ff || (ff->type == GGML_TYPE_F32 && ff->ne[0] >= r.rot_dims / 2)) &&
