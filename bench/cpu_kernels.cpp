@@ -15,7 +15,8 @@
 //            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
 //            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
-//   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s
+//   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s; decoding against 4,096 keys
+//            (K / V in L3 here) and 32,768 (128 MiB: from DRAM), and a 512 x 512 prefill
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written, ratio to the
 //            streaming ceiling of the same bytes read and written ("strm": a plain AVX-512 read-and-write loop
 //            over arrays of the op's sizes, measured right after the case; these shapes fit in a large L3)
@@ -594,7 +595,7 @@ void attention_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     struct Case {
         int64_t n_q, n_kv;
     };
-    for (const Case c : {Case{1, 4096}, Case{512, 512}}) {
+    for (const Case c : {Case{1, 4096}, Case{1, 32768}, Case{512, 512}}) { // 1 x 32768: 128 MiB of K / V, from DRAM
         const std::string name = "FLASH_ATTN_EXT hs128 32/8 heads f16 KV, " + std::to_string(c.n_q) + " x " +
                                  std::to_string(c.n_kv) + ", GFLOP/s";
         if (!selected(o, name)) {

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -399,6 +400,53 @@ TEST(RepackBuffer, MulMatEqualsTheGemmAroundTheExpansionThreshold) {
                             ADD_FAILURE() << ggml_type_name(type) << ", " << n << " columns, " << nt << " threads, at ("
                                           << r << ", " << c << "): got " << got[i] << ", GEMM " << want[i];
                         }
+                    }
+                }
+            }
+        }
+    }
+    ggml_backend_free(backend);
+}
+
+// Batch invariance: each column of a 7-, 25-, 33- and 100-column product (below and past the expansion threshold and
+// the matrix-vector limit) equals, bit for bit, the same column multiplied alone, on 1 and 3 threads: the tiles
+// reduce each output in one order whatever columns share the call. Not yet on AMX, whose tile takes the products
+// past kMatVecMaxCols columns and sums in another order: there only the batches up to that limit are checked.
+TEST(RepackBuffer, ColumnsGiveTheSameBitsInEveryBatch) {
+    if (rp::tile_fast() == nullptr) {
+        GTEST_SKIP() << "no repacked tile on this CPU";
+    }
+    std::mt19937   rng(58);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    for (ggml_type type : kTypes) {
+        const int64_t              k = type == GGML_TYPE_Q4_K ? 512 : 256, m = 70, n_max = 100;
+        const std::vector<uint8_t> bytes = weights(type, m, k, false, rng);
+        const std::vector<float>   x     = normal_floats(rng, k * n_max);
+        std::vector<float>         alone(static_cast<size_t>(m * n_max));
+        {
+            Product one(rp::repack_buffer_type(), type, k, m, 1);
+            ggml_backend_tensor_set(one.w, bytes.data(), 0, bytes.size());
+            for (int64_t c = 0; c < n_max; ++c) {
+                ggml_backend_tensor_set(one.x, x.data() + c * k, 0, static_cast<size_t>(k) * sizeof(float));
+                const std::vector<float> got = one.run(backend);
+                std::copy(got.begin(), got.end(), alone.begin() + c * m);
+            }
+        }
+        for (int64_t n : {int64_t{7}, int64_t{25}, int64_t{33}, n_max}) {
+            if (q::gemm_int_amx() && n > switchyard::cpu::kernels::kMatVecMaxCols) {
+                continue;
+            }
+            Product batch(rp::repack_buffer_type(), type, k, m, n);
+            ggml_backend_tensor_set(batch.w, bytes.data(), 0, bytes.size());
+            ggml_backend_tensor_set(batch.x, x.data(), 0, static_cast<size_t>(k * n) * sizeof(float));
+            for (int nt : {1, 3}) {
+                ggml_backend_cpu_set_n_threads(backend, nt);
+                const std::vector<float> got      = batch.run(backend);
+                int                      failures = 0;
+                for (size_t i = 0; i < got.size(); ++i) {
+                    if (std::memcmp(&got[i], &alone[i], sizeof(float)) != 0 && failures++ < 3) {
+                        ADD_FAILURE() << ggml_type_name(type) << ", " << n << " columns, " << nt << " threads, row "
+                                      << i % m << " column " << i / m << ": " << got[i] << ", alone " << alone[i];
                     }
                 }
             }
