@@ -36,13 +36,22 @@ inline model_writer::Shape tiny_shape(const std::string & type) {
     return s;
 }
 
+// The process's scratch directory for models and traces, removed with everything in it when the process exits
+// (CTest runs every test in a process of its own: a directory left behind per test would pile up).
 inline fs::path temp_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("switchyard_runner_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    struct Dir {
+        pid_t    owner = ::getpid();
+        fs::path path  = fs::temp_directory_path() / ("switchyard_runner_test_" + std::to_string(owner));
+        Dir() { fs::create_directories(path); }
+        ~Dir() {
+            std::error_code ec;
+            if (::getpid() == owner) { // not in a child that exits
+                fs::remove_all(path, ec);
+            }
+        }
+    };
+    static const Dir dir;
+    return dir.path;
 }
 
 // writes a model (plan changed by `edit`), returning its path
