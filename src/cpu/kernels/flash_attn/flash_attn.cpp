@@ -6,21 +6,26 @@
 // Work items: up to kRows query rows (queries x heads) of one GQA group, i.e. sharing one K/V head. An item walks
 // the keys in tiles of kTile: the tile's K and V rows are converted to float once and used by all of its rows
 // (scores = Q K^T and O += P V are small GEMMs, tile.h), with a running maximum and sum per row. Tiles
-// where the mask hides every key from every row are skipped without reading K or V. When the node has few items
-// (decoding: one query), each item's keys are also cut into chunks whose partial (max, sum, O) are merged in
-// chunk order after a barrier.
+// where the mask hides every key from every row are skipped without reading K or V. The keys are cut into chunks
+// of kChunk: each chunk starts from a fresh state, and its partial (max, sum, O) is folded into the row's result in
+// chunk order (fold_chunk). When the node has few items (decoding: one query), the chunks of an item are computed
+// by different threads and folded after a barrier; otherwise one thread computes an item's chunks one after the
+// other, folding as it goes.
 //
-// Items of many rows (Plan::transposed) transpose the tile's K once and compute scores with the keys across the
-// vector lanes; items of few rows (decoding) take dot products straight from the K rows, and when K / V are f16
-// the rows are converted inside the tile kernels instead of into scratch first (they stream from memory once).
+// Scores are dot products along the head dimension, reduced by one tree (tile.h: the same operations for one
+// query row as for 64, K rows read as f32 or straight from f16). Items of few rows (decoding) read V rows of f16 in
+// place, converted inside the tile kernel (they stream from memory once); the results are the same.
 //
-// Determinism: the items, tiles and chunks follow from the shapes alone, and every row's arithmetic is the same
-// whatever rows share its item, so the result does not depend on the thread count or on which thread computes
-// what.
+// Batch invariance and determinism: the items, tiles and chunks follow from the shapes alone, and a row's
+// arithmetic -- its scores, its online softmax over the tiles of each chunk, the folding of its chunks -- is the
+// same whatever rows share its item, however many queries the node has and whichever thread computes it. So a
+// query's output is the same bits whether it comes alone (decoding) or in a batch of 512, and on any thread count.
+// (A tile that the mask hides from this row but not from others in its item changes nothing: its scores are -inf,
+// its weights 0.)
 //
-// Scratch (work_size): per thread the item's Q rows, the K tile (rows and transposed) and V tile, scores and mask
-// values, O, maxima and sums; when keys are chunked, one partial (max, sum, O) per item and chunk, shared by the
-// threads.
+// Scratch (work_size): per thread the item's Q rows, the K and V tiles, scores and mask values, O, maxima and sums,
+// and the folded state of a chunked item; when the chunks of an item are computed by different threads, one
+// partial (max, sum, O) per item and chunk, shared by the threads.
 #include "cpu/kernels/flash_attn/tile.h"
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/mul_mat/dequant.h"
@@ -39,10 +44,13 @@ namespace {
 
 constexpr int64_t kRows     = 64; // query rows per item (the K / V tile's conversion is shared by them)
 constexpr int64_t kTile     = 64; // keys per tile
-constexpr int64_t kMinUnits = 16; // below this many items, keys are chunked (a shape rule: not the thread count)
-// Items of at least this many rows transpose K: the transposition then costs less than the horizontal sums of
-// dot products (a shape rule too: every item of a node takes the same path).
-constexpr int64_t kTransposedRows = 8;
+// Keys per chunk: a constant, so that a row's arithmetic depends on no other row. Measured decoding against 4,096
+// and 32,768 f16 keys (2 threads): 256 and 512 lose 4-9 % to the merges, 1,024 is even with 2,048.
+constexpr int64_t kChunk    = 1024;
+constexpr int64_t kMinUnits = 16; // below this many items, the chunks of an item go to different threads
+// Items of fewer rows read V rows of f16 in place (each is used by few rows: converting it into scratch first
+// would cost more than the accumulation).
+constexpr int64_t kStreamRows = 8;
 
 float alibi_slope(float max_bias, int64_t head, int64_t n_head) {
     if (max_bias <= 0.0f) {
@@ -62,10 +70,10 @@ struct Plan {
     int64_t nh, nq;             // heads and queries per item
     int64_t h_blocks, q_blocks; // items per K/V head and batch: h_blocks x q_blocks
     int64_t n_items;
-    int64_t n_chunks, chunk;    // key chunks per item, keys per chunk (a multiple of kTile)
-    bool    transposed;         // scores from a transposed K tile (many rows per item)
+    int64_t n_chunks;           // key chunks of kChunk per item
+    bool    parallel_chunks;    // an item's chunks are computed by different threads (few items, several chunks)
     size_t  slot_bytes;         // per thread
-    size_t  partial_bytes;      // per (item, chunk) when n_chunks > 1
+    size_t  partial_bytes;      // per (item, chunk) when parallel_chunks
     size_t  shared_bytes;       // all partials
 };
 
@@ -82,24 +90,19 @@ Plan make_plan(const ggml_tensor * dst) {
     pl.h_blocks = (pl.group + pl.nh - 1) / pl.nh;
     pl.q_blocks = (pl.n_q + pl.nq - 1) / pl.nq;
     pl.n_items  = q->ne[3] * k->ne[2] * pl.h_blocks * pl.q_blocks;
-    pl.n_chunks = 1;
-    if (pl.n_items > 0 && pl.n_items < kMinUnits) {
-        const int64_t want = (kMinUnits + pl.n_items - 1) / pl.n_items;
-        pl.n_chunks        = std::clamp<int64_t>(want, 1, std::max<int64_t>(1, pl.n_kv / (4 * kTile)));
-    }
-    pl.chunk         = ((pl.n_kv + pl.n_chunks - 1) / pl.n_chunks + kTile - 1) / kTile * kTile;
-    pl.n_chunks      = pl.chunk > 0 ? std::max<int64_t>(1, (pl.n_kv + pl.chunk - 1) / pl.chunk) : 1;
-    pl.transposed    = pl.nh * std::min(pl.nq, pl.n_q) >= kTransposedRows;
-    pl.slot_bytes    = scratch_floats(kRows * pl.D) + 2 * scratch_floats(kTile * pl.D) + scratch_floats(kTile * pl.Dv) +
-                    2 * scratch_floats(kRows * kTile) + scratch_floats(kRows * pl.Dv) + 2 * scratch_floats(kRows);
+    pl.n_chunks        = std::max<int64_t>(1, (pl.n_kv + kChunk - 1) / kChunk);
+    pl.parallel_chunks = pl.n_chunks > 1 && pl.n_items < kMinUnits;
+    pl.slot_bytes      = scratch_floats(kRows * pl.D) + scratch_floats(kTile * pl.D) + scratch_floats(kTile * pl.Dv) +
+                    2 * scratch_floats(kRows * kTile) + 2 * scratch_floats(kRows * pl.Dv) + 4 * scratch_floats(kRows);
     pl.partial_bytes = scratch_floats(kRows * (pl.Dv + 2));
-    pl.shared_bytes  = pl.n_chunks > 1 ? static_cast<size_t>(pl.n_items * pl.n_chunks) * pl.partial_bytes : 0;
+    pl.shared_bytes  = pl.parallel_chunks ? static_cast<size_t>(pl.n_items * pl.n_chunks) * pl.partial_bytes : 0;
     return pl;
 }
 
 // One thread's scratch slot.
 struct Slot {
-    float * q, *k, *kt, *v, *s, *mv, *o, *m, *l;
+    float * q, *k, *v, *s, *mv, *o, *m, *l;
+    float * fo, *fm, *fl; // the folded state of an item's rows (chunks folded so far)
 };
 
 Slot thread_slot_of(const ComputeParams & p, const Plan & pl) {
@@ -112,13 +115,15 @@ Slot thread_slot_of(const ComputeParams & p, const Plan & pl) {
     Slot s{};
     s.q  = take(kRows * pl.D);
     s.k  = take(kTile * pl.D);
-    s.kt = take(kTile * pl.D);
     s.v  = take(kTile * pl.Dv);
     s.s  = take(kRows * kTile);
     s.mv = take(kRows * kTile);
     s.o  = take(kRows * pl.Dv);
     s.m  = take(kRows);
     s.l  = take(kRows);
+    s.fo = take(kRows * pl.Dv);
+    s.fm = take(kRows);
+    s.fl = take(kRows);
     return s;
 }
 
@@ -247,16 +252,8 @@ const float * kv_tile(const Problem & pb, const ggml_tensor * t, const Item & it
 void tile_scores(const Problem & pb, const Plan & pl, const Item & item, int64_t j0, int64_t nt, const Slot & s, const bool * live) {
     const AttnTileKernels & tk  = *pb.tk;
     int64_t                 ldk = 0;
-    const uint16_t *        k16 = f16_rows(pb.k, item, j0, ldk);
-    if (pl.transposed) {
-        if (k16 != nullptr) {
-            tk.transpose_f16(k16, ldk, nt, pl.D, s.kt, kTile);
-        } else {
-            const float * kr = kv_tile(pb, pb.k, item, j0, nt, pl.D, s.k, live, ldk);
-            tk.transpose(kr, ldk, nt, pl.D, s.kt, kTile);
-        }
-        tk.scores_t(s.q, pl.D, item.rows(), s.kt, kTile, nt, pl.D, s.s, kTile);
-    } else if (k16 != nullptr) {
+    const uint16_t *        k16 = item.rows() < kStreamRows ? f16_rows(pb.k, item, j0, ldk) : nullptr;
+    if (k16 != nullptr) {
         tk.scores_f16(s.q, pl.D, item.rows(), k16, ldk, nt, pl.D, s.s, kTile);
     } else {
         const float * kr = kv_tile(pb, pb.k, item, j0, nt, pl.D, s.k, live, ldk);
@@ -299,7 +296,7 @@ void attend_tile(const Problem & pb, const Plan & pl, const Item & item, int64_t
         s.m[r] = m_new;
     }
     int64_t          ldv = 0;
-    const uint16_t * v16 = pl.transposed || !all_live(live, nt) ? nullptr : f16_rows(pb.v, item, j0, ldv);
+    const uint16_t * v16 = R >= kStreamRows || !all_live(live, nt) ? nullptr : f16_rows(pb.v, item, j0, ldv);
     if (v16 != nullptr) {
         tk.accumulate_f16(s.o, pl.Dv, R, s.s, kTile, v16, ldv, nt, pl.Dv);
     } else {
@@ -351,24 +348,48 @@ Partial partial_at(const ComputeParams & p, const Plan & pl, int64_t unit) {
     return {base, base + kRows, base + 2 * kRows};
 }
 
-// Merges the chunks of one item in chunk order and writes its rows (s.o is the merge buffer).
+// Folds the partial (m_c, l_c, o_c) of a row's next chunk into the row's state (m, l, o). Both ways of computing an
+// item's chunks (flash_attn_compute) fold with this function, in chunk order, so a row's result does not depend on
+// which is taken; one chunk folded into the empty state is that chunk's state, bit for bit.
+void fold_chunk(float & m, float & l, float * o, float m_c, float l_c, const float * o_c, int64_t dv) {
+    if (m_c == -INFINITY) {
+        return; // the chunk showed the row no key
+    }
+    if (m == -INFINITY) {
+        m = m_c;
+        l = l_c;
+        std::copy(o_c, o_c + dv, o);
+        return;
+    }
+    const float m_new = std::max(m, m_c);
+    const float f = std::exp(m - m_new), f_c = std::exp(m_c - m_new);
+    l = l * f + l_c * f_c;
+    for (int64_t d = 0; d < dv; ++d) {
+        o[d] = o[d] * f + o_c[d] * f_c;
+    }
+    m = m_new;
+}
+
+// The item's rows over chunk c folded into its state (s.fm, s.fl, s.fo; the first chunk starts it).
+void fold_item_chunk(const Plan & pl, const Item & item, int64_t c, const Slot & s) {
+    for (int64_t r = 0; r < item.rows(); ++r) {
+        if (c == 0) {
+            s.fm[r] = -INFINITY;
+            s.fl[r] = 0.0f;
+        }
+        fold_chunk(s.fm[r], s.fl[r], s.fo + r * pl.Dv, s.m[r], s.l[r], s.o + r * pl.Dv, pl.Dv);
+    }
+}
+
+// Folds the chunks of one item, computed by several threads, in chunk order and writes its rows.
 void merge_item(const ComputeParams & p, const Problem & pb, const Plan & pl, int64_t it, const Slot & s) {
     const Item item = item_at(pb, pl, it);
     for (int64_t r = 0; r < item.rows(); ++r) {
-        float m = -INFINITY;
-        for (int64_t c = 0; c < pl.n_chunks; ++c) m = std::max(m, partial_at(p, pl, it * pl.n_chunks + c).m[r]);
-        float   l = 0.0f;
-        float * o = s.o;
-        std::fill(o, o + pl.Dv, 0.0f);
-        for (int64_t c = 0; c < pl.n_chunks && m != -INFINITY; ++c) {
+        float   m = -INFINITY, l = 0.0f;
+        float * o = s.fo;
+        for (int64_t c = 0; c < pl.n_chunks; ++c) {
             const Partial part = partial_at(p, pl, it * pl.n_chunks + c);
-            if (part.m[r] == -INFINITY) {
-                continue;
-            }
-            const float   f  = std::exp(part.m[r] - m);
-            const float * po = part.o + r * pl.Dv;
-            l += part.l[r] * f;
-            for (int64_t d = 0; d < pl.Dv; ++d) o[d] += po[d] * f;
+            fold_chunk(m, l, o, part.m[r], part.l[r], part.o + r * pl.Dv, pl.Dv);
         }
         write_row(pb, pl, item, r, m, l, o);
     }
@@ -383,25 +404,36 @@ void flash_attn_compute(const ComputeParams & p, ggml_tensor * dst) {
     const Plan    pl = make_plan(dst);
     const Problem pb{dst->src[0], dst->src[1], dst->src[2], dst->src[3], dst->src[4], dst,
                      get_op_param_f32(dst, 0), get_op_param_f32(dst, 1), get_op_param_f32(dst, 2), &attn_tile_kernels()};
-    const Slot    s       = thread_slot_of(p, pl);
-    const int64_t n_units = pl.n_items * pl.n_chunks;
-    for (int64_t u = p.ith; u < n_units; u += p.nth) {
-        const int64_t it = u / pl.n_chunks, c = u % pl.n_chunks;
-        const Item    item = item_at(pb, pl, it);
-        const int64_t c0   = c * pl.chunk;
-        attend_keys(pb, pl, item, c0, std::min(pl.n_kv, c0 + pl.chunk), s);
-        if (pl.n_chunks == 1) {
-            for (int64_t r = 0; r < item.rows(); ++r) write_row(pb, pl, item, r, s.m[r], s.l[r], s.o + r * pl.Dv);
-            continue;
+    const Slot s = thread_slot_of(p, pl);
+    if (pl.parallel_chunks) {
+        // a contiguous run of units per thread: consecutive chunks of an item stream consecutive K / V rows
+        const Range units = thread_range(p, pl.n_items * pl.n_chunks);
+        for (int64_t u = units.begin; u < units.end; ++u) {
+            const int64_t it = u / pl.n_chunks, c0 = (u % pl.n_chunks) * kChunk;
+            const Item    item = item_at(pb, pl, it);
+            attend_keys(pb, pl, item, c0, std::min(pl.n_kv, c0 + kChunk), s);
+            const Partial part = partial_at(p, pl, u);
+            std::copy(s.m, s.m + item.rows(), part.m);
+            std::copy(s.l, s.l + item.rows(), part.l);
+            std::copy(s.o, s.o + item.rows() * pl.Dv, part.o);
         }
-        const Partial part = partial_at(p, pl, u);
-        std::copy(s.m, s.m + item.rows(), part.m);
-        std::copy(s.l, s.l + item.rows(), part.l);
-        std::copy(s.o, s.o + item.rows() * pl.Dv, part.o);
-    }
-    if (pl.n_chunks > 1) {
         barrier(p);
         for (int64_t it = p.ith; it < pl.n_items; it += p.nth) merge_item(p, pb, pl, it, s);
+        return;
+    }
+    for (int64_t it = p.ith; it < pl.n_items; it += p.nth) {
+        const Item item = item_at(pb, pl, it);
+        for (int64_t c = 0; c < pl.n_chunks; ++c) {
+            attend_keys(pb, pl, item, c * kChunk, std::min(pl.n_kv, (c + 1) * kChunk), s);
+            if (pl.n_chunks > 1) {
+                fold_item_chunk(pl, item, c, s);
+            }
+        }
+        const bool folded = pl.n_chunks > 1;
+        for (int64_t r = 0; r < item.rows(); ++r) {
+            write_row(pb, pl, item, r, folded ? s.fm[r] : s.m[r], folded ? s.fl[r] : s.l[r],
+                      (folded ? s.fo : s.o) + r * pl.Dv);
+        }
     }
 }
 

@@ -1,6 +1,5 @@
 // The attention tile steps for AVX2 + FMA (8 float lanes; compiled with the AVX2 flags, called only through
-// attn_tile_kernels() once the CPU has AVX2). Two query rows per register block: 8 score or 8 O accumulators;
-// transposed scores in blocks of 2 rows x 32 keys (8 accumulators).
+// attn_tile_kernels() once the CPU has AVX2). Two query rows per register block: 8 score or 8 O accumulators.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/simd/vec_avx2.h"
@@ -10,7 +9,7 @@
 namespace switchyard::cpu::kernels {
 
 const AttnTileKernels & attn_tile_kernels_avx2() {
-    static const AttnTileKernels k = make_attn_tile_kernels<simd::VecAvx2, 2, 2, 4>("avx2");
+    static const AttnTileKernels k = make_attn_tile_kernels<simd::VecAvx2, 2, 2>("avx2");
     return k;
 }
 

@@ -6,7 +6,7 @@
 namespace switchyard::cpu::kernels {
 
 const AttnTileKernels & attn_tile_kernels_scalar() {
-    static const AttnTileKernels k = make_attn_tile_kernels<VecScalar, 2, 2, 4>("scalar");
+    static const AttnTileKernels k = make_attn_tile_kernels<VecScalar, 2, 2>("scalar");
     return k;
 }
 

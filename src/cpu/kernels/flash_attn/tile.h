@@ -1,9 +1,8 @@
 // The vector steps of the FLASH_ATTN_EXT kernel (flash_attn.cpp), one table per ISA level: the two small GEMMs of a
-// tile (scores = Q K^T, O += P V), the row steps of the online softmax, and the conversions of K / V tiles. Scores
-// come in two forms: dot products along the head dimension (few query rows: the K rows are read once, as f32 or
-// straight from f16), and keys across the lanes from a transposed K tile (many rows: no horizontal sums). Written
-// once over the Vec types in tile_impl.h and instantiated in tile.cpp (scalar),
-// flash_attn_avx2.cpp, flash_attn_avx512.cpp.
+// tile (scores = Q K^T, O += P V), the row steps of the online softmax, and the conversion of f16 tiles. Scores are
+// dot products along the head dimension (K rows read as f32 or straight from f16), each reduced by the same tree
+// whatever rows and keys share the call. Written once over the Vec types in tile_impl.h and instantiated in
+// tile.cpp (scalar), flash_attn_avx2.cpp, flash_attn_avx512.cpp.
 //
 // Every result element is computed by the same sequence of operations whatever the number of rows or keys passed
 // in one call (row and key tails use the same reduction tree as full blocks), so the kernel's output does not
@@ -21,15 +20,6 @@ struct AttnTileKernels {
     // The same reading K rows of f16 (the results equal scores' on the converted rows).
     void (*scores_f16)(const float * q, int64_t ldq, int64_t nr, const uint16_t * k, int64_t ldk, int64_t nk, int64_t n,
                        float * s, int64_t lds);
-    // s[r * lds + j] = sum over d < n of q[r * ldq + d] * kt[d * ldkt + j] (in order of d, one fma each), for r < nr
-    // and j < nk rounded up to keys_block: the columns past nk are computed from whatever kt holds there, so
-    // ldkt and lds must cover them (transpose zeroes them).
-    void (*scores_t)(const float * q, int64_t ldq, int64_t nr, const float * kt, int64_t ldkt, int64_t nk, int64_t n, float * s,
-                     int64_t lds);
-    // kt[d * ldkt + j] = k[j * ldk + d] for j < nk, d < n; columns [nk, ldkt) of the n rows are zeroed.
-    void (*transpose)(const float * k, int64_t ldk, int64_t nk, int64_t n, float * kt, int64_t ldkt);
-    // The same from rows of f16.
-    void (*transpose_f16)(const uint16_t * k, int64_t ldk, int64_t nk, int64_t n, float * kt, int64_t ldkt);
     // dst[j * ldd + d] = float(src[j * lds + d]) for j < nk, d < n (f16 rows to float rows).
     void (*convert_f16)(const uint16_t * src, int64_t lds, int64_t nk, int64_t n, float * dst, int64_t ldd);
     // Finishes one row of n raw scores in place: softcap * tanh(s) when softcap != 0, then + mv where mv is given
@@ -45,7 +35,6 @@ struct AttnTileKernels {
     // The same reading V rows of f16.
     void (*accumulate_f16)(float * o, int64_t ldo, int64_t nr, const float * p, int64_t ldp, const uint16_t * v, int64_t ldv,
                            int64_t nk, int64_t n);
-    int64_t      keys_block; // scores_t's key columns per pass (divides 64)
     const char * isa;
 };
 

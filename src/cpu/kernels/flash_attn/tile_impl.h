@@ -4,9 +4,8 @@
 //
 // Layouts are row-major throughout: Q rows (queries of one GQA group), K and V rows (keys of one tile), score rows
 // (one per query row, one column per key), O rows (one per query row). Scores are either dot products with the
-// lanes along the head dimension, reduced by hsum4 (four dot products at once), or, from a transposed K tile, RB x
-// KB vectors of scores with the keys across the lanes and one broadcast Q element per row and step of d; the
-// accumulation keeps O in registers across the keys of the tile and broadcasts one probability per row and key.
+// lanes along the head dimension, reduced by hsum4 (four dot products at once); the accumulation keeps O in
+// registers across the keys of the tile and broadcasts one probability per row and key.
 // K and V rows may be f32 or f16 (converted as loaded: the results are the same).
 #pragma once
 
@@ -177,144 +176,6 @@ void scores_rows(const float * q, int64_t ldq, int64_t nr, const T * k, int64_t 
     }
 }
 
-// Scores of RB query rows against KB vectors of keys of a transposed tile (keys across the lanes).
-template <class V, int RB, int KB>
-void score_t_block(const float * q, int64_t ldq, const float * kt, int64_t ldkt, int64_t n, float * s, int64_t lds) {
-    V acc[RB][KB];
-    for (int r = 0; r < RB; ++r) {
-        for (int c = 0; c < KB; ++c) acc[r][c] = V::splat(0.0f);
-    }
-    for (int64_t d = 0; d < n; ++d) {
-        V kv[KB];
-        for (int c = 0; c < KB; ++c) kv[c] = V::load(kt + d * ldkt + c * V::kLanes);
-        for (int r = 0; r < RB; ++r) {
-            const V qv = V::splat(q[r * ldq + d]);
-            for (int c = 0; c < KB; ++c) acc[r][c] = vfma(qv, kv[c], acc[r][c]);
-        }
-    }
-    for (int r = 0; r < RB; ++r) {
-        for (int c = 0; c < KB; ++c) acc[r][c].store(s + r * lds + c * V::kLanes);
-    }
-}
-
-// The last nr < RB rows: one block of nr rows.
-template <class V, int RB, int KB>
-void score_t_rest(const float * q, int64_t ldq, int64_t nr, const float * kt, int64_t ldkt, int64_t n, float * s, int64_t lds) {
-    if constexpr (RB > 1) {
-        if (nr == RB - 1) {
-            score_t_block<V, RB - 1, KB>(q, ldq, kt, ldkt, n, s, lds);
-        } else {
-            score_t_rest<V, RB - 1, KB>(q, ldq, nr, kt, ldkt, n, s, lds);
-        }
-    }
-}
-
-template <class V, int RB, int KB>
-void scores_t_rows(const float * q, int64_t ldq, int64_t nr, const float * kt, int64_t ldkt, int64_t nk, int64_t n, float * s,
-                   int64_t lds) {
-    for (int64_t j = 0; j < nk; j += KB * V::kLanes) {
-        int64_t r = 0;
-        for (; r + RB <= nr; r += RB) score_t_block<V, RB, KB>(q + r * ldq, ldq, kt + j, ldkt, n, s + r * lds + j, lds);
-        if (r < nr) score_t_rest<V, RB, KB>(q + r * ldq, ldq, nr - r, kt + j, ldkt, n, s + r * lds + j, lds);
-    }
-}
-
-#if defined(SWITCHYARD_SIMD_HAVE_AVX2)
-inline __m256 load8(const float * p) {
-    return _mm256_loadu_ps(p);
-}
-inline __m256 load8(const uint16_t * p) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
-}
-
-// kt[d * ldkt + j] = k[j * ldk + d] for an 8 x 8 block.
-template <class T>
-void transpose8(const T * k, int64_t ldk, float * kt, int64_t ldkt) {
-    __m256 r[8];
-    for (int i = 0; i < 8; ++i) r[i] = load8(k + i * ldk);
-    __m256 t[8], u[8];
-    for (int i = 0; i < 4; ++i) {
-        t[2 * i]     = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; ++h) { // rows 0-3, 4-7
-        u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(kt + i * ldkt, _mm256_permute2f128_ps(u[i], u[4 + i], 0x20));
-        _mm256_storeu_ps(kt + (4 + i) * ldkt, _mm256_permute2f128_ps(u[i], u[4 + i], 0x31));
-    }
-}
-#endif
-
-#if defined(SWITCHYARD_SIMD_HAVE_AVX512)
-inline __m512 load16(const float * p) {
-    return _mm512_loadu_ps(p);
-}
-inline __m512 load16(const uint16_t * p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
-}
-
-// kt[d * ldkt + j] = k[j * ldk + d] for a 16 x 16 block: 4 x 4 blocks inside the 128-bit lanes, then the lanes.
-template <class T>
-void transpose16(const T * k, int64_t ldk, float * kt, int64_t ldkt) {
-    __m512 r[16], u[16];
-    for (int i = 0; i < 16; ++i) r[i] = load16(k + i * ldk);
-    for (int g = 0; g < 4; ++g) { // rows 4g .. 4g + 3: u[4 * e + g] lane L = those rows of column 4L + e
-        const __m512 t0 = _mm512_unpacklo_ps(r[4 * g], r[4 * g + 1]), t1 = _mm512_unpackhi_ps(r[4 * g], r[4 * g + 1]);
-        const __m512 t2 = _mm512_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]), t3 = _mm512_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
-        u[g]      = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 + g]  = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-        u[8 + g]  = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-        u[12 + g] = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int e = 0; e < 4; ++e) {
-        const __m512 * a  = u + 4 * e;
-        const __m512   x0 = _mm512_shuffle_f32x4(a[0], a[1], _MM_SHUFFLE(1, 0, 1, 0));
-        const __m512   x1 = _mm512_shuffle_f32x4(a[0], a[1], _MM_SHUFFLE(3, 2, 3, 2));
-        const __m512   x2 = _mm512_shuffle_f32x4(a[2], a[3], _MM_SHUFFLE(1, 0, 1, 0));
-        const __m512   x3 = _mm512_shuffle_f32x4(a[2], a[3], _MM_SHUFFLE(3, 2, 3, 2));
-        _mm512_storeu_ps(kt + (0 + e) * ldkt, _mm512_shuffle_f32x4(x0, x2, _MM_SHUFFLE(2, 0, 2, 0)));
-        _mm512_storeu_ps(kt + (4 + e) * ldkt, _mm512_shuffle_f32x4(x0, x2, _MM_SHUFFLE(3, 1, 3, 1)));
-        _mm512_storeu_ps(kt + (8 + e) * ldkt, _mm512_shuffle_f32x4(x1, x3, _MM_SHUFFLE(2, 0, 2, 0)));
-        _mm512_storeu_ps(kt + (12 + e) * ldkt, _mm512_shuffle_f32x4(x1, x3, _MM_SHUFFLE(3, 1, 3, 1)));
-    }
-}
-#endif
-
-// Transposes the B x B blocks of keys [0, nk / B * B) and dimensions [0, n / B * B) by vectors (B = 16 with
-// AVX-512, 8 with AVX2); returns B, or 0 on the scalar path (no blocks).
-template <class V, class T>
-int64_t transpose_blocks(const T * k, int64_t ldk, int64_t nk, int64_t n, float * kt, int64_t ldkt) {
-    constexpr int64_t B = V::kLanes >= 8 ? V::kLanes : 1;
-    if constexpr (B > 1) {
-        for (int64_t j = 0; j + B <= nk; j += B) {
-            for (int64_t d = 0; d + B <= n; d += B) {
-#if defined(SWITCHYARD_SIMD_HAVE_AVX512)
-                if constexpr (B == 16) transpose16(k + j * ldk + d, ldk, kt + d * ldkt + j, ldkt);
-#endif
-#if defined(SWITCHYARD_SIMD_HAVE_AVX2)
-                if constexpr (B == 8) transpose8(k + j * ldk + d, ldk, kt + d * ldkt + j, ldkt);
-#endif
-            }
-        }
-    }
-    return B > 1 ? B : 0;
-}
-
-template <class V, class T>
-void transpose_impl(const T * k, int64_t ldk, int64_t nk, int64_t n, float * kt, int64_t ldkt) {
-    const int64_t B  = transpose_blocks<V>(k, ldk, nk, n, kt, ldkt);
-    const int64_t jb = B > 0 ? nk / B * B : 0, db = B > 0 ? n / B * B : 0; // what the blocks covered
-    for (int64_t j = 0; j < nk; ++j) {
-        for (int64_t d = j < jb ? db : 0; d < n; ++d) kt[d * ldkt + j] = to_float(k[j * ldk + d]);
-    }
-    for (int64_t d = 0; d < n && nk < ldkt; ++d) std::fill(kt + d * ldkt + nk, kt + (d + 1) * ldkt, 0.0f);
-}
-
 template <class V>
 void convert_f16_impl(const uint16_t * src, int64_t lds, int64_t nk, int64_t n, float * dst, int64_t ldd) {
     for (int64_t j = 0; j < nk; ++j) {
@@ -442,23 +303,19 @@ void accumulate_impl(float * o, int64_t ldo, int64_t nr, const float * p, int64_
     if (r < nr) acc_rows_rest<V, RB, T>(o + r * ldo, ldo, nr - r, p + r * ldp, ldp, v, ldv, nk, n);
 }
 
-// RB: query rows per register block of scores (RB x 4 accumulators). TB: rows per register block of scores_t
-// (TB x KB accumulators) and of the accumulation (TB x 4 vectors of O).
-template <class V, int RB, int TB, int KB>
+// RB: query rows per register block of scores (RB x 4 accumulators). TB: rows per register block of the
+// accumulation (TB x 4 vectors of O).
+template <class V, int RB, int TB>
 AttnTileKernels make_attn_tile_kernels(const char * isa) {
     AttnTileKernels k{};
     k.scores         = scores_rows<V, RB, float>;
     k.scores_f16     = scores_rows<V, RB, uint16_t>;
-    k.scores_t       = scores_t_rows<V, TB, KB>;
-    k.transpose      = transpose_impl<V, float>;
-    k.transpose_f16  = transpose_impl<V, uint16_t>;
     k.convert_f16    = convert_f16_impl<V>;
     k.finish_row     = finish_row_impl<V>;
     k.exp_row        = exp_row_impl<V>;
     k.scale_row      = scale_row_impl<V>;
     k.accumulate     = accumulate_impl<V, TB, float>;
     k.accumulate_f16 = accumulate_impl<V, TB, uint16_t>;
-    k.keys_block     = KB * V::kLanes;
     k.isa            = isa;
     return k;
 }
