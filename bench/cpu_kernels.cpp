@@ -9,7 +9,7 @@
 //            as make 1 GiB of weights (at least 14336), larger than any last-level cache (some servers have
 //            several hundred MiB) like the DRAM peak's array; GB/s of weights streamed, ratio to the DRAM read
 //            bandwidth (the ceiling of token generation) measured alternately with it (medians of 7 pairs)
-//   batch    MUL_MAT by 8 and by 512 activation columns (float weights also by 16 and 32): GFLOP/s, ratio to
+//   batch    MUL_MAT by 8 and by 512 activation columns (float weights also by 2, 4, 16 and 32): GFLOP/s, ratio to
 //            the peak of the instruction the kernel is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
 //            quantized weights (AMX tdpbusd past 32 columns where the CPU has AMX, CPU_REPACK weights too), bf16 dot
 //            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
@@ -572,6 +572,8 @@ void batch_cases(ggml_backend_t be, const Options & o) {
         ggml_type type;
     };
     const Case cases[] = {
+        {2, GGML_TYPE_F32},    {2, GGML_TYPE_F16},     {2, GGML_TYPE_BF16},    {4, GGML_TYPE_F32},
+        {4, GGML_TYPE_F16},    {4, GGML_TYPE_BF16},    {32, GGML_TYPE_F32},
         {8, GGML_TYPE_Q4_0},   {8, GGML_TYPE_Q4_K},    {8, GGML_TYPE_IQ4_NL},  {8, GGML_TYPE_Q8_0},
         {8, GGML_TYPE_F32},    {8, GGML_TYPE_F16},     {8, GGML_TYPE_BF16},    {16, GGML_TYPE_F32},
         {16, GGML_TYPE_F16},   {16, GGML_TYPE_BF16},   {32, GGML_TYPE_F16},    {32, GGML_TYPE_BF16},
