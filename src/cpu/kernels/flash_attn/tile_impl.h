@@ -3,9 +3,9 @@
 // translation unit keeps its own copies, so an AVX2 instantiation is never the one the scalar path links to.
 //
 // Layouts are row-major throughout: Q rows (queries of one GQA group), K and V rows (keys of one tile), score rows
-// (one per query row, one column per key), O rows (one per query row). Scores are either dot products with the
-// lanes along the head dimension, reduced by hsum4 (four dot products at once); the accumulation keeps O in
-// registers across the keys of the tile and broadcasts one probability per row and key.
+// (one per query row, one column per key), O rows (one per query row). Scores are dot products with the lanes along
+// the head dimension, reduced by hsum4 (four dot products at once); the accumulation keeps O in registers across
+// the keys of the tile and broadcasts one probability per row and key.
 // K and V rows may be f32 or f16 (converted as loaded: the results are the same).
 #pragma once
 
@@ -25,13 +25,6 @@ using simd::VecScalar;
 
 // Lane numbers, to blend away the lanes past a row's end.
 alignas(64) constexpr float kLaneIndex[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-
-inline float to_float(float x) {
-    return x;
-}
-inline float to_float(uint16_t h) {
-    return fp16_to_fp32(h);
-}
 
 // Loads of V lanes from f16 (converted exactly); the ISA files specialise the full load.
 template <class V>
