@@ -85,7 +85,7 @@ void vec_dot_kernel(int n, float * s, size_t bs, const void * x, size_t bx, cons
             continue;
         }
         float widened[kWidenChunk];
-        float part = 0.0f, sum = 0.0f;
+        float part = 0.0f, sum = 0.0f; // the first chunk's sum is taken as it is (a -0 stays -0)
         for (int i0 = 0; i0 < n; i0 += kWidenChunk) {
             const int m = std::min(kWidenChunk, n - i0);
             to_floats(k.act_type, yr + ggml_row_size(k.act_type, i0), widened, m);
@@ -94,7 +94,7 @@ void vec_dot_kernel(int n, float * s, size_t bs, const void * x, size_t bx, cons
             a.act = widened;
             a.out = &part;
             k.fn(a);
-            sum += part;
+            sum = i0 == 0 ? part : sum + part;
         }
         *out = sum;
     }

@@ -131,7 +131,7 @@ void kernel(const MatVecArgs & a) {
     const int64_t nb = a.k / kQK32;
     float         scales[kScaleFloats];
     const float * act_d = nullptr;
-    if (a.rows > 1 && nb * a.cols <= kScaleFloats) {
+    if (nb * a.cols <= kScaleFloats) {
         const auto * act = static_cast<const uint8_t *>(a.act);
         for (int c = 0; c < a.cols; ++c) {
             for (int64_t i = 0; i < nb; ++i) {

@@ -24,7 +24,7 @@
 // its weights 0.)
 //
 // Scratch (work_size): per thread the item's Q rows, the K and V tiles, scores and mask values, O, maxima and sums,
-// and the folded state of a chunked item; when the chunks of an item are computed by different threads, one
+// and the folded state of the item's rows; when the chunks of an item are computed by different threads, one
 // partial (max, sum, O) per item and chunk, shared by the threads.
 #include "cpu/kernels/flash_attn/tile.h"
 #include "cpu/kernels/common.h"
@@ -348,14 +348,15 @@ Partial partial_at(const ComputeParams & p, const Plan & pl, int64_t unit) {
     return {base, base + kRows, base + 2 * kRows};
 }
 
-// Folds the partial (m_c, l_c, o_c) of a row's next chunk into the row's state (m, l, o). Both ways of computing an
+// Folds the partial (m_c, l_c, o_c) of a row's chunk into the row's state (m, l, o). Both ways of computing an
 // item's chunks (flash_attn_compute) fold with this function, in chunk order, so a row's result does not depend on
-// which is taken; one chunk folded into the empty state is that chunk's state, bit for bit.
-void fold_chunk(float & m, float & l, float * o, float m_c, float l_c, const float * o_c, int64_t dv) {
-    if (m_c == -INFINITY) {
-        return; // the chunk showed the row no key
+// which is taken. The first chunk becomes the state as it is, bit for bit (a row no key reaches keeps its zero O);
+// a later chunk that showed the row no key changes nothing.
+void fold_chunk(bool first, float & m, float & l, float * o, float m_c, float l_c, const float * o_c, int64_t dv) {
+    if (!first && m_c == -INFINITY) {
+        return;
     }
-    if (m == -INFINITY) {
+    if (first || m == -INFINITY) {
         m = m_c;
         l = l_c;
         std::copy(o_c, o_c + dv, o);
@@ -373,11 +374,7 @@ void fold_chunk(float & m, float & l, float * o, float m_c, float l_c, const flo
 // The item's rows over chunk c folded into its state (s.fm, s.fl, s.fo; the first chunk starts it).
 void fold_item_chunk(const Plan & pl, const Item & item, int64_t c, const Slot & s) {
     for (int64_t r = 0; r < item.rows(); ++r) {
-        if (c == 0) {
-            s.fm[r] = -INFINITY;
-            s.fl[r] = 0.0f;
-        }
-        fold_chunk(s.fm[r], s.fl[r], s.fo + r * pl.Dv, s.m[r], s.l[r], s.o + r * pl.Dv, pl.Dv);
+        fold_chunk(c == 0, s.fm[r], s.fl[r], s.fo + r * pl.Dv, s.m[r], s.l[r], s.o + r * pl.Dv, pl.Dv);
     }
 }
 
@@ -389,7 +386,7 @@ void merge_item(const ComputeParams & p, const Problem & pb, const Plan & pl, in
         float * o = s.fo;
         for (int64_t c = 0; c < pl.n_chunks; ++c) {
             const Partial part = partial_at(p, pl, it * pl.n_chunks + c);
-            fold_chunk(m, l, o, part.m[r], part.l[r], part.o + r * pl.Dv, pl.Dv);
+            fold_chunk(c == 0, m, l, o, part.m[r], part.l[r], part.o + r * pl.Dv, pl.Dv);
         }
         write_row(pb, pl, item, r, m, l, o);
     }
@@ -425,14 +422,10 @@ void flash_attn_compute(const ComputeParams & p, ggml_tensor * dst) {
         const Item item = item_at(pb, pl, it);
         for (int64_t c = 0; c < pl.n_chunks; ++c) {
             attend_keys(pb, pl, item, c * kChunk, std::min(pl.n_kv, (c + 1) * kChunk), s);
-            if (pl.n_chunks > 1) {
-                fold_item_chunk(pl, item, c, s);
-            }
+            fold_item_chunk(pl, item, c, s);
         }
-        const bool folded = pl.n_chunks > 1;
         for (int64_t r = 0; r < item.rows(); ++r) {
-            write_row(pb, pl, item, r, folded ? s.fm[r] : s.m[r], folded ? s.fl[r] : s.l[r],
-                      (folded ? s.fo : s.o) + r * pl.Dv);
+            write_row(pb, pl, item, r, s.fm[r], s.fl[r], s.fo + r * pl.Dv);
         }
     }
 }
