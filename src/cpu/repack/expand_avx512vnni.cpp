@@ -6,8 +6,9 @@
 // high quad with a shift and an AND; iq4_nl maps both with one vpermb each (the 16-entry table repeated four times,
 // so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past `rows`
 // (whose index 0 would map to level 1). The factors: s = f16 scale (q4_0, iq4_nl, q8_0), or for q4_K s = d * scale
-// and m = -dmin * min in float as gemm.cpp's packer computes them, the rows past `rows` zero. q4_0 and q8_0 copy
-// the stored levels, whose missing rows are zero already (format.h).
+// and m = -dmin * min in float as gemm.cpp's packer computes them (q6_K: s = d * scale per group of 16, m zero), the
+// rows past `rows` zero. q4_0 and q8_0 copy the stored levels, whose missing rows are zero already (format.h), as
+// do q6_K's levels.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/repack/format.h"
@@ -92,6 +93,34 @@ void expand_q4_K(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     }
 }
 
+// q6_K: per super-block d and the int8 scales, then 8 pairs of GEMM groups of 16 (4 quads of levels each).
+void expand_q6_K(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    constexpr size_t kGroup16Bytes = 16 * kPanelRows + 2 * kPanelRows * sizeof(float);
+    const int64_t    nsb           = k / quant::kQK_K;
+    const __mmask16  lanes         = live_lanes(rows);
+    const auto       group         = [&](const __m512i * u, __m512 s, uint8_t * o) {
+        for (int i = 0; i < 4; ++i) {
+            store(o + i * kQuadBytes, u[i]);
+        }
+        _mm512_storeu_ps(o + 16 * kPanelRows, s);
+        _mm512_storeu_ps(o + 16 * kPanelRows + kPanelRows * sizeof(float), _mm512_setzero_ps());
+    };
+    for (int64_t b = 0; b < nsb; ++b, panel += kQ6KBlockBytes) {
+        const __m512 d     = halves_to_floats(panel);
+        const auto   scale = [&](int g) {
+            return _mm512_maskz_mul_ps(lanes, d, signed_bytes_to_floats(panel + kQ6KScalesAt + g * kPanelRows));
+        };
+        for (int j = 0; j < 8; ++j, out += 2 * kGroup16Bytes) {
+            const uint8_t * pair = panel + kQ6KHeaderBytes + j * kQ6KPairBytes;
+            __m512i         u[4];
+            q6_K_levels<0>(pair, u); // the stored rows past `rows` are zero: so are their levels
+            group(u, scale(2 * j), out);
+            q6_K_levels<1>(pair, u);
+            group(u, scale(2 * j + 1), out + kGroup16Bytes);
+        }
+    }
+}
+
 } // namespace
 
 void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
@@ -104,6 +133,8 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
             expand_legacy<T>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kQ4KBlocks) {
             expand_q4_K(p, rows, k, out);
+        } else if constexpr (form == RepackForm::kQ6KBlocks) {
+            expand_q6_K(p, rows, k, out);
         }
     });
 }

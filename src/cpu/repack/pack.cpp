@@ -155,6 +155,63 @@ quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
     return blk;
 }
 
+// ---- q6_K: super-block header, then pairs of groups as nibbles and high bits -------------------------------------
+
+// Level u (0..63, the stored 6 bits) of element i of a q6_K super-block: low 4 bits in ql, high 2 in qh.
+int k6_level(const quant::BlockQ6_K & blk, int i) {
+    const int h = i / 128, e = i % 128;
+    const int low  = (blk.ql[64 * h + e % 64] >> (e < 64 ? 0 : 4)) & 0xf;
+    const int high = (blk.qh[32 * h + e % 32] >> (2 * (e / 32))) & 3;
+    return low | (high << 4);
+}
+
+void set_k6_level(quant::BlockQ6_K & blk, int i, int u) {
+    const int h = i / 128, e = i % 128;
+    uint8_t & low  = blk.ql[64 * h + e % 64];
+    uint8_t & high = blk.qh[32 * h + e % 32];
+    const int ls = e < 64 ? 0 : 4, hs = 2 * (e / 32);
+    low  = static_cast<uint8_t>((low & ~(0xf << ls)) | ((u & 0xf) << ls));
+    high = static_cast<uint8_t>((high & ~(3 << hs)) | ((u >> 4) << hs));
+}
+
+void pack_q6_K_block(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
+    store_u16(base + 2 * r, blk.d);
+    for (int g = 0; g < 16; ++g) {
+        base[kQ6KScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(blk.scales[g]);
+    }
+    for (int j = 0; j < 8; ++j) {
+        uint8_t * lv = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
+        for (int e = 0; e < 16; ++e) {
+            const int lo = k6_level(blk, 32 * j + e), hi = k6_level(blk, 32 * j + 16 + e);
+            const int at = (e / 4) * kQuadBytes + r * 4 + e % 4;
+            lv[at] = static_cast<uint8_t>((lo & 0xf) | ((hi & 0xf) << 4));
+            // high bits: vector 0 for the first group of 16, vector 1 for the second, quad e / 4 at bits 2 (e / 4)
+            lv[4 * kQuadBytes + r * 4 + e % 4] |= static_cast<uint8_t>((lo >> 4) << (2 * (e / 4)));
+            lv[5 * kQuadBytes + r * 4 + e % 4] |= static_cast<uint8_t>((hi >> 4) << (2 * (e / 4)));
+        }
+    }
+}
+
+quant::BlockQ6_K unpack_q6_K_block(const uint8_t * base, int r) {
+    quant::BlockQ6_K blk{};
+    blk.d = load_u16(base + 2 * r);
+    for (int g = 0; g < 16; ++g) {
+        blk.scales[g] = static_cast<int8_t>(base[kQ6KScalesAt + g * kPanelRows + r]);
+    }
+    for (int j = 0; j < 8; ++j) {
+        const uint8_t * lv = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
+        for (int e = 0; e < 16; ++e) {
+            const uint8_t nib   = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
+            const int     shift = 2 * (e / 4);
+            const int     hlo   = (lv[4 * kQuadBytes + r * 4 + e % 4] >> shift) & 3;
+            const int     hhi   = (lv[5 * kQuadBytes + r * 4 + e % 4] >> shift) & 3;
+            set_k6_level(blk, 32 * j + e, (nib & 0xf) | (hlo << 4));
+            set_k6_level(blk, 32 * j + 16 + e, (nib >> 4) | (hhi << 4));
+        }
+    }
+    return blk;
+}
+
 } // namespace
 
 RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }
@@ -167,7 +224,10 @@ const int8_t * level_table(ggml_type type) {
 
 bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::kNone; }
 
-int64_t repack_block(ggml_type type) { return repack_form(type) == RepackForm::kQ4KBlocks ? kQK_K : kQK32; }
+int64_t repack_block(ggml_type type) {
+    const RepackForm form = repack_form(type);
+    return form == RepackForm::kQ4KBlocks || form == RepackForm::kQ6KBlocks ? kQK_K : kQK32;
+}
 
 size_t panel_bytes(ggml_type type, int64_t k) {
     const auto groups = static_cast<size_t>(k / kQK32);
@@ -175,6 +235,7 @@ size_t panel_bytes(ggml_type type, int64_t k) {
         case RepackForm::kNibbles:   return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
         case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
         case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
+        case RepackForm::kQ6KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ6KBlockBytes);
         case RepackForm::kNone:      return 0;
     }
     return 0;
@@ -199,6 +260,12 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
                     pack_q4_K_block(row_block<quant::BlockQ4_K>(w, w_row, r, b), r, p + b * kQ4KBlockBytes);
                 }
             }
+        } else if constexpr (form == RepackForm::kQ6KBlocks) {
+            for (int64_t b = 0; b < k / kQK_K; ++b) {
+                for (int r = 0; r < rows; ++r) {
+                    pack_q6_K_block(row_block<quant::BlockQ6_K>(w, w_row, r, b), r, p + b * kQ6KBlockBytes);
+                }
+            }
         }
     });
 }
@@ -215,6 +282,12 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
                     put_row_block(w, w_row, r, b, unpack_q4_K_block(p + b * kQ4KBlockBytes, r));
+                }
+            }
+        } else if constexpr (form == RepackForm::kQ6KBlocks) {
+            for (int64_t b = 0; b < k / kQK_K; ++b) {
+                for (int r = 0; r < rows; ++r) {
+                    put_row_block(w, w_row, r, b, unpack_q6_K_block(p + b * kQ6KBlockBytes, r));
                 }
             }
         }

@@ -1,7 +1,8 @@
 // The repacked layout's tile on AVX-512 VNNI (format.h): 16 weight rows (the lanes of a zmm) times 1..8
 // activation columns, straight from the stored panel. A nibble vector gives two quads of byte levels with one AND
 // and one shift + AND (iq4_nl maps the low nibbles with one vpermb of its table repeated four times, which ignores
-// the high nibble, and the high ones with a shift + vpermb); per group and column G / 4 vpdpbusd add the
+// the high nibble, and the high ones with a shift + vpermb; q6_K puts its two high bits on top with a shift, an AND
+// and one ternary logic op, lanes_avx512.h); per group and column G / 4 vpdpbusd add the
 // products, then one conversion and one or two multiply-adds scale the group into the column's float accumulator,
 // in the order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp), so both give the same floats.
 //
@@ -35,9 +36,10 @@ inline __m512i bcast(const uint8_t * p) {
     return _mm512_set1_epi32(v);
 }
 
-inline ChunkAux aux_of(const uint8_t * cg, int c) {
+// Column c's pair of a chunk group of `group` elements (32, or q6_K's 16).
+inline ChunkAux aux_of(const uint8_t * cg, int c, int group = 32) {
     ChunkAux a;
-    std::memcpy(&a, cg + 32 * kGemmMaxCols + c * sizeof(ChunkAux), sizeof(a));
+    std::memcpy(&a, cg + group * kGemmMaxCols + c * sizeof(ChunkAux), sizeof(a));
     return a;
 }
 
@@ -169,6 +171,48 @@ void q4_K_tile(const GemmTileArgs & a) {
     }
 }
 
+// q6_K: per super-block d, the int8 scales, then 8 pairs of groups of 16 (nibbles and high bits); per group of
+// 16 four vpdpbusd per column from the column's -32 * sum(q), then s = d * scale in float, as gemm.cpp packs it.
+template <int kCols>
+void q6_K_tile(const GemmTileArgs & a) {
+    const int64_t nsb = a.k / quant::kQK_K;
+    const auto *  blk = static_cast<const uint8_t *>(a.panel);
+    const auto *  cg  = static_cast<const uint8_t *>(a.chunk);
+    __m512        out[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        out[c] = _mm512_setzero_ps();
+    }
+    const auto group = [&](const __m512i * u, const __m512 & s, const uint8_t * x) {
+        for (int c = 0; c < kCols; ++c) {
+            const ChunkAux aux = aux_of(x, c, 16);
+            __m512i        acc = _mm512_set1_epi32(aux.word);
+            for (int i = 0; i < 4; ++i) {
+                acc = _mm512_dpbusd_epi32(acc, u[i], bcast(x + (i * kGemmMaxCols + c) * 4));
+            }
+            const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(aux.da));
+            out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, acc), sd, out[c]);
+        }
+    };
+    for (int64_t b = 0; b < nsb; ++b, blk += kQ6KBlockBytes) {
+        simd::prefetch_lines<kQ6KBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
+        const __m512 d = halves_to_floats(blk);
+        for (int j = 0; j < 8; ++j) {
+            const uint8_t * pair = blk + kQ6KHeaderBytes + j * kQ6KPairBytes;
+            __m512i         u[4];
+            q6_K_levels<0>(pair, u);
+            group(u, _mm512_mul_ps(d, signed_bytes_to_floats(blk + kQ6KScalesAt + 2 * j * kPanelRows)), cg);
+            cg += kChunkGroup16Bytes;
+            q6_K_levels<1>(pair, u);
+            group(u, _mm512_mul_ps(d, signed_bytes_to_floats(blk + kQ6KScalesAt + (2 * j + 1) * kPanelRows)), cg);
+            cg += kChunkGroup16Bytes;
+        }
+    }
+    const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
+    for (int c = 0; c < kCols; ++c) {
+        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
+    }
+}
+
 } // namespace
 
 void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
@@ -181,6 +225,8 @@ void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
                 legacy_tile<kCols, T>(a);
             } else if constexpr (form == RepackForm::kQ4KBlocks) {
                 q4_K_tile<kCols>(a);
+            } else if constexpr (form == RepackForm::kQ6KBlocks) {
+                q6_K_tile<kCols>(a);
             }
         });
     });

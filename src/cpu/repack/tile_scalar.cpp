@@ -23,7 +23,8 @@ uint16_t load_u16(const uint8_t * p) {
     return v;
 }
 
-// One group (32 elements) of one panel row: the levels u and the factors of element = s * (u - bias) + m.
+// One group (the GEMM's: 32 elements, 16 for q6_K) of one panel row: the levels u and the factors of
+// element = s * (u - bias) + m.
 struct RowGroup {
     int   u[32];
     float s;
@@ -51,6 +52,20 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
     RowGroup         o{};
     const int64_t    ng   = k / 32;
     const RepackForm form = t.form;
+    if (form == RepackForm::kQ6KBlocks) { // groups of 16: group 2j + h is half h of pair j
+        const uint8_t * base = panel + static_cast<size_t>(g / 16) * kQ6KBlockBytes;
+        const int       gg = static_cast<int>(g % 16), h = gg % 2;
+        const uint8_t * lv = base + kQ6KHeaderBytes + (gg / 2) * kQ6KPairBytes;
+        for (int e = 0; e < 16; ++e) {
+            const int at  = (e / 4) * kQuadBytes + r * 4 + e % 4;
+            const int nib = h == 0 ? lv[at] & 0xf : lv[at] >> 4;
+            const int hi  = (lv[(4 + h) * kQuadBytes + r * 4 + e % 4] >> (2 * (e / 4))) & 3;
+            o.u[e]        = nib | (hi << 4);
+        }
+        const float d = fp16_to_fp32(load_u16(base + 2 * r));
+        o.s           = d * static_cast<float>(static_cast<int8_t>(base[kQ6KScalesAt + gg * kPanelRows + r]));
+        return o;
+    }
     if (form == RepackForm::kQ4KBlocks) {
         const uint8_t * base = panel + static_cast<size_t>(g / 8) * kQ4KBlockBytes;
         const int       j    = static_cast<int>(g % 8);
@@ -84,7 +99,9 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
 void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
     const quants::GemmFormat f  = quants::gemm_format(type);
     const Layout             t  = layout_of(type);
-    const int64_t            ng = a.k / 32;
+    const int                G  = f.group;
+    const int64_t            ng = a.k / G;
+    const size_t             cb = G == 16 ? kChunkGroup16Bytes : kChunkGroupBytes;
     const auto *             p  = static_cast<const uint8_t *>(a.panel);
     const auto *             x  = static_cast<const uint8_t *>(a.chunk);
     for (int c = 0; c < a.n_cols; ++c) {
@@ -92,11 +109,11 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
             float acc = 0.0f;
             for (int64_t g = 0; g < ng; ++g) {
                 const RowGroup  o   = row_group(t, p, a.k, r, g);
-                const uint8_t * cg  = x + static_cast<size_t>(g) * kChunkGroupBytes;
+                const uint8_t * cg  = x + static_cast<size_t>(g) * cb;
                 ChunkAux        aux;
-                std::memcpy(&aux, cg + 32 * quants::kGemmMaxCols + c * sizeof(ChunkAux), sizeof(aux));
+                std::memcpy(&aux, cg + G * quants::kGemmMaxCols + c * sizeof(ChunkAux), sizeof(aux));
                 int32_t dot = f.has_min ? 0 : aux.word;
-                for (int e = 0; e < 32; ++e) {
+                for (int e = 0; e < G; ++e) {
                     dot += o.u[e] * static_cast<int8_t>(cg[((e / 4) * quants::kGemmMaxCols + c) * 4 + e % 4]);
                 }
                 acc += static_cast<float>(dot) * (o.s * aux.da);
@@ -117,11 +134,11 @@ void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t
     const size_t             gb = quants::gemm_group_bytes(f);
     auto *                   p  = static_cast<uint8_t *>(gemm_panel);
     std::memset(p, 0, quants::gemm_panel_bytes(f, k)); // rows past `rows`: zero levels and factors
-    for (int64_t g = 0; g < k / 32; ++g, p += gb) {
-        auto * s = reinterpret_cast<float *>(p + 32 * kPanelRows);
+    for (int64_t g = 0; g < k / f.group; ++g, p += gb) {
+        auto * s = reinterpret_cast<float *>(p + f.group * kPanelRows);
         for (int r = 0; r < rows; ++r) {
             const RowGroup o = row_group(t, static_cast<const uint8_t *>(panel), k, r, g);
-            for (int e = 0; e < 32; ++e) {
+            for (int e = 0; e < f.group; ++e) {
                 p[(e / 4) * kQuadBytes + r * 4 + e % 4] = static_cast<uint8_t>(o.u[e]);
             }
             s[r]              = o.s;

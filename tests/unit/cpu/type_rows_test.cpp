@@ -105,6 +105,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kBytes;
         } else if (r.type == GGML_TYPE_Q4_K) {
             form = RepackForm::kQ4KBlocks;
+        } else if (r.type == GGML_TYPE_Q6_K) {
+            form = RepackForm::kQ6KBlocks;
         }
         EXPECT_EQ(r.repack, form) << ggml_type_name(r.type);
     }

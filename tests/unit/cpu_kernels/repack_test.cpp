@@ -31,11 +31,11 @@ using namespace switchyard::matvec_test;
 namespace q  = switchyard::cpu::quants;
 namespace rp = switchyard::cpu::repack;
 
-const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
+const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
 
 // Row lengths: whole super-blocks, and for the 32-element formats a k that is not.
 std::vector<int64_t> ks(ggml_type type) {
-    return type == GGML_TYPE_Q4_K ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{256, 96};
+    return ggml_blck_size(type) == 256 ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{256, 96};
 }
 
 std::vector<uint8_t> weights(ggml_type type, int64_t rows, int64_t k, bool random_bytes, std::mt19937 & rng) {
@@ -371,7 +371,7 @@ TEST(RepackBuffer, MulMatEqualsTheGemmAroundTheExpansionThreshold) {
     const bool     exact   = rp::tile_fast() != nullptr && q::gemm_tile_fast() != nullptr;
     const int64_t  t       = rp::kMulMatExpandAbove;
     for (ggml_type type : kTypes) {
-        const int64_t              k = type == GGML_TYPE_Q4_K ? 512 : 256, m = 70;
+        const int64_t              k = ggml_blck_size(type) == 256 ? 512 : 256, m = 70;
         const std::vector<uint8_t> bytes = weights(type, m, k, type == GGML_TYPE_IQ4_NL, rng);
         for (int64_t n : {t - 1, t, t + 1, t + 8, t + 9}) {
             Product repacked(rp::repack_buffer_type(), type, k, m, n);
@@ -419,7 +419,7 @@ TEST(RepackBuffer, ColumnsGiveTheSameBitsInEveryBatch) {
     std::mt19937   rng(58);
     ggml_backend_t backend = ggml_backend_cpu_init();
     for (ggml_type type : kTypes) {
-        const int64_t              k = type == GGML_TYPE_Q4_K ? 512 : 256, m = 70, n_max = 100;
+        const int64_t              k = ggml_blck_size(type) == 256 ? 512 : 256, m = 70, n_max = 100;
         const std::vector<uint8_t> bytes = weights(type, m, k, false, rng);
         const std::vector<float>   x     = normal_floats(rng, k * n_max);
         std::vector<float>         alone(static_cast<size_t>(m * n_max));
@@ -483,7 +483,7 @@ TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     ASSERT_NE(empty, nullptr);
     ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 64, nullptr, true});
     ASSERT_NE(ctx, nullptr);
-    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0}) {
+    for (ggml_type type : kTypes) {
         SCOPED_TRACE(ggml_type_name(type));
         ggml_tensor * w = ggml_new_tensor_2d(ctx, type, 256, 32);
         w->buffer       = empty; // as llama.cpp's weight_buft_supported does; w->extra stays unset
