@@ -480,7 +480,7 @@ bool selected(const Options & o, const std::string & name) {
 }
 
 // The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones.
-constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL};
+constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL};
 
 // One decode case; weights in `buft` when it is not nullptr (the case is then named "... <type> CPU_REPACK").
 void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_type type, ggml_backend_buffer_type_t buft) {

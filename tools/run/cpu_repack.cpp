@@ -12,8 +12,8 @@ constexpr const char * kRepackName = "CPU_REPACK";
 // The types CPU_REPACK stores repacked (src/cpu/repack/buffer_type.h); in its buffers others are stored plainly,
 // and copying them out of the mapping would gain nothing.
 bool repacked_type(ggml_type type) {
-    constexpr std::array<ggml_type, 5> types = {GGML_TYPE_Q4_0, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
-                                                GGML_TYPE_Q8_0};
+    constexpr std::array<ggml_type, 6> types = {GGML_TYPE_Q4_0, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
+                                                GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0};
     for (ggml_type t : types) {
         if (t == type) {
             return true;

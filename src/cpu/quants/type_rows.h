@@ -30,6 +30,7 @@ enum class RepackForm : uint8_t {
     kNibbles,  // 4-bit levels of 32-element blocks (q4_0, iq4_nl) with their scales
     kBytes,    // 8-bit levels of 32-element blocks (q8_0)
     kQ4KBlocks, // whole q4_K super-blocks: levels, 6-bit scales and mins
+    kQ5KBlocks, // whole q5_K super-blocks: q4_K's, plus the levels' fifth bits
     kQ6KBlocks  // whole q6_K super-blocks: 6-bit levels as nibbles and 2-bit highs, int8 scales per 16
 };
 
@@ -63,7 +64,7 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K, 16, 0, true},
     {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K, 16, 4, false},
     {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K, 32, 0, true, true, false, RepackForm::kQ4KBlocks},
-    {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K, 32, 0, true, true},
+    {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K, 32, 0, true, true, false, RepackForm::kQ5KBlocks},
     {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false, true, false, RepackForm::kQ6KBlocks},
     {GGML_TYPE_Q8_K, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K},

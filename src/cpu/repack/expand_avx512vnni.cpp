@@ -5,10 +5,10 @@
 // Per group of 32 elements: each nibble vector (two quads of the 16 rows) gives its low quad with one AND and its
 // high quad with a shift and an AND; iq4_nl maps both with one vpermb each (the 16-entry table repeated four times,
 // so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past `rows`
-// (whose index 0 would map to level 1). The factors: s = f16 scale (q4_0, iq4_nl, q8_0), or for q4_K s = d * scale
-// and m = -dmin * min in float as gemm.cpp's packer computes them (q6_K: s = d * scale per group of 16, m zero), the
-// rows past `rows` zero. q4_0 and q8_0 copy the stored levels, whose missing rows are zero already (format.h), as
-// do q6_K's levels.
+// (whose index 0 would map to level 1); q5_K adds each quad's fifth bit. The factors: s = f16 scale (q4_0, iq4_nl,
+// q8_0), or for q4_K / q5_K s = d * scale and m = -dmin * min in float as gemm.cpp's packer computes them (q6_K:
+// s = d * scale per group of 16, m zero), the rows past `rows` zero. The stored levels of the missing rows are zero
+// (format.h), and so are the levels q4_0, q8_0, the K-quants expand them to.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/repack/format.h"
@@ -76,16 +76,33 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     }
 }
 
-// q4_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles.
-void expand_q4_K(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+// One q5_K group's four nibble vectors and its vector of fifth bits into the GEMM group's eight quads.
+inline void fifth_bit_group(const uint8_t * lv, const uint8_t * high, uint8_t * out) {
+    const __m512i h = load(high);
+    for (int j = 0; j < 4; ++j) {
+        __m512i lo, hi;
+        fifth_bit_levels(load(lv + j * kQuadBytes), h, j, lo, hi);
+        store(out + j * kQuadBytes, lo);
+        store(out + (j + 4) * kQuadBytes, hi);
+    }
+}
+
+// q4_K, q5_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles (q5_K: then their 8
+// vectors of fifth bits).
+template <bool kFive>
+void expand_k4(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     const int64_t   nsb   = k / quant::kQK_K;
     const __mmask16 lanes = live_lanes(rows);
     const __m512    sign  = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
-    for (int64_t b = 0; b < nsb; ++b, panel += kQ4KBlockBytes) {
+    for (int64_t b = 0; b < nsb; ++b, panel += kFive ? kQ5KBlockBytes : kQ4KBlockBytes) {
         const __m512 d    = halves_to_floats(panel);
         const __m512 dmin = _mm512_xor_ps(halves_to_floats(panel + 32), sign); // -dmin, as the packer negates it
         for (int j = 0; j < 8; ++j, out += kGemmGroupBytes) {
-            nibble_group<false>(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, out, _mm512_setzero_si512(), 0);
+            if constexpr (kFive) {
+                fifth_bit_group(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, panel + kQ5KHighAt + j * 64, out);
+            } else {
+                nibble_group<false>(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, out, _mm512_setzero_si512(), 0);
+            }
             const __m512 s = _mm512_maskz_mul_ps(lanes, d, bytes_to_floats(panel + kQ4KScalesAt + j * kPanelRows));
             const __m512 m = _mm512_maskz_mul_ps(lanes, dmin, bytes_to_floats(panel + kQ4KMinsAt + j * kPanelRows));
             store_factors(out, s, m);
@@ -131,8 +148,8 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
         constexpr RepackForm form = quants::cpu_type_row(T).repack;
         if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
             expand_legacy<T>(p, rows, k, out);
-        } else if constexpr (form == RepackForm::kQ4KBlocks) {
-            expand_q4_K(p, rows, k, out);
+        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+            expand_k4<form == RepackForm::kQ5KBlocks>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kQ6KBlocks) {
             expand_q6_K(p, rows, k, out);
         }

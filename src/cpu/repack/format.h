@@ -1,5 +1,5 @@
-// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q4_K, q6_K, iq4_nl and q8_0
-// weights stored as 16-row panels that the integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without
+// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q4_K, q5_K, q6_K, iq4_nl and
+// q8_0 weights stored as 16-row panels that the integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without
 // packing per call, and nearly as small as the original type (4-bit levels stay nibbles).
 //
 // A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
@@ -18,6 +18,9 @@
 //                  sub-block scales as bytes [8 groups][16 rows], the mins likewise, then per group 4 nibble
 //                  vectors as q4_0 (2368 bytes for 16 x 256 weights: 4.625 bits a weight, 2.8 % over q4_K's 4.5).
 //                  The tiles compute s = d * scale and m = -dmin * min in float, as gemm.cpp's packer does.
+//   q5_K           q4_K's block of the levels' low 4 bits, then per group one vector of their fifth bits: quad q
+//                  (0..7) of the group in bit q of each byte (2880 bytes for 16 x 256 weights: 5.625 bits a weight,
+//                  2.3 % over q5_K's 5.5). The same float math as q4_K.
 //   q6_K           per super-block of 256 elements: the 16 rows' f16 d (32 bytes, then 32 of padding), the int8
 //                  scales as bytes [16 groups of 16][16 rows], then per 32 elements (two groups of 16) 4 nibble
 //                  vectors as q4_0 holding the low 4 bits of the levels u = v + 32 (0..63), and 2 vectors of their
@@ -49,6 +52,8 @@ constexpr size_t kQ4KHeaderBytes   = 320;   // d, dmin (32 bytes each), scales, 
 constexpr size_t kQ4KBlockBytes    = kQ4KHeaderBytes + 8 * kNibbleGroupBytes; // 2368
 constexpr size_t kQ4KScalesAt      = 64;
 constexpr size_t kQ4KMinsAt        = 192;
+constexpr size_t kQ5KHighAt        = kQ4KBlockBytes; // 8 vectors of fifth bits
+constexpr size_t kQ5KBlockBytes    = kQ5KHighAt + 8 * 64; // 2880
 constexpr size_t kQ6KHeaderBytes   = 320;   // d (32 bytes), padding (32), scales (256)
 constexpr size_t kQ6KScalesAt      = 64;
 constexpr size_t kQ6KPairBytes     = 4 * 64 + 2 * 64; // 32 elements x 16 rows: low nibbles, then high bits
@@ -68,8 +73,8 @@ constexpr size_t kChunkGroup16Bytes = 16 * quants::kGemmMaxCols + quants::kGemmM
 
 using quants::RepackForm;
 
-// The type's form in this layout (its CPU row, quants/type_rows.h: q4_0 and iq4_nl nibbles, q8_0 bytes, q4_K and
-// q6_K whole super-blocks), kNone for the types the layout does not have; repackable_type: not kNone.
+// The type's form in this layout (its CPU row, quants/type_rows.h: q4_0 and iq4_nl nibbles, q8_0 bytes, the
+// K-quants' whole super-blocks), kNone for the types the layout does not have; repackable_type: not kNone.
 RepackForm repack_form(ggml_type type);
 bool       repackable_type(ggml_type type);
 
@@ -81,7 +86,7 @@ template <ggml_type T>
 inline constexpr const int8_t * kLevelTable = quant::value_table<quant::BlockOf<T>>();
 const int8_t *                  level_table(ggml_type type); // kLevelTable of a type known at run time
 
-// Elements per block of the type's scales in the layout: 256 for q4_K and q6_K, 32 for the others.
+// Elements per block of the type's scales in the layout: 256 for the K-quants, 32 for the others.
 int64_t repack_block(ggml_type type);
 
 // Bytes of one panel for rows of k elements (k: a whole number of the type's blocks), and of a whole matrix of

@@ -47,6 +47,19 @@ inline void q6_K_levels(const uint8_t * pair, __m512i * u) {
     }
 }
 
+// q5_K's levels of nibble vector j of a group (format.h): quads j (low nibbles) and j + 4 (high ones), each with its
+// fifth bit (bit j, j + 4 of the group's high vector `high`) on top as 0x10.
+inline void fifth_bit_levels(__m512i v, __m512i high, int j, __m512i & lo, __m512i & hi) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i bit4 = _mm512_set1_epi8(0x10);
+    // bit j to bit 4: shift left by 4 - j; bit j + 4 is bit 4 after a right shift by j (16-bit shifts: the AND
+    // drops what crosses bytes)
+    const __m512i b_lo = _mm512_and_si512(_mm512_sll_epi16(high, _mm_cvtsi32_si128(4 - j)), bit4);
+    const __m512i b_hi = _mm512_and_si512(_mm512_srl_epi16(high, _mm_cvtsi32_si128(j)), bit4);
+    lo = _mm512_ternarylogic_epi32(v, b_lo, low4, 0xEC); // (a & c) | b, as q6_K_levels
+    hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), b_hi, low4, 0xEC);
+}
+
 // A value table's levels + 128 (iq4_nl's) in every 16-byte lane, for vpshufb and for vpermb (whose index bits 4
 // and 5 then select equal lanes).
 inline __m512i level_table_zmm(const int8_t * values) {

@@ -103,15 +103,21 @@ void unpack_q8_0(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_
     }
 }
 
-// ---- q4_K: super-block header, then groups of nibbles -----------------------------------------------------------
+// ---- q4_K, q5_K: super-block header, then groups of nibbles (and q5_K's fifth bits) ---------------------------------
 
-// Element e (0..31) of group g (0..7) of a q4_K super-block: a nibble of qs[32 * (g / 2) + e].
+// Element e (0..31) of group g (0..7) of a q4_K / q5_K super-block: a nibble of qs[32 * (g / 2) + e].
 int k4_level(const uint8_t * qs, int g, int e) {
     const uint8_t byte = qs[32 * (g / 2) + e];
     return g % 2 == 0 ? byte & 0xf : byte >> 4;
 }
 
-void pack_q4_K_block(const quant::BlockQ4_K & blk, int r, uint8_t * base) {
+// q5_K: the fifth bit of element e of group g is bit g of qh[e]; in the layout, bit e / 4 of byte r * 4 + e % 4
+// of the group's high vector.
+template <class Block>
+inline constexpr bool kFifthBits = Block::kType == GGML_TYPE_Q5_K;
+
+template <class Block>
+void pack_k4_block(const Block & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     store_u16(base + 32 + 2 * r, blk.dmin);
     for (int g = 0; g < 8; ++g) {
@@ -124,17 +130,30 @@ void pack_q4_K_block(const quant::BlockQ4_K & blk, int r, uint8_t * base) {
             const int lo = k4_level(blk.qs, g, e), hi = k4_level(blk.qs, g, e + 16);
             lv[(e / 4) * kQuadBytes + r * 4 + e % 4] = static_cast<uint8_t>(lo | (hi << 4));
         }
+        if constexpr (kFifthBits<Block>) {
+            uint8_t * hv = base + kQ5KHighAt + g * 64 + r * 4;
+            for (int e = 0; e < 32; ++e) {
+                hv[e % 4] |= static_cast<uint8_t>(((blk.qh[e] >> g) & 1) << (e / 4));
+            }
+        }
     }
 }
 
-quant::BlockQ4_K unpack_q4_K_block(const uint8_t * base, int r) {
-    quant::BlockQ4_K blk;
+template <class Block>
+Block unpack_k4_block(const uint8_t * base, int r) {
+    Block blk{};
     blk.d    = load_u16(base + 2 * r);
     blk.dmin = load_u16(base + 32 + 2 * r);
     uint8_t sc[8], mn[8];
     for (int g = 0; g < 8; ++g) {
         sc[g] = base[kQ4KScalesAt + g * kPanelRows + r];
         mn[g] = base[kQ4KMinsAt + g * kPanelRows + r];
+        if constexpr (kFifthBits<Block>) {
+            const uint8_t * hv = base + kQ5KHighAt + g * 64 + r * 4;
+            for (int e = 0; e < 32; ++e) {
+                blk.qh[e] = static_cast<uint8_t>(blk.qh[e] | (((hv[e % 4] >> (e / 4)) & 1) << g));
+            }
+        }
     }
     // groups 2p and 2p + 1 share qs[32p .. 32p + 31]: the even group's nibbles low, the odd group's high
     for (int pair = 0; pair < 4; ++pair) {
@@ -225,8 +244,12 @@ const int8_t * level_table(ggml_type type) {
 bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::kNone; }
 
 int64_t repack_block(ggml_type type) {
-    const RepackForm form = repack_form(type);
-    return form == RepackForm::kQ4KBlocks || form == RepackForm::kQ6KBlocks ? kQK_K : kQK32;
+    switch (repack_form(type)) {
+        case RepackForm::kQ4KBlocks:
+        case RepackForm::kQ5KBlocks:
+        case RepackForm::kQ6KBlocks: return kQK_K;
+        default:                     return kQK32;
+    }
 }
 
 size_t panel_bytes(ggml_type type, int64_t k) {
@@ -235,6 +258,7 @@ size_t panel_bytes(ggml_type type, int64_t k) {
         case RepackForm::kNibbles:   return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
         case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
         case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
+        case RepackForm::kQ5KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ5KBlockBytes);
         case RepackForm::kQ6KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ6KBlockBytes);
         case RepackForm::kNone:      return 0;
     }
@@ -254,10 +278,11 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
             pack_nibble_groups<quant::BlockOf<T>>(w, w_row, rows, k, p);
         } else if constexpr (form == RepackForm::kBytes) {
             pack_q8_0(w, w_row, rows, k, p); // the one type of this form
-        } else if constexpr (form == RepackForm::kQ4KBlocks) {
+        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+            const size_t bb = form == RepackForm::kQ5KBlocks ? kQ5KBlockBytes : kQ4KBlockBytes;
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
-                    pack_q4_K_block(row_block<quant::BlockQ4_K>(w, w_row, r, b), r, p + b * kQ4KBlockBytes);
+                    pack_k4_block(row_block<quant::BlockOf<T>>(w, w_row, r, b), r, p + b * bb);
                 }
             }
         } else if constexpr (form == RepackForm::kQ6KBlocks) {
@@ -278,10 +303,11 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
             unpack_nibble_groups<quant::BlockOf<T>>(p, rows, k, w, w_row);
         } else if constexpr (form == RepackForm::kBytes) {
             unpack_q8_0(p, rows, k, w, w_row);
-        } else if constexpr (form == RepackForm::kQ4KBlocks) {
+        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+            const size_t bb = form == RepackForm::kQ5KBlocks ? kQ5KBlockBytes : kQ4KBlockBytes;
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
-                    put_row_block(w, w_row, r, b, unpack_q4_K_block(p + b * kQ4KBlockBytes, r));
+                    put_row_block(w, w_row, r, b, unpack_k4_block<quant::BlockOf<T>>(p + b * bb, r));
                 }
             }
         } else if constexpr (form == RepackForm::kQ6KBlocks) {

@@ -50,7 +50,9 @@ struct GroupSums {
     __m512i               acc[kCols];
     __m512i               acc2[kSplit ? kCols : 1];
 
-    void run(const uint8_t * lv, const uint8_t * cg, const __m512i * init, const __m512i & table) {
+    // high: q5_K's vector of the group's fifth bits (quad q in bit q), unused for the other types
+    void run(const uint8_t * lv, const uint8_t * cg, const __m512i * init, const __m512i & table,
+             const uint8_t * high = nullptr) {
         const __m512i low4 = _mm512_set1_epi8(0x0f);
         for (int c = 0; c < kCols; ++c) {
             acc[c] = init[c];
@@ -73,6 +75,8 @@ struct GroupSums {
                 if constexpr (kLevelTable<kType> != nullptr) { // vpermb reads six index bits: the table repeats per 16
                     lo = _mm512_maskz_permutexvar_epi8(kAllBytes, v, table);
                     hi = _mm512_maskz_permutexvar_epi8(kAllBytes, _mm512_srli_epi16(v, 4), table);
+                } else if constexpr (kType == GGML_TYPE_Q5_K) {
+                    fifth_bit_levels(v, _mm512_loadu_si512(high), j, lo, hi);
                 } else {
                     lo = _mm512_and_si512(v, low4);
                     hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
@@ -131,10 +135,11 @@ void legacy_tile(const GemmTileArgs & a) {
     }
 }
 
-// q4_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles; s = d * scale and
-// m = -dmin * min in float, as gemm.cpp packs them.
-template <int kCols>
-void q4_K_tile(const GemmTileArgs & a) {
+// q4_K, q5_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles (and q5_K's 8 vectors of
+// fifth bits); s = d * scale and m = -dmin * min in float, as gemm.cpp packs them.
+template <int kCols, ggml_type kType>
+void k4_tile(const GemmTileArgs & a) {
+    constexpr size_t kBlockBytes = kType == GGML_TYPE_Q5_K ? kQ5KBlockBytes : kQ4KBlockBytes;
     const int64_t nsb = a.k / quant::kQK_K;
     const auto *  blk = static_cast<const uint8_t *>(a.panel);
     const auto *  cg  = static_cast<const uint8_t *>(a.chunk);
@@ -146,13 +151,13 @@ void q4_K_tile(const GemmTileArgs & a) {
     for (int c = 0; c < kCols; ++c) {
         zero[c] = _mm512_setzero_si512();
     }
-    GroupSums<kCols, GGML_TYPE_Q4_K> sums;
-    for (int64_t b = 0; b < nsb; ++b, blk += kQ4KBlockBytes) {
-        simd::prefetch_lines<kQ4KBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
+    GroupSums<kCols, kType> sums;
+    for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
+        simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512 d    = halves_to_floats(blk);
         const __m512 dmin = _mm512_sub_ps(_mm512_setzero_ps(), halves_to_floats(blk + 32));
         for (int j = 0; j < 8; ++j, cg += kChunkGroupBytes) {
-            sums.run(blk + kQ4KHeaderBytes + j * kNibbleGroupBytes, cg, zero, zero[0]);
+            sums.run(blk + kQ4KHeaderBytes + j * kNibbleGroupBytes, cg, zero, zero[0], blk + kQ5KHighAt + j * 64);
             const __m512 s = _mm512_mul_ps(d, bytes_to_floats(blk + kQ4KScalesAt + j * kPanelRows));
             const __m512 m = _mm512_mul_ps(dmin, bytes_to_floats(blk + kQ4KMinsAt + j * kPanelRows));
             for (int c = 0; c < kCols; ++c) {
@@ -223,8 +228,8 @@ void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
             constexpr RepackForm form = quants::cpu_type_row(T).repack;
             if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
                 legacy_tile<kCols, T>(a);
-            } else if constexpr (form == RepackForm::kQ4KBlocks) {
-                q4_K_tile<kCols>(a);
+            } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+                k4_tile<kCols, T>(a);
             } else if constexpr (form == RepackForm::kQ6KBlocks) {
                 q6_K_tile<kCols>(a);
             }

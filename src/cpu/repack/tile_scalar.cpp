@@ -66,10 +66,14 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         o.s           = d * static_cast<float>(static_cast<int8_t>(base[kQ6KScalesAt + gg * kPanelRows + r]));
         return o;
     }
-    if (form == RepackForm::kQ4KBlocks) {
-        const uint8_t * base = panel + static_cast<size_t>(g / 8) * kQ4KBlockBytes;
+    if (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+        const bool      five = form == RepackForm::kQ5KBlocks;
+        const uint8_t * base = panel + static_cast<size_t>(g / 8) * (five ? kQ5KBlockBytes : kQ4KBlockBytes);
         const int       j    = static_cast<int>(g % 8);
         nibble_levels(base + kQ4KHeaderBytes + j * kNibbleGroupBytes, r, o.u);
+        for (int e = 0; five && e < 32; ++e) { // the fifth bit of element e: bit e / 4 of byte r * 4 + e % 4
+            o.u[e] |= ((base[kQ5KHighAt + j * 64 + r * 4 + e % 4] >> (e / 4)) & 1) << 4;
+        }
         const float d    = fp16_to_fp32(load_u16(base + 2 * r));
         const float dmin = fp16_to_fp32(load_u16(base + 32 + 2 * r));
         o.s              = d * static_cast<float>(base[kQ4KScalesAt + j * kPanelRows + r]);

@@ -105,6 +105,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kBytes;
         } else if (r.type == GGML_TYPE_Q4_K) {
             form = RepackForm::kQ4KBlocks;
+        } else if (r.type == GGML_TYPE_Q5_K) {
+            form = RepackForm::kQ5KBlocks;
         } else if (r.type == GGML_TYPE_Q6_K) {
             form = RepackForm::kQ6KBlocks;
         }

@@ -31,7 +31,8 @@ using namespace switchyard::matvec_test;
 namespace q  = switchyard::cpu::quants;
 namespace rp = switchyard::cpu::repack;
 
-const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
+const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL,
+                             GGML_TYPE_Q8_0};
 
 // Row lengths: whole super-blocks, and for the 32-element formats a k that is not.
 std::vector<int64_t> ks(ggml_type type) {

@@ -304,7 +304,8 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512GiveTheSameBits) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, RunnerInvarianceTest, ::testing::Values("q4_0", "q8_0", "q4_K", "q6_K", "iq4_nl"));
+INSTANTIATE_TEST_SUITE_P(Types, RunnerInvarianceTest,
+                         ::testing::Values("q4_0", "q8_0", "q4_K", "q5_K", "q6_K", "iq4_nl"));
 
 // f32 and f16 matrices are not repacked; a tied output is the token embedding, which GET_ROWS reads: not either.
 TEST(Runner, RepackLeavesOtherWeightsMapped) {
