@@ -479,8 +479,10 @@ bool selected(const Options & o, const std::string & name) {
            });
 }
 
-// The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones.
-constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL};
+// The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones (the floats are
+// stored plainly there where the CPU has no tile for them: the case then measures the plain path).
+constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                      GGML_TYPE_IQ4_NL, GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16};
 
 // One decode case; weights in `buft` when it is not nullptr (the case is then named "... <type> CPU_REPACK").
 void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_type type, ggml_backend_buffer_type_t buft) {

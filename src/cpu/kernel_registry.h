@@ -4,7 +4,7 @@
 // The registry is a table of columns, one per ISA level (base/cpuid.h: IsaLevel). A column (IsaColumn) holds that
 // level's entry of every family: the row-function tables of the element-wise ops, softmax, rope and the attention
 // tile, the float dot products, the fast dequantizers, per weight type the matrix-vector kernel and the float GEMM,
-// the integer GEMM's packer and tiles, the repacked layout's expander and tile. An entry is null where the level
+// the integer GEMM's packer and tiles, the repacked layout's expander and tiles. An entry is null where the level
 // has none of its own. Each level's column is one function in one file, src/cpu/columns/<level>.cpp; on an
 // architecture without that level the function returns an empty column (its #if is inside it, never around the
 // table), so adding a level (aarch64's NEON) is one enumerator and one column.
@@ -15,7 +15,7 @@
 //   - always there (row_kernels, softmax_rows, rope_rows, attn_tiles, dots, dequant, matvec for every type that has
 //     an activation format, gemm_pack, repack_expand, act_q8_K): the selection never comes back empty;
 //   - fast paths only (gemm_tile, gemm_tile_amx and its packer gemm_pack_amx, gemm_float, gemm_float_amx,
-//     repack_tile): the scalar column has none, and an empty selection means "this CPU has no such path" (the
+//     repack_tile, repack_float_tile): the scalar column has none, and an empty selection means "this CPU has no such path" (the
 //     caller then takes another route).
 // Selecting loops over the columns: callers keep the result in a static, so the hot paths pay nothing.
 //
@@ -77,6 +77,8 @@ struct IsaColumn {
     ExpandPanelFn      repack_expand = nullptr; // scalar: the portable expander
     quants::ActConvert act_q8_K      = nullptr; // q8_K activations (quants/act_quant.h); scalar: the reference
     repack::TileFn     repack_tile   = nullptr;
+    // keyed by weight type: the repacked float form's tile (repack/format.h: float_tile)
+    repack::FloatTileFn (*repack_float_tile)(ggml_type weight) = nullptr;
 };
 
 // The columns, one function per level (src/cpu/columns/<level>.cpp); each returns an empty column where this

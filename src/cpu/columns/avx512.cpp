@@ -21,6 +21,11 @@ const quants::FloatGemmKernels * gemm_float_avx512(ggml_type weight) {
     static constexpr quants::FloatGemmKernels kFloat{quants::gemm_float_pack_avx512, quants::gemm_float_tile_avx512};
     return weight == GGML_TYPE_F32 || weight == GGML_TYPE_F16 ? &kFloat : nullptr;
 }
+
+// The repacked float form's tile of F32 and F16 weights.
+repack::FloatTileFn repack_float_tile_avx512(ggml_type weight) {
+    return weight == GGML_TYPE_F32 || weight == GGML_TYPE_F16 ? repack::float_tile_avx512 : nullptr;
+}
 #endif
 
 } // namespace
@@ -28,15 +33,16 @@ const quants::FloatGemmKernels * gemm_float_avx512(ggml_type weight) {
 IsaColumn avx512_column() {
 #if defined(__x86_64__)
     return {
-        .row_kernels  = kernels::row_kernels_avx512,
-        .softmax_rows = kernels::softmax_rows_avx512,
-        .rope_rows    = kernels::rope_rows_avx512,
-        .attn_tiles   = kernels::attn_tile_kernels_avx512,
-        .dots         = kernels::dot_kernels_avx512,
-        .dequant      = kernels::dequant_kernels_avx512,
-        .matvec       = quants::matvec_avx512,
-        .gemm_float   = gemm_float_avx512,
-        .act_q8_K     = quants::act_quantize_q8_K_avx512,
+        .row_kernels       = kernels::row_kernels_avx512,
+        .softmax_rows      = kernels::softmax_rows_avx512,
+        .rope_rows         = kernels::rope_rows_avx512,
+        .attn_tiles        = kernels::attn_tile_kernels_avx512,
+        .dots              = kernels::dot_kernels_avx512,
+        .dequant           = kernels::dequant_kernels_avx512,
+        .matvec            = quants::matvec_avx512,
+        .gemm_float        = gemm_float_avx512,
+        .act_q8_K          = quants::act_quantize_q8_K_avx512,
+        .repack_float_tile = repack_float_tile_avx512,
     };
 #else
     return {};

@@ -31,7 +31,8 @@ enum class RepackForm : uint8_t {
     kBytes,    // 8-bit levels of 32-element blocks (q8_0)
     kQ4KBlocks, // whole q4_K super-blocks: levels, 6-bit scales and mins
     kQ5KBlocks, // whole q5_K super-blocks: q4_K's, plus the levels' fifth bits
-    kQ6KBlocks  // whole q6_K super-blocks: 6-bit levels as nibbles and 2-bit highs, int8 scales per 16
+    kQ6KBlocks, // whole q6_K super-blocks: 6-bit levels as nibbles and 2-bit highs, int8 scales per 16
+    kFloats     // f32, f16, bf16: the values as they are, 16 rows interleaved (bf16 in pairs)
 };
 
 struct CpuTypeRow {
@@ -47,9 +48,9 @@ struct CpuTypeRow {
 
 inline constexpr CpuTypeRow kCpuTypeRows[] = {
     // type, activation; GEMM group, bias, min term, super-blocks; upstream's pairs, repacked form
-    {GGML_TYPE_F32, GGML_TYPE_F32},
-    {GGML_TYPE_F16, GGML_TYPE_F16},
-    {GGML_TYPE_BF16, GGML_TYPE_BF16},
+    {GGML_TYPE_F32, GGML_TYPE_F32, 0, 0, false, false, false, RepackForm::kFloats},
+    {GGML_TYPE_F16, GGML_TYPE_F16, 0, 0, false, false, false, RepackForm::kFloats},
+    {GGML_TYPE_BF16, GGML_TYPE_BF16, 0, 0, false, false, false, RepackForm::kFloats},
     {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, 32, 8, false, false, false, RepackForm::kNibbles},
     {GGML_TYPE_Q4_1, GGML_TYPE_Q8_1, 32, 0, true},
     {GGML_TYPE_Q5_0, GGML_TYPE_Q8_0, 32, 16, false},

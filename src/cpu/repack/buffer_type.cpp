@@ -26,8 +26,10 @@ const char kRepackedMark = 0;
 
 // The tensor would be stored repacked if it were allocated in a CPU_REPACK buffer.
 bool repackable(const ggml_tensor * t) {
-    return t->view_src == nullptr && repackable_type(t->type) && t->ne[2] == 1 && t->ne[3] == 1 && t->ne[1] >= 1 &&
-           t->ne[0] % repack_block(t->type) == 0 && ggml_is_contiguous(t);
+    // a float vector (a norm, a bias: ne[1] = 1) is no matrix's weights and stays plain for the ops that read it
+    const int64_t min_rows = repack_form(t->type) == RepackForm::kFloats ? 2 : 1;
+    return t->view_src == nullptr && t->ne[2] == 1 && t->ne[3] == 1 && t->ne[1] >= min_rows &&
+           repacks(t->type, t->ne[0]) && ggml_is_contiguous(t);
 }
 
 int64_t n_panels(const ggml_tensor * t) { return (t->ne[1] + kPanelRows - 1) / kPanelRows; }

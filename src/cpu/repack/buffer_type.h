@@ -1,9 +1,10 @@
 // CPU_REPACK: the CPU device's extra buffer type (ggml_backend_dev_get_extra_bufts, as upstream's), host memory
-// in which 2-D weights of q4_0, q4_K, iq4_nl and q8_0 are stored in the repacked layout of format.h, so that
-// MUL_MAT reads them without packing per call (repack/mul_mat.h).
+// in which 2-D weights of q4_0, q4_K, q5_K, q6_K, iq4_nl, q8_0 and (where the CPU has their tile and does not take
+// them on AMX) f32, f16 and bf16 are stored in the repacked layout of format.h, so that MUL_MAT reads them without
+// packing per call, and sums each output in one order whatever the batch (repack/mul_mat.h).
 //
-// Which tensors are repacked: a tensor allocated in such a buffer (not a view) of a repackable type, 2-D
-// (ne[2] = ne[3] = 1), contiguous. Any other tensor is stored plainly (the original bytes at tensor->data) and
+// Which tensors are repacked: a tensor allocated in such a buffer (not a view) of a repackable type (format.h:
+// repacks), 2-D (ne[2] = ne[3] = 1; for the floats more than one row), contiguous. Any other tensor is stored plainly (the original bytes at tensor->data) and
 // behaves as in a CPU buffer: every op the CPU has reads it. The repacked ones:
 //   - take repacked_bytes (get_alloc_size; q4_K slightly more than ggml_nbytes, a partial last panel of 16 rows
 //     up to 15 rows more);

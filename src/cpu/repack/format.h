@@ -27,7 +27,15 @@
 //                  high 2 bits: vector h holds group 2j + h, quad i (0..3) of it in bits 2i, 2i + 1 of each byte
 //                  (3392 bytes for 16 x 256 weights: 6.625 bits a weight, 1 % over q6_K's 6.5625). The GEMM's
 //                  groups of 16 elements: s = d * scale in float, as gemm.cpp's packer computes it.
+//   f32, f16       (the float form) per element, the 16 rows' values in the weight's own type: [k][16], the
+//                  weight's size.
+//   bf16           per pair of elements, the 16 rows' pairs: [k / 2][16][2] (the float GEMM's bf16 panel).
 // Panels are padded to 64 bytes (a panel starts on a cache line when the tensor does).
+//
+// The float form's tiles (float_tile, below) take the float GEMM's activation chunks (quants/gemm_float.h: f32 values,
+// for f16 weights rounded through f16, 12 columns a chunk; bf16 pairs, 8 columns) and sum each output with one
+// accumulator over the steps in order, whatever the number of columns and panels of the call, so that a row's
+// product is the same bits in every batch.
 //
 // Activations are the GEMM's chunks (gemm.h: gemm_activation, eight columns interleaved per group, the format's
 // act_type); a tile multiplies one panel with up to 8 columns of a chunk, out[r + c * out_col], as the GEMM's
@@ -78,6 +86,11 @@ using quants::RepackForm;
 RepackForm repack_form(ggml_type type);
 bool       repackable_type(ggml_type type);
 
+// Whether CPU_REPACK stores rows of k elements of `type` repacked on this CPU: the type has a form, k is a whole
+// number of its blocks (repack_block), and for the float form this CPU has a float tile for the type and the
+// float GEMM would not take the type's rows on AMX tiles (whose sums run in another order: those stay plain).
+bool repacks(ggml_type type, int64_t k);
+
 // What a kernel templated on a repacked type T reads of it: whether its levels are whole bytes (q8_0) rather than
 // nibbles, and the value table its nibbles index (iq4_nl), nullptr where they are the levels.
 template <ggml_type T>
@@ -86,7 +99,8 @@ template <ggml_type T>
 inline constexpr const int8_t * kLevelTable = quant::value_table<quant::BlockOf<T>>();
 const int8_t *                  level_table(ggml_type type); // kLevelTable of a type known at run time
 
-// Elements per block of the type's scales in the layout: 256 for the K-quants, 32 for the others.
+// Elements per block of the type's scales in the layout: 256 for the K-quants, 32 for the 32-element formats, 2 for
+// the float form (pairs).
 int64_t repack_block(ggml_type type);
 
 // Bytes of one panel for rows of k elements (k: a whole number of the type's blocks), and of a whole matrix of
@@ -114,6 +128,29 @@ TileFn tile_fast();
 // (repack_expand: the vector one where the CPU has it), expand_panel_portable (tile_scalar.cpp) never.
 void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
 void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
+
+// A float tile call: panels [0, n_panels) of a pass (panel p at panel + p * panel_stride bytes; every panel has 16
+// rows but the last, which has last_rows) times columns [0, n_cols) of a float GEMM chunk (n_cols at most
+// quants::gemm_float_cols of the type); panel p, row r, column c at out[16 p + r + c * out_col].
+struct FloatTileArgs {
+    ggml_type    type;
+    const void * panel;
+    size_t       panel_stride;
+    int          n_panels;
+    int          last_rows;
+    int64_t      k;
+    const void * chunk;
+    int          n_cols;
+    float *      out;
+    int64_t      out_col;
+};
+using FloatTileFn = void (*)(const FloatTileArgs & a);
+
+// The float tile this CPU runs for `type` (the kernel registry's repack_float_tile: F32 and F16 at AVX-512, BF16 at
+// AVX-512 BF16), nullptr where it has none.
+FloatTileFn float_tile(ggml_type type);
+void        float_tile_avx512(const FloatTileArgs & a);     // float_tile_avx512.cpp: F32, F16
+void        float_tile_avx512bf16(const FloatTileArgs & a); // float_tile_avx512bf16.cpp: BF16
 
 // The AVX-512 VNNI level's tile and expander, which the registry's column holds (x86-64 only).
 void tile_avx512vnni(ggml_type type, const quants::GemmTileArgs & a); // tile_avx512vnni.cpp

@@ -1,6 +1,7 @@
 // MUL_MAT from repacked weights (mul_mat.h).
 #include "cpu/repack/mul_mat.h"
 
+#include "cpu/quants/gemm_float.h"
 #include "cpu/repack/format.h"
 
 #include <algorithm>
@@ -109,6 +110,74 @@ void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
     }
 }
 
+// ---- the float form: the float GEMM's chunks and the float tile for every column count ----------------------------
+
+bool float_form(const ggml_tensor * dst) { return repack_form(dst->src[0]->type) == RepackForm::kFloats; }
+
+int64_t float_chunks_per_slice(const ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const int64_t       cols = quants::gemm_float_cols(src0->type, src0->ne[0]);
+    return (dst->src[1]->ne[1] + cols - 1) / cols;
+}
+
+size_t float_columns_bytes(const ggml_tensor * dst) {
+    const ggml_tensor * src1 = dst->src[1];
+    return line(quants::gemm_float_chunk_bytes(dst->src[0]->type, src1->ne[0]) *
+                static_cast<size_t>(float_chunks_per_slice(dst) * src1->ne[2] * src1->ne[3]));
+}
+
+void float_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor * src0 = dst->src[0];
+    const ggml_tensor * src1 = dst->src[1];
+    const ggml_type     type = src0->type;
+    const int64_t       k = src0->ne[0], m = src0->ne[1], n = src1->ne[1], ne11 = src1->ne[1], ne12 = src1->ne[2];
+    const int           cols = quants::gemm_float_cols(type, k);
+    const size_t        cb   = quants::gemm_float_chunk_bytes(type, k);
+    const int64_t       per  = float_chunks_per_slice(dst);
+    // phase 1: src1 row (i11, i12, i13) becomes column i11 % cols of chunk i11 / cols of its slice
+    const int64_t nrows = ggml_nrows(src1);
+    for (int64_t r = thread_begin(p, nrows); r < thread_end(p, nrows); ++r) {
+        const int64_t i11 = r % ne11, i12 = (r / ne11) % ne12, i13 = r / (ne11 * ne12);
+        const auto *  x   = reinterpret_cast<const float *>(static_cast<const char *>(src1->data) + i11 * src1->nb[1] +
+                                                         i12 * src1->nb[2] + i13 * src1->nb[3]);
+        char * chunk = static_cast<char *>(p.wdata) + static_cast<size_t>((r / ne11) * per + i11 / cols) * cb;
+        quants::gemm_float_activation(type, x, k, chunk, static_cast<int>(i11 % cols));
+    }
+    barrier(p);
+
+    // phase 2: runs of panels per thread, a pass of about 512 KiB of panels times every chunk of the slice (one
+    // chunk: 16 panels, as many as a tile call takes for independent sums)
+    const FloatTileFn tile     = float_tile(type);
+    const size_t      pb       = panel_bytes(type, k);
+    const int64_t     n_panels = (m + kPanelRows - 1) / kPanelRows;
+    const int64_t     fit      = per == 1 ? 16 : static_cast<int64_t>((size_t{512} << 10) / pb);
+    const int64_t     per_pass = std::min<int64_t>(std::clamp<int64_t>(fit, 1, 16), n_panels);
+    const int64_t     n_items  = src1->ne[2] * src1->ne[3] * n_panels;
+    const int64_t     out_col  = static_cast<int64_t>(dst->nb[1] / sizeof(float));
+    const int64_t     end      = thread_end(p, n_items);
+    for (int64_t it = thread_begin(p, n_items); it < end;) {
+        const int64_t slice = it / n_panels, first = it % n_panels;
+        const int64_t count = std::min({per_pass, n_panels - first, end - it});
+        const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
+        auto * out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        FloatTileArgs a;
+        a.type         = type;
+        a.panel        = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb;
+        a.panel_stride = pb;
+        a.n_panels     = static_cast<int>(count);
+        a.last_rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - (first + count - 1) * kPanelRows));
+        a.k            = k;
+        a.out_col      = out_col;
+        for (int64_t c0 = 0; c0 < n; c0 += cols) {
+            a.chunk  = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per + c0 / cols) * cb;
+            a.n_cols = static_cast<int>(std::min<int64_t>(cols, n - c0));
+            a.out    = out + first * kPanelRows + c0 * out_col;
+            tile(a);
+        }
+        it += count;
+    }
+}
+
 } // namespace
 
 bool mul_mat_supports(const ggml_tensor * dst) {
@@ -120,11 +189,18 @@ bool mul_mat_supports(const ggml_tensor * dst) {
 }
 
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads) {
+    if (float_form(dst)) {
+        return float_columns_bytes(dst);
+    }
     return columns_bytes(format_of(dst), dst->src[1]) + static_cast<size_t>(n_threads) * slot_layout(dst).total();
 }
 
 // Work items are (slice (i12, i13), panel of 16 src0 rows).
 void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
+    if (float_form(dst)) {
+        float_compute(p, dst);
+        return;
+    }
     const ggml_tensor *      src0 = dst->src[0];
     const ggml_tensor *      src1 = dst->src[1];
     const quants::GemmFormat f    = format_of(dst);

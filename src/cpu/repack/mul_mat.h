@@ -12,6 +12,10 @@
 //
 // Work memory: the chunks, then per thread the activation bytes of one row (the conversion's scratch) and, when
 // expanding, one pass of expanded panels.
+//
+// The float form (f32, f16, bf16; format.h) takes the float GEMM's chunks instead (twelve columns, or eight bf16
+// pairs) and its tile (float_tile) for every column count: with one chunk a tile call takes the thread's panels 16
+// at a time (independent sums in flight for decode), with more a pass of about 512 KiB of panels.
 #pragma once
 
 #include "cpu/kernel.h"

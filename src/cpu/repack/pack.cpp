@@ -1,6 +1,7 @@
 // The repacked layout's sizes, packer and unpacker (format.h), portable code: packing runs once, at load time.
 #include "cpu/repack/format.h"
 
+#include "cpu/quants/gemm_float.h"
 #include "quant/blocks.h"
 
 #include <cstring>
@@ -231,6 +232,36 @@ quant::BlockQ6_K unpack_q6_K_block(const uint8_t * base, int r) {
     return blk;
 }
 
+// ---- f32, f16, bf16: the values, 16 rows interleaved per element (bf16: per pair) --------------------------------
+
+// Byte offset of row r's element i in a float panel of `es`-byte elements (2 for f16 and bf16, 4 for f32).
+size_t float_at(ggml_type type, size_t es, int r, int64_t i) {
+    if (type == GGML_TYPE_BF16) {
+        return ((static_cast<size_t>(i / 2) * kPanelRows + static_cast<size_t>(r)) * 2 + static_cast<size_t>(i % 2)) * es;
+    }
+    return (static_cast<size_t>(i) * kPanelRows + static_cast<size_t>(r)) * es;
+}
+
+void pack_floats(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    const size_t es = ggml_type_size(type);
+    for (int r = 0; r < rows; ++r) {
+        const auto * row = static_cast<const uint8_t *>(w) + static_cast<size_t>(r) * w_row;
+        for (int64_t i = 0; i < k; ++i) {
+            std::memcpy(panel + float_at(type, es, r, i), row + static_cast<size_t>(i) * es, es);
+        }
+    }
+}
+
+void unpack_floats(ggml_type type, const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+    const size_t es = ggml_type_size(type);
+    for (int r = 0; r < rows; ++r) {
+        auto * row = static_cast<uint8_t *>(w) + static_cast<size_t>(r) * w_row;
+        for (int64_t i = 0; i < k; ++i) {
+            std::memcpy(row + static_cast<size_t>(i) * es, panel + float_at(type, es, r, i), es);
+        }
+    }
+}
+
 } // namespace
 
 RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }
@@ -248,8 +279,17 @@ int64_t repack_block(ggml_type type) {
         case RepackForm::kQ4KBlocks:
         case RepackForm::kQ5KBlocks:
         case RepackForm::kQ6KBlocks: return kQK_K;
+        case RepackForm::kFloats:    return 2;
         default:                     return kQK32;
     }
+}
+
+bool repacks(ggml_type type, int64_t k) {
+    const RepackForm form = repack_form(type);
+    if (form == RepackForm::kNone || k < 1 || k % repack_block(type) != 0) {
+        return false;
+    }
+    return form != RepackForm::kFloats || (float_tile(type) != nullptr && !quants::gemm_float_amx(type, k));
 }
 
 size_t panel_bytes(ggml_type type, int64_t k) {
@@ -260,6 +300,7 @@ size_t panel_bytes(ggml_type type, int64_t k) {
         case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
         case RepackForm::kQ5KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ5KBlockBytes);
         case RepackForm::kQ6KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ6KBlockBytes);
+        case RepackForm::kFloats:    return round_line(static_cast<size_t>(k) * kPanelRows * ggml_type_size(type));
         case RepackForm::kNone:      return 0;
     }
     return 0;
@@ -291,6 +332,8 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
                     pack_q6_K_block(row_block<quant::BlockQ6_K>(w, w_row, r, b), r, p + b * kQ6KBlockBytes);
                 }
             }
+        } else if constexpr (form == RepackForm::kFloats) {
+            pack_floats(T, w, w_row, rows, k, p);
         }
     });
 }
@@ -316,6 +359,8 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
                     put_row_block(w, w_row, r, b, unpack_q6_K_block(p + b * kQ6KBlockBytes, r));
                 }
             }
+        } else if constexpr (form == RepackForm::kFloats) {
+            unpack_floats(T, p, rows, k, w, w_row);
         }
     });
 }

@@ -2,7 +2,7 @@
 // definition: the references the vector code is tested against, and the path of CPUs without it. The tile computes
 // what gemm.cpp's gemm_tile_scalar computes on the GEMM's own panels: per group an exact integer sum, then the float
 // scale math; the expander writes those panels (the bytes gemm_pack writes from the original weights). Also the
-// choice of the tile and the expander this CPU runs (the kernel registry's).
+// choice of the tile, the expander and the float tiles this CPU runs (the kernel registry's).
 #include "cpu/repack/format.h"
 
 #include "base/fp16.h"
@@ -154,6 +154,11 @@ void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t
 void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
     static const ExpandPanelFn expand = select_kernel(&IsaColumn::repack_expand);
     expand(type, panel, rows, k, gemm_panel);
+}
+
+FloatTileFn float_tile(ggml_type type) {
+    static const auto table = select_kernel_per_type(&IsaColumn::repack_float_tile);
+    return type >= 0 && type < GGML_TYPE_COUNT ? table[static_cast<size_t>(type)] : nullptr;
 }
 
 TileFn tile_fast() {

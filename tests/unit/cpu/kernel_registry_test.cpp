@@ -34,7 +34,7 @@ using switchyard::cpu::selected_level;
 using switchyard::cpu::simd::isa_supported;
 
 // The families below are the whole column: a family added to IsaColumn must be added here too.
-static_assert(sizeof(IsaColumn) == 16 * sizeof(void *), "kernel_registry_test.cpp lists every family of IsaColumn");
+static_assert(sizeof(IsaColumn) == 17 * sizeof(void *), "kernel_registry_test.cpp lists every family of IsaColumn");
 
 // f(name, member) for the families with one entry per level, and for those keyed by weight type.
 template <class F>
@@ -59,6 +59,7 @@ void for_each_typed_family(F && f) {
     f("matvec", &IsaColumn::matvec);
     f("gemm_float", &IsaColumn::gemm_float);
     f("gemm_float_amx", &IsaColumn::gemm_float_amx);
+    f("repack_float_tile", &IsaColumn::repack_float_tile);
 }
 
 IsaLevel level(int i) { return static_cast<IsaLevel>(i); }
@@ -113,6 +114,7 @@ TEST(KernelRegistry, ScalarColumnHasEveryFamilyThatMustAlwaysBeThere) {
     EXPECT_EQ(s.repack_tile, nullptr);
     EXPECT_EQ(s.gemm_float, nullptr);
     EXPECT_EQ(s.gemm_float_amx, nullptr);
+    EXPECT_EQ(s.repack_float_tile, nullptr);
 }
 
 // A column of another architecture's level is empty: x86's on aarch64 and elsewhere, NEON's on x86-64.
@@ -195,6 +197,10 @@ TEST(KernelRegistry, FastPathsHaveTheirLevels) {
     EXPECT_EQ(selected_level(&IsaColumn::gemm_tile_amx), at(IsaLevel::kAmx));
     EXPECT_EQ(selected_level(&IsaColumn::gemm_pack_amx), at(IsaLevel::kAmx)); // the tile's panels with it
     EXPECT_EQ(selected_level(&IsaColumn::repack_tile), at(IsaLevel::kAvx512Vnni));
+    EXPECT_EQ(selected_level(&IsaColumn::repack_float_tile, GGML_TYPE_F32), at(IsaLevel::kAvx512));
+    EXPECT_EQ(selected_level(&IsaColumn::repack_float_tile, GGML_TYPE_F16), at(IsaLevel::kAvx512));
+    EXPECT_EQ(selected_level(&IsaColumn::repack_float_tile, GGML_TYPE_BF16), at(IsaLevel::kAvx512Bf16));
+    EXPECT_EQ(selected_level(&IsaColumn::repack_float_tile, GGML_TYPE_Q4_0), IsaLevel::kCount);
     // the expander and the packer fall back to the portable ones
     const IsaLevel vnni_or_scalar = isa_supported(IsaLevel::kAvx512Vnni) ? IsaLevel::kAvx512Vnni : IsaLevel::kScalar;
     EXPECT_EQ(selected_level(&IsaColumn::repack_expand), vnni_or_scalar);

@@ -109,6 +109,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kQ5KBlocks;
         } else if (r.type == GGML_TYPE_Q6_K) {
             form = RepackForm::kQ6KBlocks;
+        } else if (r.type == GGML_TYPE_F32 || r.type == GGML_TYPE_F16 || r.type == GGML_TYPE_BF16) {
+            form = RepackForm::kFloats;
         }
         EXPECT_EQ(r.repack, form) << ggml_type_name(r.type);
     }

@@ -10,6 +10,7 @@
 
 #include "cpu/kernels/mul_mat/vec.h"
 #include "cpu/quants/gemm.h"
+#include "cpu/quants/gemm_float.h"
 #include "cpu/repack/buffer_type.h"
 #include "cpu/repack/format.h"
 #include "cpu/repack/mul_mat.h"
@@ -34,7 +35,29 @@ namespace rp = switchyard::cpu::repack;
 const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL,
                              GGML_TYPE_Q8_0};
 
-// Row lengths: whole super-blocks, and for the 32-element formats a k that is not.
+// The float form's types: packed and unpacked on every CPU, stored repacked where this CPU has their tile.
+const ggml_type kFloatTypes[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
+
+// Every type the layout has (kTypes, then the floats).
+std::vector<ggml_type> layout_types() {
+    std::vector<ggml_type> v(std::begin(kTypes), std::end(kTypes));
+    v.insert(v.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
+    return v;
+}
+
+// The types CPU_REPACK stores repacked on this CPU for rows of k elements: kTypes, and the floats that have a tile
+// (rp::repacks).
+std::vector<ggml_type> buffer_types(int64_t k) {
+    std::vector<ggml_type> v(std::begin(kTypes), std::end(kTypes));
+    for (ggml_type t : kFloatTypes) {
+        if (rp::repacks(t, k)) {
+            v.push_back(t);
+        }
+    }
+    return v;
+}
+
+// Row lengths: whole super-blocks, and for the 32-element formats (and the floats) a k that is not.
 std::vector<int64_t> ks(ggml_type type) {
     return ggml_blck_size(type) == 256 ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{256, 96};
 }
@@ -44,7 +67,7 @@ std::vector<uint8_t> weights(ggml_type type, int64_t rows, int64_t k, bool rando
 }
 
 TEST(RepackFormat, KeepsTheWeightsSize) {
-    for (ggml_type type : kTypes) {
+    for (ggml_type type : layout_types()) {
         const int64_t k     = 4096;
         const double  ratio = static_cast<double>(rp::panel_bytes(type, k)) /
                              static_cast<double>(rp::kPanelRows * ggml_row_size(type, k));
@@ -53,12 +76,17 @@ TEST(RepackFormat, KeepsTheWeightsSize) {
         EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
     }
     EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q4_1));
-    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_F32));
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q5_0));
+    EXPECT_FALSE(rp::repacks(GGML_TYPE_Q4_K, 128)) << "a part of a super-block";
+    EXPECT_FALSE(rp::repacks(GGML_TYPE_F16, 95)) << "bf16 and f16 pairs";
+    for (ggml_type t : kFloatTypes) { // floats: where this CPU has their tile and does not take them on AMX
+        EXPECT_EQ(rp::repacks(t, 4096), rp::float_tile(t) != nullptr && !q::gemm_float_amx(t, 4096)) << ggml_type_name(t);
+    }
 }
 
 TEST(RepackPack, UnpackGivesTheOriginalBytes) {
     std::mt19937 rng(50);
-    for (ggml_type type : kTypes) {
+    for (ggml_type type : layout_types()) {
         for (int64_t k : ks(type)) {
             for (bool random_bytes : {false, true}) {
                 const std::vector<uint8_t> w  = weights(type, 16, k, random_bytes, rng);
@@ -256,7 +284,7 @@ struct Product {
 
 TEST(RepackBuffer, GetTensorReturnsTheBytesSetWholeOrInParts) {
     std::mt19937 rng(52);
-    for (ggml_type type : kTypes) {
+    for (ggml_type type : buffer_types(256)) {
         const int64_t k = 256, m = 37;
         Product       pr(rp::repack_buffer_type(), type, k, m, 1);
         ASSERT_NE(pr.wbuf, nullptr);
@@ -300,7 +328,7 @@ TEST(RepackBuffer, GetTensorReturnsTheBytesSetWholeOrInParts) {
 TEST(RepackBuffer, MulMatEqualsThePlainKernelForEveryColumnCount) {
     std::mt19937   rng(53);
     ggml_backend_t backend = ggml_backend_cpu_init();
-    for (ggml_type type : kTypes) {
+    for (ggml_type type : buffer_types(256)) {
         for (int64_t k : ks(type)) {
             const int64_t              m     = 37;
             const std::vector<uint8_t> bytes = weights(type, m, k, false, rng);
@@ -419,7 +447,7 @@ TEST(RepackBuffer, ColumnsGiveTheSameBitsInEveryBatch) {
     }
     std::mt19937   rng(58);
     ggml_backend_t backend = ggml_backend_cpu_init();
-    for (ggml_type type : kTypes) {
+    for (ggml_type type : buffer_types(256)) {
         const int64_t              k = ggml_blck_size(type) == 256 ? 512 : 256, m = 70, n_max = 100;
         const std::vector<uint8_t> bytes = weights(type, m, k, false, rng);
         const std::vector<float>   x     = normal_floats(rng, k * n_max);
@@ -434,7 +462,7 @@ TEST(RepackBuffer, ColumnsGiveTheSameBitsInEveryBatch) {
             }
         }
         for (int64_t n : {int64_t{7}, int64_t{25}, int64_t{33}, n_max}) {
-            if (q::gemm_int_amx() && n > switchyard::cpu::kernels::kMatVecMaxCols) {
+            if (q::gemm_int_amx() && n > switchyard::cpu::kernels::kMatVecMaxCols && ggml_is_quantized(type)) {
                 continue;
             }
             Product batch(rp::repack_buffer_type(), type, k, m, n);
@@ -482,9 +510,9 @@ TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     ggml_backend_dev_t    dev   = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
     ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(rp::repack_buffer_type(), 0);
     ASSERT_NE(empty, nullptr);
-    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 64, nullptr, true});
+    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 128, nullptr, true});
     ASSERT_NE(ctx, nullptr);
-    for (ggml_type type : kTypes) {
+    for (ggml_type type : buffer_types(256)) {
         SCOPED_TRACE(ggml_type_name(type));
         ggml_tensor * w = ggml_new_tensor_2d(ctx, type, 256, 32);
         w->buffer       = empty; // as llama.cpp's weight_buft_supported does; w->extra stays unset
@@ -500,13 +528,14 @@ TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     ggml_backend_buffer_free(empty);
 }
 
-// A 3-D weight and an F32 one are not repackable: stored plainly, computed by the normal kernels.
+// A 3-D weight, a vector and a type without a repacked form are stored plainly, computed by the normal kernels.
 TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
     std::mt19937   rng(54);
     ggml_backend_t backend = ggml_backend_cpu_init();
     ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
     for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_Q4_1}) {
-        const int64_t k = 64, m = 5, n = 3, ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
+        // q4_0 3-D, f32 a vector (a norm or a bias, never a matrix's weights), q4_1 a type without a form
+        const int64_t k = 64, m = type == GGML_TYPE_F32 ? 1 : 5, n = 3, ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
         Product       pr(rp::repack_buffer_type(), type, k, m, n, ne2);
         Product       plain(ggml_backend_cpu_buffer_type(), type, k, m, n, ne2);
         EXPECT_FALSE(rp::is_repacked(pr.w)) << ggml_type_name(type);
