@@ -29,6 +29,8 @@ enum class RepackForm : uint8_t {
     kNone,
     kNibbles,  // 4-bit levels of 32-element blocks (q4_0, iq4_nl) with their scales
     kBytes,    // 8-bit levels of 32-element blocks (q8_0)
+    kQ2KBlocks, // whole q2_K super-blocks: 2-bit levels, 4-bit scales and mins per 16
+    kQ3KBlocks, // whole q3_K super-blocks: 2-bit levels and their third bits, scales per 16
     kQ4KBlocks, // whole q4_K super-blocks: levels, 6-bit scales and mins
     kQ5KBlocks, // whole q5_K super-blocks: q4_K's, plus the levels' fifth bits
     kQ6KBlocks, // whole q6_K super-blocks: 6-bit levels as nibbles and 2-bit highs, int8 scales per 16
@@ -62,8 +64,8 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_NVFP4, GGML_TYPE_Q8_0},
     {GGML_TYPE_Q1_0, GGML_TYPE_Q8_0},
     {GGML_TYPE_Q2_0, GGML_TYPE_Q8_0},
-    {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K, 16, 0, true},
-    {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K, 16, 4, false},
+    {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K, 16, 0, true, false, false, RepackForm::kQ2KBlocks},
+    {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K, 16, 4, false, false, false, RepackForm::kQ3KBlocks},
     {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K, 32, 0, true, true, false, RepackForm::kQ4KBlocks},
     {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K, 32, 0, true, true, false, RepackForm::kQ5KBlocks},
     {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false, true, false, RepackForm::kQ6KBlocks},

@@ -6,8 +6,8 @@
 // high quad with a shift and an AND; iq4_nl maps both with one vpermb each (the 16-entry table repeated four times,
 // so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past `rows`
 // (whose index 0 would map to level 1); q5_K adds each quad's fifth bit. The factors: s = f16 scale (q4_0, iq4_nl,
-// q8_0), or for q4_K / q5_K s = d * scale and m = -dmin * min in float as gemm.cpp's packer computes them (q6_K:
-// s = d * scale per group of 16, m zero), the rows past `rows` zero. The stored levels of the missing rows are zero
+// q8_0), or for q4_K / q5_K s = d * scale and m = -dmin * min in float as gemm.cpp's packer computes them (q2_K,
+// q3_K, q6_K: the same per group of 16, m zero but q2_K's), the rows past `rows` zero. The stored levels of the missing rows are zero
 // (format.h), and so are the levels q4_0, q8_0, the K-quants expand them to.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
@@ -110,30 +110,30 @@ void expand_k4(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     }
 }
 
-// q6_K: per super-block d and the int8 scales, then 8 pairs of GEMM groups of 16 (4 quads of levels each).
-void expand_q6_K(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+// q2_K, q3_K, q6_K: per super-block the header, then 8 pairs of GEMM groups of 16 (4 quads of levels each).
+template <ggml_type kType>
+void expand_k16(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     constexpr size_t kGroup16Bytes = 16 * kPanelRows + 2 * kPanelRows * sizeof(float);
     const int64_t    nsb           = k / quant::kQK_K;
     const __mmask16  lanes         = live_lanes(rows);
-    const auto       group         = [&](const __m512i * u, __m512 s, uint8_t * o) {
+    const __m512     sign          = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
+    const auto       group         = [&](const __m512i * u, const K16Factors & f, uint8_t * o) {
         for (int i = 0; i < 4; ++i) {
             store(o + i * kQuadBytes, u[i]);
         }
-        _mm512_storeu_ps(o + 16 * kPanelRows, s);
-        _mm512_storeu_ps(o + 16 * kPanelRows + kPanelRows * sizeof(float), _mm512_setzero_ps());
+        _mm512_storeu_ps(o + 16 * kPanelRows, _mm512_maskz_mov_ps(lanes, f.s));
+        _mm512_storeu_ps(o + 16 * kPanelRows + kPanelRows * sizeof(float), _mm512_maskz_mov_ps(lanes, f.m));
     };
-    for (int64_t b = 0; b < nsb; ++b, panel += kQ6KBlockBytes) {
-        const __m512 d     = halves_to_floats(panel);
-        const auto   scale = [&](int g) {
-            return _mm512_maskz_mul_ps(lanes, d, signed_bytes_to_floats(panel + kQ6KScalesAt + g * kPanelRows));
-        };
+    for (int64_t b = 0; b < nsb; ++b, panel += kK16BlockBytes<kType>) {
+        const __m512 d        = halves_to_floats(panel);
+        const __m512 neg_dmin = kType == GGML_TYPE_Q2_K ? _mm512_xor_ps(halves_to_floats(panel + 32), sign)
+                                                        : _mm512_setzero_ps();
         for (int j = 0; j < 8; ++j, out += 2 * kGroup16Bytes) {
-            const uint8_t * pair = panel + kQ6KHeaderBytes + j * kQ6KPairBytes;
-            __m512i         u[4];
-            q6_K_levels<0>(pair, u); // the stored rows past `rows` are zero: so are their levels
-            group(u, scale(2 * j), out);
-            q6_K_levels<1>(pair, u);
-            group(u, scale(2 * j + 1), out + kGroup16Bytes);
+            __m512i u[4]; // the stored rows past `rows` are zero: so are their levels
+            k16_levels<kType, 0>(panel + kQ6KHeaderBytes, j, u);
+            group(u, k16_factors<kType>(panel, 2 * j, d, neg_dmin), out);
+            k16_levels<kType, 1>(panel + kQ6KHeaderBytes, j, u);
+            group(u, k16_factors<kType>(panel, 2 * j + 1, d, neg_dmin), out + kGroup16Bytes);
         }
     }
 }
@@ -150,8 +150,9 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
             expand_legacy<T>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
             expand_k4<form == RepackForm::kQ5KBlocks>(p, rows, k, out);
-        } else if constexpr (form == RepackForm::kQ6KBlocks) {
-            expand_q6_K(p, rows, k, out);
+        } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
+                             form == RepackForm::kQ6KBlocks) {
+            expand_k16<T>(p, rows, k, out);
         }
     });
 }

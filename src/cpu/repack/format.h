@@ -1,6 +1,7 @@
-// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q4_K, q5_K, q6_K, iq4_nl and
-// q8_0 weights stored as 16-row panels that the integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without
-// packing per call, and nearly as small as the original type (4-bit levels stay nibbles).
+// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, q2_K, q3_K,
+// q4_K, q5_K, q6_K (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's tiles
+// (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original type (4-bit
+// levels stay nibbles).
 //
 // A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
 // Levels are those of the GEMM's form (gemm.h: u unsigned, element = s * (u - bias) + m) and are laid out so that
@@ -21,6 +22,14 @@
 //   q5_K           q4_K's block of the levels' low 4 bits, then per group one vector of their fifth bits: quad q
 //                  (0..7) of the group in bit q of each byte (2880 bytes for 16 x 256 weights: 5.625 bits a weight,
 //                  2.3 % over q5_K's 5.5). The same float math as q4_K.
+//   q2_K           per super-block of 256 elements: the 16 rows' f16 d, their f16 dmin (32 bytes each), the scale
+//                  bytes as q2_K stores them (scale in the low nibble, min in the high) [16 groups of 16][16 rows],
+//                  then per group of 16 one vector of the 2-bit levels, quad i (0..3) in bits 2i, 2i + 1 of each
+//                  byte (1344 bytes for 16 x 256 weights: q2_K's size). s = d * scale, m = -dmin * min in float.
+//   q3_K           per super-block: the f16 d (32 bytes, 32 of padding), the scales as int8 (q3_K's stored 6 bits
+//                  - 32) [16 groups][16 rows], then per 32 elements the two groups' 2-bit vectors as q2_K's and one
+//                  vector of the levels' third bits, quad q (0..7) in bit q (1856 bytes: 3.625 bits a weight, 5.5 %
+//                  over q3_K's 3.4375). u = low bits | third bit << 2 (0..7, bias 4); s = d * scale.
 //   q6_K           per super-block of 256 elements: the 16 rows' f16 d (32 bytes, then 32 of padding), the int8
 //                  scales as bytes [16 groups of 16][16 rows], then per 32 elements (two groups of 16) 4 nibble
 //                  vectors as q4_0 holding the low 4 bits of the levels u = v + 32 (0..63), and 2 vectors of their
@@ -62,10 +71,17 @@ constexpr size_t kQ4KScalesAt      = 64;
 constexpr size_t kQ4KMinsAt        = 192;
 constexpr size_t kQ5KHighAt        = kQ4KBlockBytes; // 8 vectors of fifth bits
 constexpr size_t kQ5KBlockBytes    = kQ5KHighAt + 8 * 64; // 2880
+constexpr size_t kQ2KHeaderBytes   = 320;   // d, dmin (32 bytes each), scale bytes (256)
+constexpr size_t kQ2KBlockBytes    = kQ2KHeaderBytes + 16 * 64; // 1344
+constexpr size_t kQ3KHeaderBytes   = 320;   // d (32 bytes), padding (32), scales (256)
+constexpr size_t kQ3KPairBytes     = 3 * 64; // 32 elements x 16 rows: two 2-bit vectors, one of third bits
+constexpr size_t kQ3KBlockBytes    = kQ3KHeaderBytes + 8 * kQ3KPairBytes; // 1856
+constexpr size_t kK16ScalesAt      = 64;    // q2_K, q3_K, q6_K: the scale bytes [16 groups][16 rows]
 constexpr size_t kQ6KHeaderBytes   = 320;   // d (32 bytes), padding (32), scales (256)
-constexpr size_t kQ6KScalesAt      = 64;
 constexpr size_t kQ6KPairBytes     = 4 * 64 + 2 * 64; // 32 elements x 16 rows: low nibbles, then high bits
 constexpr size_t kQ6KBlockBytes    = kQ6KHeaderBytes + 8 * kQ6KPairBytes; // 3392
+static_assert(kQ2KHeaderBytes == kQ6KHeaderBytes && kQ3KHeaderBytes == kQ6KHeaderBytes,
+              "the forms with groups of 16 share the header's size (their levels start at the same offset)");
 
 // A column's pair of one chunk group (gemm.cpp's ColumnAux): the q8 scale da, then -bias * sum(q) as an int32
 // (formats without a min) or the float da * sum(q) (q4_K).

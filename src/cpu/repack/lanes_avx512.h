@@ -2,6 +2,8 @@
 // expand_avx512vnni.cpp): included only by those files, inside their ISA flags.
 #pragma once
 
+#include "cpu/repack/format.h"
+
 #include <immintrin.h>
 
 #include <cstdint>
@@ -46,6 +48,62 @@ inline void q6_K_levels(const uint8_t * pair, __m512i * u) {
         u[i] = _mm512_ternarylogic_epi32(nib, _mm512_and_si512(hi[i], bits), low4, 0xEC);
     }
 }
+
+// 16-bit lane shifts by a count known at compile time once the callers' loops unroll (the immediate forms need a
+// constant even without optimisation).
+inline __m512i shr16(__m512i v, int n) { return _mm512_srl_epi16(v, _mm_cvtsi32_si128(n)); }
+inline __m512i shl16(__m512i v, int n) { return _mm512_sll_epi16(v, _mm_cvtsi32_si128(n)); }
+
+// The four quads' levels u of group 2j + kHalf of a q2_K, q3_K or q6_K super-block (format.h); `levels`: the
+// block's first level byte (after its header).
+template <ggml_type kType, int kHalf>
+inline void k16_levels(const uint8_t * levels, int j, __m512i * u) {
+    if constexpr (kType == GGML_TYPE_Q6_K) {
+        q6_K_levels<kHalf>(levels + j * kQ6KPairBytes, u);
+    } else if constexpr (kType == GGML_TYPE_Q2_K) { // quad i in bits 2i, 2i + 1
+        const __m512i v     = _mm512_loadu_si512(levels + (2 * j + kHalf) * 64);
+        const __m512i three = _mm512_set1_epi8(3);
+        for (int i = 0; i < 4; ++i) {
+            u[i] = _mm512_and_si512(shr16(v, 2 * i), three);
+        }
+    } else { // q3_K: q2_K's two bits, the third (bit 4 kHalf + i of the pair's third vector) as bit 2
+        const uint8_t * pair  = levels + j * kQ3KPairBytes;
+        const __m512i   v     = _mm512_loadu_si512(pair + kHalf * 64);
+        const __m512i   third = _mm512_loadu_si512(pair + 128);
+        const __m512i   three = _mm512_set1_epi8(3);
+        const __m512i   bit2  = _mm512_set1_epi8(4);
+        for (int i = 0; i < 4; ++i) {
+            const int     at = 4 * kHalf + i; // to bit 2
+            const __m512i hb = _mm512_and_si512(at >= 2 ? shr16(third, at - 2) : shl16(third, 2 - at), bit2);
+            u[i]             = _mm512_ternarylogic_epi32(shr16(v, 2 * i), hb, three, 0xEC); // (a & c) | b
+        }
+    }
+}
+
+// The factors of group g of such a block for its 16 rows: s = d * scale, and for q2_K m = -dmin * min (neg_dmin:
+// -dmin, negated as gemm.cpp's packer negates it), zero for the others.
+struct K16Factors {
+    __m512 s, m;
+};
+
+template <ggml_type kType>
+inline K16Factors k16_factors(const uint8_t * block, int g, __m512 d, __m512 neg_dmin) {
+    const uint8_t * sc = block + kK16ScalesAt + g * kPanelRows;
+    if constexpr (kType == GGML_TYPE_Q2_K) { // the scale in the low nibble, the min in the high
+        const __m512i bytes = _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i *>(sc)));
+        const __m512  scale = _mm512_maskz_cvtepi32_ps(kAll, _mm512_and_si512(bytes, _mm512_set1_epi32(0xf)));
+        const __m512  min   = _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_srli_epi32(kAll, bytes, 4));
+        return {_mm512_mul_ps(d, scale), _mm512_mul_ps(neg_dmin, min)};
+    } else {
+        return {_mm512_mul_ps(d, signed_bytes_to_floats(sc)), _mm512_setzero_ps()};
+    }
+}
+
+// Bytes of one super-block of these forms (format.h).
+template <ggml_type kType>
+inline constexpr size_t kK16BlockBytes = kType == GGML_TYPE_Q2_K   ? kQ2KBlockBytes
+                                         : kType == GGML_TYPE_Q3_K ? kQ3KBlockBytes
+                                                                   : kQ6KBlockBytes;
 
 // q5_K's levels of nibble vector j of a group (format.h): quads j (low nibbles) and j + 4 (high ones), each with its
 // fifth bit (bit j, j + 4 of the group's high vector `high`) on top as 0x10.

@@ -175,6 +175,82 @@ Block unpack_k4_block(const uint8_t * base, int r) {
     return blk;
 }
 
+// ---- q2_K, q3_K: super-block header, then 2-bit vectors per group of 16 (and q3_K's third bits) ------------------
+
+// Element e of a q2_K / q3_K super-block: 2 bits of qs[32 * (e / 128) + e % 32] at bit 2 ((e % 128) / 32).
+int k2_level(const uint8_t * qs, int e) { return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3; }
+
+void set_k2_level(uint8_t * qs, int e, int u) {
+    qs[32 * (e / 128) + e % 32] = static_cast<uint8_t>(qs[32 * (e / 128) + e % 32] | (u << (2 * ((e % 128) / 32))));
+}
+
+// Byte of row r's quad i (0..3), element b of it, in a 2-bit vector: bits 2i, 2i + 1 of byte r * 4 + b.
+void pack_k2_block(const quant::BlockQ2_K & blk, int r, uint8_t * base) {
+    store_u16(base + 2 * r, blk.d);
+    store_u16(base + 32 + 2 * r, blk.dmin);
+    for (int g = 0; g < 16; ++g) {
+        base[kK16ScalesAt + g * kPanelRows + r] = blk.scales[g];
+        uint8_t * lv = base + kQ2KHeaderBytes + g * 64 + r * 4;
+        for (int e = 0; e < 16; ++e) {
+            lv[e % 4] = static_cast<uint8_t>(lv[e % 4] | (k2_level(blk.qs, 16 * g + e) << (2 * (e / 4))));
+        }
+    }
+}
+
+quant::BlockQ2_K unpack_k2_block(const uint8_t * base, int r) {
+    quant::BlockQ2_K blk{};
+    blk.d    = load_u16(base + 2 * r);
+    blk.dmin = load_u16(base + 32 + 2 * r);
+    for (int g = 0; g < 16; ++g) {
+        blk.scales[g]      = base[kK16ScalesAt + g * kPanelRows + r];
+        const uint8_t * lv = base + kQ2KHeaderBytes + g * 64 + r * 4;
+        for (int e = 0; e < 16; ++e) {
+            set_k2_level(blk.qs, 16 * g + e, (lv[e % 4] >> (2 * (e / 4))) & 3);
+        }
+    }
+    return blk;
+}
+
+// q3_K's scale j as stored: 6 bits, low 4 in byte j % 8 (the high nibble for j >= 8), high 2 in byte 8 + j % 4 at
+// bit 2 (j / 4).
+int k3_scale(const uint8_t * scales, int j) {
+    return ((scales[j % 8] >> (j < 8 ? 0 : 4)) & 0xf) | (((scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+}
+
+void pack_k3_block(const quant::BlockQ3_K & blk, int r, uint8_t * base) {
+    store_u16(base + 2 * r, blk.d);
+    for (int g = 0; g < 16; ++g) {
+        base[kK16ScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(k3_scale(blk.scales, g) - 32);
+    }
+    for (int j = 0; j < 8; ++j) {
+        uint8_t * pair = base + kQ3KHeaderBytes + j * kQ3KPairBytes + r * 4;
+        for (int e = 0; e < 32; ++e) { // element 32 j + e: group 2 j + e / 16, quad (e % 16) / 4
+            const int i = 32 * j + e, h = e / 16, q = (e % 16) / 4;
+            pair[h * 64 + e % 4] = static_cast<uint8_t>(pair[h * 64 + e % 4] | (k2_level(blk.qs, i) << (2 * q)));
+            pair[128 + e % 4] = static_cast<uint8_t>(pair[128 + e % 4] | (((blk.hmask[i % 32] >> (i / 32)) & 1) << (4 * h + q)));
+        }
+    }
+}
+
+quant::BlockQ3_K unpack_k3_block(const uint8_t * base, int r) {
+    quant::BlockQ3_K blk{};
+    blk.d = load_u16(base + 2 * r);
+    for (int g = 0; g < 16; ++g) {
+        const int sv = static_cast<int8_t>(base[kK16ScalesAt + g * kPanelRows + r]) + 32;
+        blk.scales[g % 8] = static_cast<uint8_t>(blk.scales[g % 8] | ((sv & 0xf) << (g < 8 ? 0 : 4)));
+        blk.scales[8 + g % 4] = static_cast<uint8_t>(blk.scales[8 + g % 4] | ((sv >> 4) << (2 * (g / 4))));
+    }
+    for (int j = 0; j < 8; ++j) {
+        const uint8_t * pair = base + kQ3KHeaderBytes + j * kQ3KPairBytes + r * 4;
+        for (int e = 0; e < 32; ++e) {
+            const int i = 32 * j + e, h = e / 16, q = (e % 16) / 4;
+            set_k2_level(blk.qs, i, (pair[h * 64 + e % 4] >> (2 * q)) & 3);
+            blk.hmask[i % 32] = static_cast<uint8_t>(blk.hmask[i % 32] | (((pair[128 + e % 4] >> (4 * h + q)) & 1) << (i / 32)));
+        }
+    }
+    return blk;
+}
+
 // ---- q6_K: super-block header, then pairs of groups as nibbles and high bits -------------------------------------
 
 // Level u (0..63, the stored 6 bits) of element i of a q6_K super-block: low 4 bits in ql, high 2 in qh.
@@ -197,7 +273,7 @@ void set_k6_level(quant::BlockQ6_K & blk, int i, int u) {
 void pack_q6_K_block(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     for (int g = 0; g < 16; ++g) {
-        base[kQ6KScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(blk.scales[g]);
+        base[kK16ScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(blk.scales[g]);
     }
     for (int j = 0; j < 8; ++j) {
         uint8_t * lv = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
@@ -216,7 +292,7 @@ quant::BlockQ6_K unpack_q6_K_block(const uint8_t * base, int r) {
     quant::BlockQ6_K blk{};
     blk.d = load_u16(base + 2 * r);
     for (int g = 0; g < 16; ++g) {
-        blk.scales[g] = static_cast<int8_t>(base[kQ6KScalesAt + g * kPanelRows + r]);
+        blk.scales[g] = static_cast<int8_t>(base[kK16ScalesAt + g * kPanelRows + r]);
     }
     for (int j = 0; j < 8; ++j) {
         const uint8_t * lv = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
@@ -276,6 +352,8 @@ bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::k
 
 int64_t repack_block(ggml_type type) {
     switch (repack_form(type)) {
+        case RepackForm::kQ2KBlocks:
+        case RepackForm::kQ3KBlocks:
         case RepackForm::kQ4KBlocks:
         case RepackForm::kQ5KBlocks:
         case RepackForm::kQ6KBlocks: return kQK_K;
@@ -298,6 +376,8 @@ size_t panel_bytes(ggml_type type, int64_t k) {
         case RepackForm::kNibbles:   return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
         case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
         case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
+        case RepackForm::kQ2KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ2KBlockBytes);
+        case RepackForm::kQ3KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ3KBlockBytes);
         case RepackForm::kQ5KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ5KBlockBytes);
         case RepackForm::kQ6KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ6KBlockBytes);
         case RepackForm::kFloats:    return round_line(static_cast<size_t>(k) * kPanelRows * ggml_type_size(type));
@@ -332,6 +412,17 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
                     pack_q6_K_block(row_block<quant::BlockQ6_K>(w, w_row, r, b), r, p + b * kQ6KBlockBytes);
                 }
             }
+        } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks) {
+            const size_t bb = form == RepackForm::kQ2KBlocks ? kQ2KBlockBytes : kQ3KBlockBytes;
+            for (int64_t b = 0; b < k / kQK_K; ++b) {
+                for (int r = 0; r < rows; ++r) {
+                    if constexpr (form == RepackForm::kQ2KBlocks) {
+                        pack_k2_block(row_block<quant::BlockQ2_K>(w, w_row, r, b), r, p + b * bb);
+                    } else {
+                        pack_k3_block(row_block<quant::BlockQ3_K>(w, w_row, r, b), r, p + b * bb);
+                    }
+                }
+            }
         } else if constexpr (form == RepackForm::kFloats) {
             pack_floats(T, w, w_row, rows, k, p);
         }
@@ -357,6 +448,17 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
                     put_row_block(w, w_row, r, b, unpack_q6_K_block(p + b * kQ6KBlockBytes, r));
+                }
+            }
+        } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks) {
+            const size_t bb = form == RepackForm::kQ2KBlocks ? kQ2KBlockBytes : kQ3KBlockBytes;
+            for (int64_t b = 0; b < k / kQK_K; ++b) {
+                for (int r = 0; r < rows; ++r) {
+                    if constexpr (form == RepackForm::kQ2KBlocks) {
+                        put_row_block(w, w_row, r, b, unpack_k2_block(p + b * bb, r));
+                    } else {
+                        put_row_block(w, w_row, r, b, unpack_k3_block(p + b * bb, r));
+                    }
                 }
             }
         } else if constexpr (form == RepackForm::kFloats) {

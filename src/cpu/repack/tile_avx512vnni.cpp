@@ -176,39 +176,49 @@ void k4_tile(const GemmTileArgs & a) {
     }
 }
 
-// q6_K: per super-block d, the int8 scales, then 8 pairs of groups of 16 (nibbles and high bits); per group of
-// 16 four vpdpbusd per column from the column's -32 * sum(q), then s = d * scale in float, as gemm.cpp packs it.
-template <int kCols>
-void q6_K_tile(const GemmTileArgs & a) {
-    const int64_t nsb = a.k / quant::kQK_K;
-    const auto *  blk = static_cast<const uint8_t *>(a.panel);
-    const auto *  cg  = static_cast<const uint8_t *>(a.chunk);
-    __m512        out[kCols];
+// q2_K, q3_K, q6_K: per super-block the header (d, q2_K's dmin, the scales of the 16 groups of 16), then the levels;
+// per group four vpdpbusd per column (from the column's -bias * sum(q), or from zero with q2_K's min), then the
+// factors in float, as gemm.cpp packs them.
+template <int kCols, ggml_type kType>
+void k16_tile(const GemmTileArgs & a) {
+    constexpr bool   kMin        = quants::cpu_type_row(kType).has_min;
+    constexpr size_t kBlockBytes = kK16BlockBytes<kType>;
+    const int64_t    nsb         = a.k / quant::kQK_K;
+    const auto *     blk         = static_cast<const uint8_t *>(a.panel);
+    const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
+    __m512           out[kCols];
     for (int c = 0; c < kCols; ++c) {
         out[c] = _mm512_setzero_ps();
     }
-    const auto group = [&](const __m512i * u, const __m512 & s, const uint8_t * x) {
+    const auto group = [&](const __m512i * u, const K16Factors & f, const uint8_t * x) {
         for (int c = 0; c < kCols; ++c) {
             const ChunkAux aux = aux_of(x, c, 16);
-            __m512i        acc = _mm512_set1_epi32(aux.word);
+            __m512i        acc = kMin ? _mm512_setzero_si512() : _mm512_set1_epi32(aux.word);
             for (int i = 0; i < 4; ++i) {
                 acc = _mm512_dpbusd_epi32(acc, u[i], bcast(x + (i * kGemmMaxCols + c) * 4));
             }
-            const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(aux.da));
+            const __m512 sd = _mm512_mul_ps(f.s, _mm512_set1_ps(aux.da));
             out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, acc), sd, out[c]);
+            if constexpr (kMin) {
+                float min_sum;
+                std::memcpy(&min_sum, &aux.word, sizeof(min_sum));
+                out[c] = _mm512_fmadd_ps(f.m, _mm512_set1_ps(min_sum), out[c]);
+            }
         }
     };
-    for (int64_t b = 0; b < nsb; ++b, blk += kQ6KBlockBytes) {
-        simd::prefetch_lines<kQ6KBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
-        const __m512 d = halves_to_floats(blk);
+    const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
+    for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
+        simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
+        const __m512    d        = halves_to_floats(blk);
+        const __m512    neg_dmin = kMin ? _mm512_xor_ps(halves_to_floats(blk + 32), sign) : _mm512_setzero_ps();
+        const uint8_t * levels   = blk + kQ6KHeaderBytes; // 320 for the three forms
         for (int j = 0; j < 8; ++j) {
-            const uint8_t * pair = blk + kQ6KHeaderBytes + j * kQ6KPairBytes;
-            __m512i         u[4];
-            q6_K_levels<0>(pair, u);
-            group(u, _mm512_mul_ps(d, signed_bytes_to_floats(blk + kQ6KScalesAt + 2 * j * kPanelRows)), cg);
+            __m512i u[4];
+            k16_levels<kType, 0>(levels, j, u);
+            group(u, k16_factors<kType>(blk, 2 * j, d, neg_dmin), cg);
             cg += kChunkGroup16Bytes;
-            q6_K_levels<1>(pair, u);
-            group(u, _mm512_mul_ps(d, signed_bytes_to_floats(blk + kQ6KScalesAt + (2 * j + 1) * kPanelRows)), cg);
+            k16_levels<kType, 1>(levels, j, u);
+            group(u, k16_factors<kType>(blk, 2 * j + 1, d, neg_dmin), cg);
             cg += kChunkGroup16Bytes;
         }
     }
@@ -230,8 +240,9 @@ void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
                 legacy_tile<kCols, T>(a);
             } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
                 k4_tile<kCols, T>(a);
-            } else if constexpr (form == RepackForm::kQ6KBlocks) {
-                q6_K_tile<kCols>(a);
+            } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
+                                 form == RepackForm::kQ6KBlocks) {
+                k16_tile<kCols, T>(a);
             }
         });
     });

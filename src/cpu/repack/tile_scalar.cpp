@@ -48,23 +48,44 @@ struct Layout {
 
 Layout layout_of(ggml_type type) { return {repack_form(type), level_table(type)}; }
 
+// Group g (16 elements) of a q2_K, q3_K or q6_K panel, row r: group 2j + h is half h of the super-block's pair j.
+RowGroup k16_row_group(RepackForm form, const uint8_t * panel, int r, int64_t g) {
+    RowGroup        o{};
+    const size_t    bb   = form == RepackForm::kQ2KBlocks   ? kQ2KBlockBytes
+                           : form == RepackForm::kQ3KBlocks ? kQ3KBlockBytes
+                                                            : kQ6KBlockBytes;
+    const uint8_t * base = panel + static_cast<size_t>(g / 16) * bb;
+    const int       gg = static_cast<int>(g % 16), h = gg % 2, j = gg / 2;
+    const uint8_t   sc = base[kK16ScalesAt + gg * kPanelRows + r];
+    const float     d  = fp16_to_fp32(load_u16(base + 2 * r));
+    for (int e = 0; e < 16; ++e) {
+        const int q = e / 4, at = r * 4 + e % 4; // quad q, byte at of a vector
+        if (form == RepackForm::kQ2KBlocks) {
+            o.u[e] = (base[kQ2KHeaderBytes + gg * 64 + at] >> (2 * q)) & 3;
+        } else if (form == RepackForm::kQ3KBlocks) {
+            const uint8_t * pair = base + kQ3KHeaderBytes + j * kQ3KPairBytes;
+            o.u[e] = ((pair[h * 64 + at] >> (2 * q)) & 3) | (((pair[128 + at] >> (4 * h + q)) & 1) << 2);
+        } else {
+            const uint8_t * pair = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
+            const uint8_t   nib  = pair[q * kQuadBytes + at];
+            o.u[e] = (h == 0 ? nib & 0xf : nib >> 4) | (((pair[(4 + h) * kQuadBytes + at] >> (2 * q)) & 3) << 4);
+        }
+    }
+    if (form == RepackForm::kQ2KBlocks) { // scale in the low nibble, min in the high
+        o.s = d * static_cast<float>(sc & 0xf);
+        o.m = -fp16_to_fp32(load_u16(base + 32 + 2 * r)) * static_cast<float>(sc >> 4);
+    } else {
+        o.s = d * static_cast<float>(static_cast<int8_t>(sc));
+    }
+    return o;
+}
+
 RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, int64_t g) {
     RowGroup         o{};
     const int64_t    ng   = k / 32;
     const RepackForm form = t.form;
-    if (form == RepackForm::kQ6KBlocks) { // groups of 16: group 2j + h is half h of pair j
-        const uint8_t * base = panel + static_cast<size_t>(g / 16) * kQ6KBlockBytes;
-        const int       gg = static_cast<int>(g % 16), h = gg % 2;
-        const uint8_t * lv = base + kQ6KHeaderBytes + (gg / 2) * kQ6KPairBytes;
-        for (int e = 0; e < 16; ++e) {
-            const int at  = (e / 4) * kQuadBytes + r * 4 + e % 4;
-            const int nib = h == 0 ? lv[at] & 0xf : lv[at] >> 4;
-            const int hi  = (lv[(4 + h) * kQuadBytes + r * 4 + e % 4] >> (2 * (e / 4))) & 3;
-            o.u[e]        = nib | (hi << 4);
-        }
-        const float d = fp16_to_fp32(load_u16(base + 2 * r));
-        o.s           = d * static_cast<float>(static_cast<int8_t>(base[kQ6KScalesAt + gg * kPanelRows + r]));
-        return o;
+    if (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks || form == RepackForm::kQ6KBlocks) {
+        return k16_row_group(form, panel, r, g);
     }
     if (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
         const bool      five = form == RepackForm::kQ5KBlocks;

@@ -105,6 +105,10 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kBytes;
         } else if (r.type == GGML_TYPE_Q4_K) {
             form = RepackForm::kQ4KBlocks;
+        } else if (r.type == GGML_TYPE_Q2_K) {
+            form = RepackForm::kQ2KBlocks;
+        } else if (r.type == GGML_TYPE_Q3_K) {
+            form = RepackForm::kQ3KBlocks;
         } else if (r.type == GGML_TYPE_Q5_K) {
             form = RepackForm::kQ5KBlocks;
         } else if (r.type == GGML_TYPE_Q6_K) {

@@ -32,8 +32,8 @@ using namespace switchyard::matvec_test;
 namespace q  = switchyard::cpu::quants;
 namespace rp = switchyard::cpu::repack;
 
-const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL,
-                             GGML_TYPE_Q8_0};
+const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,
+                             GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
 
 // The float form's types: packed and unpacked on every CPU, stored repacked where this CPU has their tile.
 const ggml_type kFloatTypes[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
@@ -72,7 +72,7 @@ TEST(RepackFormat, KeepsTheWeightsSize) {
         const double  ratio = static_cast<double>(rp::panel_bytes(type, k)) /
                              static_cast<double>(rp::kPanelRows * ggml_row_size(type, k));
         EXPECT_GE(ratio, 1.0) << ggml_type_name(type);
-        EXPECT_LE(ratio, 1.05) << ggml_type_name(type);
+        EXPECT_LE(ratio, 1.06) << ggml_type_name(type); // q3_K 1.055: its header on whole cache lines
         EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
     }
     EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q4_1));
