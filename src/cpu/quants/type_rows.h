@@ -27,7 +27,7 @@ namespace switchyard::cpu::quants {
 // How CPU_REPACK stores a type's weights, 16 rows interleaved per panel (repack/pack.h), or kNone: not repacked.
 enum class RepackForm : uint8_t {
     kNone,
-    kNibbles,  // 4-bit levels of 32-element blocks (q4_0, iq4_nl) with their scales
+    kNibbles,  // 4-bit levels of 32-element blocks (q4_0, q4_1, q5_0, q5_1, iq4_nl) with their scales
     kBytes,    // 8-bit levels of 32-element blocks (q8_0)
     kQ2KBlocks, // whole q2_K super-blocks: 2-bit levels, 4-bit scales and mins per 16
     kQ3KBlocks, // whole q3_K super-blocks: 2-bit levels and their third bits, scales per 16
@@ -54,9 +54,9 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_F16, GGML_TYPE_F16, 0, 0, false, false, false, RepackForm::kFloats},
     {GGML_TYPE_BF16, GGML_TYPE_BF16, 0, 0, false, false, false, RepackForm::kFloats},
     {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, 32, 8, false, false, false, RepackForm::kNibbles},
-    {GGML_TYPE_Q4_1, GGML_TYPE_Q8_1, 32, 0, true},
-    {GGML_TYPE_Q5_0, GGML_TYPE_Q8_0, 32, 16, false},
-    {GGML_TYPE_Q5_1, GGML_TYPE_Q8_1, 32, 0, true},
+    {GGML_TYPE_Q4_1, GGML_TYPE_Q8_1, 32, 0, true, false, false, RepackForm::kNibbles},
+    {GGML_TYPE_Q5_0, GGML_TYPE_Q8_0, 32, 16, false, false, false, RepackForm::kNibbles},
+    {GGML_TYPE_Q5_1, GGML_TYPE_Q8_1, 32, 0, true, false, false, RepackForm::kNibbles},
     {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0, 32, 128, false, false, false, RepackForm::kBytes},
     {GGML_TYPE_Q8_1, GGML_TYPE_Q8_1},
     {GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0, 32, 128, false, false, true, RepackForm::kNibbles},

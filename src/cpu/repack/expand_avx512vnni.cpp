@@ -54,29 +54,7 @@ inline void store_factors(uint8_t * out, __m512 s, __m512 m) {
     _mm512_storeu_ps(out + kGemmLevels + kPanelRows * sizeof(float), m);
 }
 
-// q4_0, iq4_nl, q8_0: all groups' levels, then all groups' f16 scales (format.h).
-template <ggml_type kType>
-void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
-    constexpr size_t kGroupBytes = kByteLevels<kType> ? kByteGroupBytes : kNibbleGroupBytes;
-    const int64_t    ng          = k / quant::kQK32;
-    const uint8_t *  sc          = panel + static_cast<size_t>(ng) * kGroupBytes;
-    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
-    const __mmask64  live        = live_bytes(rows);
-    const __mmask16  lanes       = live_lanes(rows);
-    for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kScaleGroupBytes, out += kGemmGroupBytes) {
-        if constexpr (kByteLevels<kType>) {
-            for (int q = 0; q < 8; ++q) {
-                store(out + q * kQuadBytes, load(panel + q * kQuadBytes));
-            }
-        } else {
-            nibble_group<kLevelTable<kType> != nullptr>(panel, out, table, live);
-        }
-        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(sc));
-        store_factors(out, s, _mm512_setzero_ps());
-    }
-}
-
-// One q5_K group's four nibble vectors and its vector of fifth bits into the GEMM group's eight quads.
+// One group's four nibble vectors and its vector of fifth bits (q5_0, q5_1, q5_K) into the GEMM group's eight quads.
 inline void fifth_bit_group(const uint8_t * lv, const uint8_t * high, uint8_t * out) {
     const __m512i h = load(high);
     for (int j = 0; j < 4; ++j) {
@@ -84,6 +62,34 @@ inline void fifth_bit_group(const uint8_t * lv, const uint8_t * high, uint8_t * 
         fifth_bit_levels(load(lv + j * kQuadBytes), h, j, lo, hi);
         store(out + j * kQuadBytes, lo);
         store(out + (j + 4) * kQuadBytes, hi);
+    }
+}
+
+// The 32-element formats: all groups' levels (q5_0 / q5_1: then each group's fifth bits), then all groups' factors
+// (f16 scales; q4_1 / q5_1: then the mins) (format.h).
+template <ggml_type kType>
+void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    constexpr size_t kGroupBytes  = kLegacyLevelBytes<kType>;
+    constexpr size_t kFactorBytes = kLegacyFactorBytes<kType>;
+    const int64_t    ng           = k / quant::kQK32;
+    const uint8_t *  sc           = panel + static_cast<size_t>(ng) * kGroupBytes;
+    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
+    const __mmask64  live         = live_bytes(rows);
+    const __mmask16  lanes        = live_lanes(rows);
+    for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kFactorBytes, out += kGemmGroupBytes) {
+        if constexpr (kByteLevels<kType>) {
+            for (int q = 0; q < 8; ++q) {
+                store(out + q * kQuadBytes, load(panel + q * kQuadBytes));
+            }
+        } else if constexpr (kLegacyFifthBits<kType>) {
+            fifth_bit_group(panel, panel + 4 * kQuadBytes, out);
+        } else {
+            nibble_group<kLevelTable<kType> != nullptr>(panel, out, table, live);
+        }
+        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(sc));
+        const __m512 m = kLegacyMin<kType> ? _mm512_maskz_mov_ps(lanes, halves_to_floats(sc + kScaleGroupBytes))
+                                           : _mm512_setzero_ps();
+        store_factors(out, s, m);
     }
 }
 

@@ -13,6 +13,9 @@
 //                  this is byte qs[4j + b] of the row's block unchanged; iq4_nl keeps its 4-bit indices (u =
 //                  kIq4nlValues[index] + 128, mapped in registers). The panel is all groups' levels (256 bytes a
 //                  group), then all groups' 16 f16 scales (32 bytes a group): 4.5 bits a weight, as the original.
+//   q4_1, q5_0,    as q4_0, q5_0 / q5_1 with one more vector per group after the nibbles: the fifth bits, quad q
+//   q5_1           (0..7) in bit q of each byte (320 bytes a group), q4_1 / q5_1 with the 16 f16 mins after each
+//                  group's 16 f16 scales (64 bytes a group): each type's own size (5, 5.5, 6 bits a weight).
 //   q8_0           per group, 8 vectors of biased bytes u = v + 128 (vector q = quad q), then the f16 scales as
 //                  above: 8.5 bits a weight, as the original.
 //   q4_K           per super-block of 256 elements (8 groups of 32): the 16 rows' f16 d, their f16 dmin, the 6-bit
@@ -59,6 +62,8 @@
 
 namespace switchyard::cpu::repack {
 
+using quants::RepackForm;
+
 constexpr int kPanelRows = quants::kGemmRows; // 16
 
 // Byte sizes of the layout (see above).
@@ -90,12 +95,25 @@ struct ChunkAux {
     int32_t word;
 };
 
+// The 32-element formats (q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl): whether a group has a vector of fifth bits and a
+// min per row, and the bytes of a group's levels and of its factors (f16 scales, then mins).
+template <ggml_type T>
+inline constexpr bool kLegacyFifthBits = T == GGML_TYPE_Q5_0 || T == GGML_TYPE_Q5_1;
+template <ggml_type T>
+inline constexpr bool kLegacyMin = quants::cpu_type_row(T).has_min;
+template <ggml_type T>
+inline constexpr size_t kLegacyLevelBytes = quants::cpu_type_row(T).repack == RepackForm::kBytes ? kByteGroupBytes
+                                            : kLegacyFifthBits<T>                              ? kNibbleGroupBytes + 64
+                                                                                                : kNibbleGroupBytes;
+template <ggml_type T>
+inline constexpr size_t kLegacyFactorBytes = kLegacyMin<T> ? 2 * kScaleGroupBytes : kScaleGroupBytes;
+size_t legacy_group_bytes(ggml_type type); // kLegacyLevelBytes + kLegacyFactorBytes of a type known at run time
+
 // Bytes of one group of 32 elements in an activation chunk: the interleaved levels, then 8 ChunkAux; of one group
 // of 16 (q6_K's chunks, the GEMM's groups for the type).
 constexpr size_t kChunkGroupBytes   = 32 * quants::kGemmMaxCols + quants::kGemmMaxCols * sizeof(ChunkAux);
 constexpr size_t kChunkGroup16Bytes = 16 * quants::kGemmMaxCols + quants::kGemmMaxCols * sizeof(ChunkAux);
 
-using quants::RepackForm;
 
 // The type's form in this layout (its CPU row, quants/type_rows.h: q4_0 and iq4_nl nibbles, q8_0 bytes, the
 // K-quants' whole super-blocks), kNone for the types the layout does not have; repackable_type: not kNone.

@@ -36,36 +36,60 @@ void put_row_block(void * w, size_t w_row, int r, int64_t b, const Block & blk) 
     quant::store_block<Block>(static_cast<char *>(w) + static_cast<size_t>(r) * w_row, b, blk);
 }
 
-// ---- q4_0, iq4_nl: the block's qs transposed, nibbles as they are ----------------------------------------------
+// ---- q4_0, q4_1, q5_0, q5_1, iq4_nl: the block's qs transposed, nibbles as they are (then the fifth bits) ---------
 
 template <class Block>
 void pack_nibble_groups(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
-    const int64_t ng     = k / kQK32;
-    uint8_t *     scales = panel + static_cast<size_t>(ng) * kNibbleGroupBytes;
+    constexpr ggml_type T      = Block::kType;
+    const int64_t       ng     = k / kQK32;
+    uint8_t *           scales = panel + static_cast<size_t>(ng) * kLegacyLevelBytes<T>;
     for (int64_t g = 0; g < ng; ++g) {
-        uint8_t * lv = panel + static_cast<size_t>(g) * kNibbleGroupBytes;
+        uint8_t * lv = panel + static_cast<size_t>(g) * kLegacyLevelBytes<T>;
+        uint8_t * fc = scales + static_cast<size_t>(g) * kLegacyFactorBytes<T>;
         for (int r = 0; r < rows; ++r) {
             const Block blk = row_block<Block>(w, w_row, r, g);
             for (int j = 0; j < 4; ++j) {
                 std::memcpy(lv + j * kQuadBytes + r * 4, blk.qs + 4 * j, 4);
             }
-            store_u16(scales + g * kScaleGroupBytes + 2 * r, blk.d);
+            if constexpr (kLegacyFifthBits<T>) { // element e's bit (qh bit e) to bit e / 4 of byte r * 4 + e % 4
+                uint32_t qh;
+                std::memcpy(&qh, blk.qh, sizeof(qh));
+                for (int e = 0; e < kQK32; ++e) {
+                    lv[4 * kQuadBytes + r * 4 + e % 4] |= static_cast<uint8_t>(((qh >> e) & 1u) << (e / 4));
+                }
+            }
+            store_u16(fc + 2 * r, blk.d);
+            if constexpr (kLegacyMin<T>) {
+                store_u16(fc + kScaleGroupBytes + 2 * r, blk.m);
+            }
         }
     }
 }
 
 template <class Block>
 void unpack_nibble_groups(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
-    const int64_t   ng     = k / kQK32;
-    const uint8_t * scales = panel + static_cast<size_t>(ng) * kNibbleGroupBytes;
+    constexpr ggml_type T      = Block::kType;
+    const int64_t       ng     = k / kQK32;
+    const uint8_t *     scales = panel + static_cast<size_t>(ng) * kLegacyLevelBytes<T>;
     for (int64_t g = 0; g < ng; ++g) {
-        const uint8_t * lv = panel + static_cast<size_t>(g) * kNibbleGroupBytes;
+        const uint8_t * lv = panel + static_cast<size_t>(g) * kLegacyLevelBytes<T>;
+        const uint8_t * fc = scales + static_cast<size_t>(g) * kLegacyFactorBytes<T>;
         for (int r = 0; r < rows; ++r) {
-            Block blk;
+            Block blk{};
             for (int j = 0; j < 4; ++j) {
                 std::memcpy(blk.qs + 4 * j, lv + j * kQuadBytes + r * 4, 4);
             }
-            blk.d = load_u16(scales + g * kScaleGroupBytes + 2 * r);
+            if constexpr (kLegacyFifthBits<T>) {
+                uint32_t qh = 0;
+                for (int e = 0; e < kQK32; ++e) {
+                    qh |= static_cast<uint32_t>((lv[4 * kQuadBytes + r * 4 + e % 4] >> (e / 4)) & 1) << e;
+                }
+                std::memcpy(blk.qh, &qh, sizeof(qh));
+            }
+            blk.d = load_u16(fc + 2 * r);
+            if constexpr (kLegacyMin<T>) {
+                blk.m = load_u16(fc + kScaleGroupBytes + 2 * r);
+            }
             put_row_block(w, w_row, r, g, blk);
         }
     }
@@ -342,6 +366,12 @@ void unpack_floats(ggml_type type, const uint8_t * panel, int rows, int64_t k, v
 
 RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }
 
+size_t legacy_group_bytes(ggml_type type) {
+    size_t bytes = 0;
+    quants::with_type_row(type, [&]<ggml_type T>() { bytes = kLegacyLevelBytes<T> + kLegacyFactorBytes<T>; });
+    return bytes;
+}
+
 const int8_t * level_table(ggml_type type) {
     const int8_t * values = nullptr;
     quants::with_type_row(type, [&]<ggml_type T>() { values = kLevelTable<T>; });
@@ -373,7 +403,7 @@ bool repacks(ggml_type type, int64_t k) {
 size_t panel_bytes(ggml_type type, int64_t k) {
     const auto groups = static_cast<size_t>(k / kQK32);
     switch (repack_form(type)) {
-        case RepackForm::kNibbles:   return round_line(groups * (kNibbleGroupBytes + kScaleGroupBytes));
+        case RepackForm::kNibbles:   return round_line(groups * legacy_group_bytes(type));
         case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
         case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
         case RepackForm::kQ2KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ2KBlockBytes);

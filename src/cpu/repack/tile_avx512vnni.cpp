@@ -50,7 +50,7 @@ struct GroupSums {
     __m512i               acc[kCols];
     __m512i               acc2[kSplit ? kCols : 1];
 
-    // high: q5_K's vector of the group's fifth bits (quad q in bit q), unused for the other types
+    // high: the group's vector of fifth bits (quad q in bit q; q5_0, q5_1, q5_K), unused for the other types
     void run(const uint8_t * lv, const uint8_t * cg, const __m512i * init, const __m512i & table,
              const uint8_t * high = nullptr) {
         const __m512i low4 = _mm512_set1_epi8(0x0f);
@@ -75,7 +75,7 @@ struct GroupSums {
                 if constexpr (kLevelTable<kType> != nullptr) { // vpermb reads six index bits: the table repeats per 16
                     lo = _mm512_maskz_permutexvar_epi8(kAllBytes, v, table);
                     hi = _mm512_maskz_permutexvar_epi8(kAllBytes, _mm512_srli_epi16(v, 4), table);
-                } else if constexpr (kType == GGML_TYPE_Q5_K) {
+                } else if constexpr (kType == GGML_TYPE_Q5_K || kLegacyFifthBits<kType>) {
                     fifth_bit_levels(v, _mm512_loadu_si512(high), j, lo, hi);
                 } else {
                     lo = _mm512_and_si512(v, low4);
@@ -96,37 +96,46 @@ struct GroupSums {
     }
 };
 
-// q4_0, iq4_nl, q8_0: all groups' levels, then all groups' f16 scales; no min.
+// The 32-element formats: all groups' levels (q5_0 / q5_1: then each group's fifth bits), then all groups' factors
+// (f16 scales; q4_1 / q5_1: then the mins).
 template <int kCols, ggml_type kType>
 void legacy_tile(const GemmTileArgs & a) {
-    constexpr size_t kGroupBytes = kByteLevels<kType> ? kByteGroupBytes : kNibbleGroupBytes;
-    const int64_t    ng          = a.k / 32;
-    const auto *     lv          = static_cast<const uint8_t *>(a.panel);
-    const auto *     sc          = lv + static_cast<size_t>(ng) * kGroupBytes;
-    const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
-    const __m512i    table       = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
+    constexpr size_t kGroupBytes  = kLegacyLevelBytes<kType>;
+    constexpr size_t kFactorBytes = kLegacyFactorBytes<kType>;
+    constexpr bool   kMin         = kLegacyMin<kType>;
+    const int64_t    ng           = a.k / 32;
+    const auto *     lv           = static_cast<const uint8_t *>(a.panel);
+    const auto *     sc           = lv + static_cast<size_t>(ng) * kGroupBytes;
+    const auto *     cg           = static_cast<const uint8_t *>(a.chunk);
+    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
     __m512           out[kCols];
     for (int c = 0; c < kCols; ++c) {
         out[c] = _mm512_setzero_ps();
     }
     GroupSums<kCols, kType> sums;
-    for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kScaleGroupBytes, cg += kChunkGroupBytes) {
+    for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kFactorBytes, cg += kChunkGroupBytes) {
         // both streams of the panel prefetched as far ahead in time (simd/prefetch.h): the hardware prefetchers
         // ramp up too slowly at the start of the small matrices of a model's decode step
         simd::prefetch_lines<kGroupBytes>(lv + simd::kPrefetchBytes);
-        simd::prefetch_lines<kScaleGroupBytes>(sc + simd::kPrefetchBytes * kScaleGroupBytes / kGroupBytes);
+        simd::prefetch_lines<kFactorBytes>(sc + simd::kPrefetchBytes * kFactorBytes / kGroupBytes);
         __m512i init[kCols];
         float   da[kCols];
         for (int c = 0; c < kCols; ++c) {
             const ChunkAux x = aux_of(cg, c);
-            init[c]          = _mm512_set1_epi32(x.word);
+            init[c]          = _mm512_set1_epi32(kMin ? 0 : x.word);
             da[c]            = x.da;
         }
-        sums.run(lv, cg, init, table);
-        const __m512 s = _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(sc)));
+        sums.run(lv, cg, init, table, lv + 4 * 64);
+        const __m512 s = halves_to_floats(sc);
         for (int c = 0; c < kCols; ++c) {
             const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(da[c]));
             out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), sd, out[c]);
+            if constexpr (kMin) {
+                const ChunkAux x = aux_of(cg, c);
+                float          min_sum;
+                std::memcpy(&min_sum, &x.word, sizeof(min_sum));
+                out[c] = _mm512_fmadd_ps(halves_to_floats(sc + kScaleGroupBytes), _mm512_set1_ps(min_sum), out[c]);
+            }
         }
     }
     const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);

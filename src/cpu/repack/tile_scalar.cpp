@@ -44,9 +44,21 @@ void nibble_levels(const uint8_t * lv, int r, int * u) {
 struct Layout {
     RepackForm     form;
     const int8_t * values; // the value table the nibbles index (iq4_nl), or nullptr
+    // the 32-element formats: bytes of a group's levels and factors, fifth bits (q5_0, q5_1), a min (q4_1, q5_1)
+    size_t level_bytes = 0, factor_bytes = 0;
+    bool   fifth = false, min = false;
 };
 
-Layout layout_of(ggml_type type) { return {repack_form(type), level_table(type)}; }
+Layout layout_of(ggml_type type) {
+    Layout t{repack_form(type), level_table(type)};
+    quants::with_type_row(type, [&]<ggml_type T>() {
+        t.level_bytes  = kLegacyLevelBytes<T>;
+        t.factor_bytes = kLegacyFactorBytes<T>;
+        t.fifth        = kLegacyFifthBits<T>;
+        t.min          = kLegacyMin<T>;
+    });
+    return t;
+}
 
 // Group g (16 elements) of a q2_K, q3_K or q6_K panel, row r: group 2j + h is half h of the super-block's pair j.
 RowGroup k16_row_group(RepackForm form, const uint8_t * panel, int r, int64_t g) {
@@ -101,8 +113,7 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         o.m              = -dmin * static_cast<float>(base[kQ4KMinsAt + j * kPanelRows + r]);
         return o;
     }
-    const size_t    group_bytes = form == RepackForm::kBytes ? kByteGroupBytes : kNibbleGroupBytes;
-    const uint8_t * lv          = panel + static_cast<size_t>(g) * group_bytes;
+    const uint8_t * lv = panel + static_cast<size_t>(g) * t.level_bytes;
     if (form == RepackForm::kBytes) {
         for (int e = 0; e < 32; ++e) {
             o.u[e] = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
@@ -114,8 +125,13 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
                 u = t.values[u] + 128;
             }
         }
+        for (int e = 0; t.fifth && e < 32; ++e) { // the fifth bit of element e: bit e / 4 of byte r * 4 + e % 4
+            o.u[e] |= ((lv[4 * kQuadBytes + r * 4 + e % 4] >> (e / 4)) & 1) << 4;
+        }
     }
-    o.s = fp16_to_fp32(load_u16(panel + static_cast<size_t>(ng) * group_bytes + g * kScaleGroupBytes + 2 * r));
+    const uint8_t * fc = panel + static_cast<size_t>(ng) * t.level_bytes + static_cast<size_t>(g) * t.factor_bytes;
+    o.s                = fp16_to_fp32(load_u16(fc + 2 * r));
+    o.m                = t.min ? fp16_to_fp32(load_u16(fc + kScaleGroupBytes + 2 * r)) : 0.0f;
     return o;
 }
 

@@ -99,7 +99,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
         // upstream's x86 matrix-vector order sums block pairs for the two table formats only
         EXPECT_EQ(r.upstream_pairs, r.type == GGML_TYPE_IQ4_NL || r.type == GGML_TYPE_MXFP4) << ggml_type_name(r.type);
         RepackForm form = RepackForm::kNone;
-        if (r.type == GGML_TYPE_Q4_0 || r.type == GGML_TYPE_IQ4_NL) {
+        if (r.type == GGML_TYPE_Q4_0 || r.type == GGML_TYPE_Q4_1 || r.type == GGML_TYPE_Q5_0 ||
+            r.type == GGML_TYPE_Q5_1 || r.type == GGML_TYPE_IQ4_NL) {
             form = RepackForm::kNibbles;
         } else if (r.type == GGML_TYPE_Q8_0) {
             form = RepackForm::kBytes;

@@ -32,8 +32,9 @@ using namespace switchyard::matvec_test;
 namespace q  = switchyard::cpu::quants;
 namespace rp = switchyard::cpu::repack;
 
-const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,
-                             GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
+const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+                             GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
+                             GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
 
 // The float form's types: packed and unpacked on every CPU, stored repacked where this CPU has their tile.
 const ggml_type kFloatTypes[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
@@ -75,8 +76,8 @@ TEST(RepackFormat, KeepsTheWeightsSize) {
         EXPECT_LE(ratio, 1.06) << ggml_type_name(type); // q3_K 1.055: its header on whole cache lines
         EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
     }
-    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q4_1));
-    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q5_0));
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_MXFP4));
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_IQ2_XXS));
     EXPECT_FALSE(rp::repacks(GGML_TYPE_Q4_K, 128)) << "a part of a super-block";
     EXPECT_FALSE(rp::repacks(GGML_TYPE_F16, 95)) << "bf16 and f16 pairs";
     for (ggml_type t : kFloatTypes) { // floats: where this CPU has their tile and does not take them on AMX
@@ -533,8 +534,8 @@ TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
     std::mt19937   rng(54);
     ggml_backend_t backend = ggml_backend_cpu_init();
     ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
-    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_Q4_1}) {
-        // q4_0 3-D, f32 a vector (a norm or a bias, never a matrix's weights), q4_1 a type without a form
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_MXFP4}) {
+        // q4_0 3-D, f32 a vector (a norm or a bias, never a matrix's weights), mxfp4 a type without a form
         const int64_t k = 64, m = type == GGML_TYPE_F32 ? 1 : 5, n = 3, ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
         Product       pr(rp::repack_buffer_type(), type, k, m, n, ne2);
         Product       plain(ggml_backend_cpu_buffer_type(), type, k, m, n, ne2);
