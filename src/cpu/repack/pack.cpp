@@ -334,31 +334,44 @@ quant::BlockQ6_K unpack_q6_K_block(const uint8_t * base, int r) {
 
 // ---- f32, f16, bf16: the values, 16 rows interleaved per element (bf16: per pair) --------------------------------
 
-// Byte offset of row r's element i in a float panel of `es`-byte elements (2 for f16 and bf16, 4 for f32).
-size_t float_at(ggml_type type, size_t es, int r, int64_t i) {
-    if (type == GGML_TYPE_BF16) {
-        return ((static_cast<size_t>(i / 2) * kPanelRows + static_cast<size_t>(r)) * 2 + static_cast<size_t>(i % 2)) * es;
+// A float panel is [steps][16 rows] of one word: an f32 or f16 element, or a bf16 pair (4 bytes). Row r's words
+// are copied as words (the compiler keeps the loop tight; an element-wise memcpy of a run-time size made packing a
+// model's f16 weights take seconds).
+template <class Word>
+void pack_words(const void * w, size_t w_row, int rows, int64_t steps, uint8_t * panel) {
+    auto * out = reinterpret_cast<Word *>(panel);
+    for (int r = 0; r < rows; ++r) {
+        const auto * row = reinterpret_cast<const Word *>(static_cast<const uint8_t *>(w) + static_cast<size_t>(r) * w_row);
+        for (int64_t s = 0; s < steps; ++s) {
+            out[static_cast<size_t>(s) * kPanelRows + static_cast<size_t>(r)] = row[s];
+        }
     }
-    return (static_cast<size_t>(i) * kPanelRows + static_cast<size_t>(r)) * es;
+}
+
+template <class Word>
+void unpack_words(const uint8_t * panel, int rows, int64_t steps, void * w, size_t w_row) {
+    const auto * in = reinterpret_cast<const Word *>(panel);
+    for (int r = 0; r < rows; ++r) {
+        auto * row = reinterpret_cast<Word *>(static_cast<uint8_t *>(w) + static_cast<size_t>(r) * w_row);
+        for (int64_t s = 0; s < steps; ++s) {
+            row[s] = in[static_cast<size_t>(s) * kPanelRows + static_cast<size_t>(r)];
+        }
+    }
 }
 
 void pack_floats(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
-    const size_t es = ggml_type_size(type);
-    for (int r = 0; r < rows; ++r) {
-        const auto * row = static_cast<const uint8_t *>(w) + static_cast<size_t>(r) * w_row;
-        for (int64_t i = 0; i < k; ++i) {
-            std::memcpy(panel + float_at(type, es, r, i), row + static_cast<size_t>(i) * es, es);
-        }
+    if (type == GGML_TYPE_F16) {
+        pack_words<uint16_t>(w, w_row, rows, k, panel);
+    } else {
+        pack_words<uint32_t>(w, w_row, rows, type == GGML_TYPE_BF16 ? k / 2 : k, panel); // bf16: pairs
     }
 }
 
 void unpack_floats(ggml_type type, const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
-    const size_t es = ggml_type_size(type);
-    for (int r = 0; r < rows; ++r) {
-        auto * row = static_cast<uint8_t *>(w) + static_cast<size_t>(r) * w_row;
-        for (int64_t i = 0; i < k; ++i) {
-            std::memcpy(row + static_cast<size_t>(i) * es, panel + float_at(type, es, r, i), es);
-        }
+    if (type == GGML_TYPE_F16) {
+        unpack_words<uint16_t>(panel, rows, k, w, w_row);
+    } else {
+        unpack_words<uint32_t>(panel, rows, type == GGML_TYPE_BF16 ? k / 2 : k, w, w_row);
     }
 }
 
