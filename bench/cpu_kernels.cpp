@@ -586,9 +586,10 @@ void batch_cases(ggml_backend_t be, const Options & o) {
     for (const Case & c : cases) {
         batch_case(be, o, c.n, c.type, nullptr);
     }
-    for (int64_t n : {8, 512}) {
+    for (int64_t n : {2, 4, 8, 16, 32, 512}) {
         for (ggml_type type : kRepackTypes) {
-            if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
+            const bool small_float = !ggml_is_quantized(type) && n != 8 && n != 512; // the 2-32 columns
+            if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type(); buft && (n == 8 || n == 512 || small_float)) {
                 batch_case(be, o, n, type, buft);
             }
         }
