@@ -25,6 +25,18 @@ uint16_t load_u16(const uint8_t * p) {
 
 void store_u16(uint8_t * p, uint16_t v) { std::memcpy(p, &v, sizeof(v)); }
 
+// Four bytes as one word (little-endian: byte b is bits 8b .. 8b + 7): the packers treat a quad's four elements,
+// which sit in consecutive bytes of the original blocks, at once.
+uint32_t load_u32(const uint8_t * p) {
+    uint32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+void store_u32(uint8_t * p, uint32_t v) { std::memcpy(p, &v, sizeof(v)); }
+
+constexpr uint32_t kLow4Bytes = 0x0f0f0f0fu, kLow2Bytes = 0x03030303u, kLow1Bytes = 0x01010101u;
+
 // Row r's block b, and the same as writable bytes.
 template <class Block>
 Block row_block(const void * w, size_t w_row, int r, int64_t b) {
@@ -52,11 +64,13 @@ void pack_nibble_groups(const void * w, size_t w_row, int rows, int64_t k, uint8
                 std::memcpy(lv + j * kQuadBytes + r * 4, blk.qs + 4 * j, 4);
             }
             if constexpr (kLegacyFifthBits<T>) { // element e's bit (qh bit e) to bit e / 4 of byte r * 4 + e % 4
-                uint32_t qh;
-                std::memcpy(&qh, blk.qh, sizeof(qh));
-                for (int e = 0; e < kQK32; ++e) {
-                    lv[4 * kQuadBytes + r * 4 + e % 4] |= static_cast<uint8_t>(((qh >> e) & 1u) << (e / 4));
+                const uint32_t qh   = load_u32(blk.qh);
+                uint32_t       bits = 0;
+                for (int q = 0; q < 8; ++q) { // quad q's four bits, one to each byte
+                    const uint32_t n = (qh >> (4 * q)) & 0xfu;
+                    bits |= ((n & 1u) | ((n & 2u) << 7) | ((n & 4u) << 14) | ((n & 8u) << 21)) << q;
                 }
+                store_u32(lv + 4 * kQuadBytes + r * 4, bits);
             }
             store_u16(fc + 2 * r, blk.d);
             if constexpr (kLegacyMin<T>) {
@@ -104,8 +118,8 @@ void pack_q8_0(const void * w, size_t w_row, int rows, int64_t k, uint8_t * pane
         uint8_t * lv = panel + static_cast<size_t>(g) * kByteGroupBytes;
         for (int r = 0; r < rows; ++r) {
             const auto blk = row_block<quant::BlockQ8_0>(w, w_row, r, g);
-            for (int i = 0; i < kQK32; ++i) {
-                lv[(i / 4) * kQuadBytes + r * 4 + i % 4] = static_cast<uint8_t>(blk.qs[i] + 128);
+            for (int q = 0; q < kQK32 / 4; ++q) { // + 128 on a two's complement byte: its top bit flipped
+                store_u32(lv + q * kQuadBytes + r * 4, load_u32(reinterpret_cast<const uint8_t *>(blk.qs) + 4 * q) ^ 0x80808080u);
             }
             store_u16(scales + g * kScaleGroupBytes + 2 * r, blk.d);
         }
@@ -130,12 +144,6 @@ void unpack_q8_0(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_
 
 // ---- q4_K, q5_K: super-block header, then groups of nibbles (and q5_K's fifth bits) ---------------------------------
 
-// Element e (0..31) of group g (0..7) of a q4_K / q5_K super-block: a nibble of qs[32 * (g / 2) + e].
-int k4_level(const uint8_t * qs, int g, int e) {
-    const uint8_t byte = qs[32 * (g / 2) + e];
-    return g % 2 == 0 ? byte & 0xf : byte >> 4;
-}
-
 // q5_K: the fifth bit of element e of group g is bit g of qh[e]; in the layout, bit e / 4 of byte r * 4 + e % 4
 // of the group's high vector.
 template <class Block>
@@ -150,16 +158,21 @@ void pack_k4_block(const Block & blk, int r, uint8_t * base) {
         quant::unpack_scale_min_k4(g, blk.scales, sc, mn);
         base[kQ4KScalesAt + g * kPanelRows + r] = sc;
         base[kQ4KMinsAt + g * kPanelRows + r]   = mn;
-        uint8_t * lv = base + kQ4KHeaderBytes + g * kNibbleGroupBytes;
-        for (int e = 0; e < 16; ++e) {
-            const int lo = k4_level(blk.qs, g, e), hi = k4_level(blk.qs, g, e + 16);
-            lv[(e / 4) * kQuadBytes + r * 4 + e % 4] = static_cast<uint8_t>(lo | (hi << 4));
+        // quad q of the group: elements 4q .. 4q + 3 (low nibbles of the vector) and 16 + 4q .. (high nibbles),
+        // each four consecutive bytes of qs[32 (g / 2) ..], their low nibbles for an even group, high for an odd
+        uint8_t *       lv = base + kQ4KHeaderBytes + g * kNibbleGroupBytes;
+        const uint8_t * qs = blk.qs + 32 * (g / 2);
+        for (int q = 0; q < 4; ++q) {
+            const uint32_t a = load_u32(qs + 4 * q), b = load_u32(qs + 16 + 4 * q);
+            store_u32(lv + q * kQuadBytes + r * 4, g % 2 == 0 ? (a & kLow4Bytes) | ((b & kLow4Bytes) << 4)
+                                                              : ((a >> 4) & kLow4Bytes) | (b & ~kLow4Bytes));
         }
-        if constexpr (kFifthBits<Block>) {
-            uint8_t * hv = base + kQ5KHighAt + g * 64 + r * 4;
-            for (int e = 0; e < 32; ++e) {
-                hv[e % 4] |= static_cast<uint8_t>(((blk.qh[e] >> g) & 1) << (e / 4));
+        if constexpr (kFifthBits<Block>) { // element e's bit (bit g of qh[e]) to bit e / 4 of byte e % 4
+            uint32_t hv = 0;
+            for (int q = 0; q < 8; ++q) {
+                hv |= ((load_u32(blk.qh + 4 * q) >> g) & kLow1Bytes) << q;
             }
+            store_u32(base + kQ5KHighAt + g * 64 + r * 4, hv);
         }
     }
 }
@@ -201,8 +214,11 @@ Block unpack_k4_block(const uint8_t * base, int r) {
 
 // ---- q2_K, q3_K: super-block header, then 2-bit vectors per group of 16 (and q3_K's third bits) ------------------
 
-// Element e of a q2_K / q3_K super-block: 2 bits of qs[32 * (e / 128) + e % 32] at bit 2 ((e % 128) / 32).
-int k2_level(const uint8_t * qs, int e) { return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3; }
+// Element e of a q2_K / q3_K super-block: 2 bits of qs[32 * (e / 128) + e % 32] at bit 2 ((e % 128) / 32); the
+// levels of elements e .. e + 3 (e a multiple of 4), one a byte.
+uint32_t k2_levels(const uint8_t * qs, int e) {
+    return (load_u32(qs + 32 * (e / 128) + e % 32) >> (2 * ((e % 128) / 32))) & kLow2Bytes;
+}
 
 void set_k2_level(uint8_t * qs, int e, int u) {
     qs[32 * (e / 128) + e % 32] = static_cast<uint8_t>(qs[32 * (e / 128) + e % 32] | (u << (2 * ((e % 128) / 32))));
@@ -214,10 +230,11 @@ void pack_k2_block(const quant::BlockQ2_K & blk, int r, uint8_t * base) {
     store_u16(base + 32 + 2 * r, blk.dmin);
     for (int g = 0; g < 16; ++g) {
         base[kK16ScalesAt + g * kPanelRows + r] = blk.scales[g];
-        uint8_t * lv = base + kQ2KHeaderBytes + g * 64 + r * 4;
-        for (int e = 0; e < 16; ++e) {
-            lv[e % 4] = static_cast<uint8_t>(lv[e % 4] | (k2_level(blk.qs, 16 * g + e) << (2 * (e / 4))));
+        uint32_t v = 0;
+        for (int q = 0; q < 4; ++q) { // elements 16 g + 4 q .. + 3: consecutive bytes of qs, the same shift
+            v |= k2_levels(blk.qs, 16 * g + 4 * q) << (2 * q);
         }
+        store_u32(base + kQ2KHeaderBytes + g * 64 + r * 4, v);
     }
 }
 
@@ -248,11 +265,17 @@ void pack_k3_block(const quant::BlockQ3_K & blk, int r, uint8_t * base) {
     }
     for (int j = 0; j < 8; ++j) {
         uint8_t * pair = base + kQ3KHeaderBytes + j * kQ3KPairBytes + r * 4;
-        for (int e = 0; e < 32; ++e) { // element 32 j + e: group 2 j + e / 16, quad (e % 16) / 4
-            const int i = 32 * j + e, h = e / 16, q = (e % 16) / 4;
-            pair[h * 64 + e % 4] = static_cast<uint8_t>(pair[h * 64 + e % 4] | (k2_level(blk.qs, i) << (2 * q)));
-            pair[128 + e % 4] = static_cast<uint8_t>(pair[128 + e % 4] | (((blk.hmask[i % 32] >> (i / 32)) & 1) << (4 * h + q)));
+        uint32_t  low[2] = {0, 0}, third = 0;
+        for (int h = 0; h < 2; ++h) {
+            for (int q = 0; q < 4; ++q) { // elements i .. i + 3 of group 2 j + h, quad q
+                const int i = 32 * j + 16 * h + 4 * q;
+                low[h] |= k2_levels(blk.qs, i) << (2 * q);
+                third |= ((load_u32(blk.hmask + i % 32) >> (i / 32)) & kLow1Bytes) << (4 * h + q);
+            }
         }
+        store_u32(pair, low[0]);
+        store_u32(pair + 64, low[1]);
+        store_u32(pair + 128, third);
     }
 }
 
@@ -277,14 +300,6 @@ quant::BlockQ3_K unpack_k3_block(const uint8_t * base, int r) {
 
 // ---- q6_K: super-block header, then pairs of groups as nibbles and high bits -------------------------------------
 
-// Level u (0..63, the stored 6 bits) of element i of a q6_K super-block: low 4 bits in ql, high 2 in qh.
-int k6_level(const quant::BlockQ6_K & blk, int i) {
-    const int h = i / 128, e = i % 128;
-    const int low  = (blk.ql[64 * h + e % 64] >> (e < 64 ? 0 : 4)) & 0xf;
-    const int high = (blk.qh[32 * h + e % 32] >> (2 * (e / 32))) & 3;
-    return low | (high << 4);
-}
-
 void set_k6_level(quant::BlockQ6_K & blk, int i, int u) {
     const int h = i / 128, e = i % 128;
     uint8_t & low  = blk.ql[64 * h + e % 64];
@@ -301,14 +316,20 @@ void pack_q6_K_block(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
     }
     for (int j = 0; j < 8; ++j) {
         uint8_t * lv = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
-        for (int e = 0; e < 16; ++e) {
-            const int lo = k6_level(blk, 32 * j + e), hi = k6_level(blk, 32 * j + 16 + e);
-            const int at = (e / 4) * kQuadBytes + r * 4 + e % 4;
-            lv[at] = static_cast<uint8_t>((lo & 0xf) | ((hi & 0xf) << 4));
-            // high bits: vector 0 for the first group of 16, vector 1 for the second, quad e / 4 at bits 2 (e / 4)
-            lv[4 * kQuadBytes + r * 4 + e % 4] |= static_cast<uint8_t>((lo >> 4) << (2 * (e / 4)));
-            lv[5 * kQuadBytes + r * 4 + e % 4] |= static_cast<uint8_t>((hi >> 4) << (2 * (e / 4)));
+        uint32_t  high[2] = {0, 0}; // vector 0 for the first group of 16, vector 1 for the second: quad q at bits 2q
+        for (int q = 0; q < 4; ++q) {
+            uint32_t u[2]; // the levels of elements 32 j + 16 h + 4 q .. + 3, one a byte
+            for (int h = 0; h < 2; ++h) {
+                const int i = 32 * j + 16 * h + 4 * q, half = i / 128, e = i % 128;
+                const uint32_t low = (load_u32(blk.ql + 64 * half + e % 64) >> (e < 64 ? 0 : 4)) & kLow4Bytes;
+                const uint32_t top = (load_u32(blk.qh + 32 * half + e % 32) >> (2 * (e / 32))) & kLow2Bytes;
+                u[h]     = low | (top << 4);
+                high[h] |= ((u[h] >> 4) & kLow2Bytes) << (2 * q);
+            }
+            store_u32(lv + q * kQuadBytes + r * 4, (u[0] & kLow4Bytes) | ((u[1] & kLow4Bytes) << 4));
         }
+        store_u32(lv + 4 * kQuadBytes + r * 4, high[0]);
+        store_u32(lv + 5 * kQuadBytes + r * 4, high[1]);
     }
 }
 
