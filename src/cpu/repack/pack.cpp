@@ -37,6 +37,8 @@ void store_u32(uint8_t * p, uint32_t v) { std::memcpy(p, &v, sizeof(v)); }
 
 constexpr uint32_t kLow4Bytes = 0x0f0f0f0fu, kLow2Bytes = 0x03030303u, kLow1Bytes = 0x01010101u;
 
+void or_u32(uint8_t * p, uint32_t v) { store_u32(p, load_u32(p) | v); }
+
 // Row r's block b, and the same as writable bytes.
 template <class Block>
 Block row_block(const void * w, size_t w_row, int r, int64_t b) {
@@ -94,11 +96,13 @@ void unpack_nibble_groups(const uint8_t * panel, int rows, int64_t k, void * w, 
                 std::memcpy(blk.qs + 4 * j, lv + j * kQuadBytes + r * 4, 4);
             }
             if constexpr (kLegacyFifthBits<T>) {
-                uint32_t qh = 0;
-                for (int e = 0; e < kQK32; ++e) {
-                    qh |= static_cast<uint32_t>((lv[4 * kQuadBytes + r * 4 + e % 4] >> (e / 4)) & 1) << e;
+                const uint32_t bits = load_u32(lv + 4 * kQuadBytes + r * 4);
+                uint32_t       qh   = 0;
+                for (int q = 0; q < 8; ++q) { // bit q of each byte back to quad q's four bits
+                    const uint32_t x = (bits >> q) & kLow1Bytes;
+                    qh |= ((x & 1u) | ((x >> 7) & 2u) | ((x >> 14) & 4u) | ((x >> 21) & 8u)) << (4 * q);
                 }
-                std::memcpy(blk.qh, &qh, sizeof(qh));
+                store_u32(blk.qh, qh);
             }
             blk.d = load_u16(fc + 2 * r);
             if constexpr (kLegacyMin<T>) {
@@ -133,8 +137,8 @@ void unpack_q8_0(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_
         const uint8_t * lv = panel + static_cast<size_t>(g) * kByteGroupBytes;
         for (int r = 0; r < rows; ++r) {
             quant::BlockQ8_0 blk;
-            for (int i = 0; i < kQK32; ++i) {
-                blk.qs[i] = static_cast<int8_t>(lv[(i / 4) * kQuadBytes + r * 4 + i % 4] - 128);
+            for (int q = 0; q < kQK32 / 4; ++q) {
+                store_u32(reinterpret_cast<uint8_t *>(blk.qs) + 4 * q, load_u32(lv + q * kQuadBytes + r * 4) ^ 0x80808080u);
             }
             blk.d = load_u16(scales + g * kScaleGroupBytes + 2 * r);
             put_row_block(w, w_row, r, g, blk);
@@ -186,10 +190,10 @@ Block unpack_k4_block(const uint8_t * base, int r) {
     for (int g = 0; g < 8; ++g) {
         sc[g] = base[kQ4KScalesAt + g * kPanelRows + r];
         mn[g] = base[kQ4KMinsAt + g * kPanelRows + r];
-        if constexpr (kFifthBits<Block>) {
-            const uint8_t * hv = base + kQ5KHighAt + g * 64 + r * 4;
-            for (int e = 0; e < 32; ++e) {
-                blk.qh[e] = static_cast<uint8_t>(blk.qh[e] | (((hv[e % 4] >> (e / 4)) & 1) << g));
+        if constexpr (kFifthBits<Block>) { // bit e / 4 of byte e % 4 back to bit g of qh[e]
+            const uint32_t hv = load_u32(base + kQ5KHighAt + g * 64 + r * 4);
+            for (int q = 0; q < 8; ++q) {
+                or_u32(blk.qh + 4 * q, ((hv >> q) & kLow1Bytes) << g);
             }
         }
     }
@@ -220,8 +224,9 @@ uint32_t k2_levels(const uint8_t * qs, int e) {
     return (load_u32(qs + 32 * (e / 128) + e % 32) >> (2 * ((e % 128) / 32))) & kLow2Bytes;
 }
 
-void set_k2_level(uint8_t * qs, int e, int u) {
-    qs[32 * (e / 128) + e % 32] = static_cast<uint8_t>(qs[32 * (e / 128) + e % 32] | (u << (2 * ((e % 128) / 32))));
+// The inverse: levels of elements e .. e + 3 (one a byte) into qs, whose bits there are still zero.
+void set_k2_levels(uint8_t * qs, int e, uint32_t levels) {
+    or_u32(qs + 32 * (e / 128) + e % 32, levels << (2 * ((e % 128) / 32)));
 }
 
 // Byte of row r's quad i (0..3), element b of it, in a 2-bit vector: bits 2i, 2i + 1 of byte r * 4 + b.
@@ -244,9 +249,9 @@ quant::BlockQ2_K unpack_k2_block(const uint8_t * base, int r) {
     blk.dmin = load_u16(base + 32 + 2 * r);
     for (int g = 0; g < 16; ++g) {
         blk.scales[g]      = base[kK16ScalesAt + g * kPanelRows + r];
-        const uint8_t * lv = base + kQ2KHeaderBytes + g * 64 + r * 4;
-        for (int e = 0; e < 16; ++e) {
-            set_k2_level(blk.qs, 16 * g + e, (lv[e % 4] >> (2 * (e / 4))) & 3);
+        const uint32_t v = load_u32(base + kQ2KHeaderBytes + g * 64 + r * 4);
+        for (int q = 0; q < 4; ++q) {
+            set_k2_levels(blk.qs, 16 * g + 4 * q, (v >> (2 * q)) & kLow2Bytes);
         }
     }
     return blk;
@@ -288,26 +293,21 @@ quant::BlockQ3_K unpack_k3_block(const uint8_t * base, int r) {
         blk.scales[8 + g % 4] = static_cast<uint8_t>(blk.scales[8 + g % 4] | ((sv >> 4) << (2 * (g / 4))));
     }
     for (int j = 0; j < 8; ++j) {
-        const uint8_t * pair = base + kQ3KHeaderBytes + j * kQ3KPairBytes + r * 4;
-        for (int e = 0; e < 32; ++e) {
-            const int i = 32 * j + e, h = e / 16, q = (e % 16) / 4;
-            set_k2_level(blk.qs, i, (pair[h * 64 + e % 4] >> (2 * q)) & 3);
-            blk.hmask[i % 32] = static_cast<uint8_t>(blk.hmask[i % 32] | (((pair[128 + e % 4] >> (4 * h + q)) & 1) << (i / 32)));
+        const uint8_t * pair  = base + kQ3KHeaderBytes + j * kQ3KPairBytes + r * 4;
+        const uint32_t  third = load_u32(pair + 128);
+        for (int h = 0; h < 2; ++h) {
+            const uint32_t low = load_u32(pair + h * 64);
+            for (int q = 0; q < 4; ++q) {
+                const int i = 32 * j + 16 * h + 4 * q;
+                set_k2_levels(blk.qs, i, (low >> (2 * q)) & kLow2Bytes);
+                or_u32(blk.hmask + i % 32, ((third >> (4 * h + q)) & kLow1Bytes) << (i / 32));
+            }
         }
     }
     return blk;
 }
 
 // ---- q6_K: super-block header, then pairs of groups as nibbles and high bits -------------------------------------
-
-void set_k6_level(quant::BlockQ6_K & blk, int i, int u) {
-    const int h = i / 128, e = i % 128;
-    uint8_t & low  = blk.ql[64 * h + e % 64];
-    uint8_t & high = blk.qh[32 * h + e % 32];
-    const int ls = e < 64 ? 0 : 4, hs = 2 * (e / 32);
-    low  = static_cast<uint8_t>((low & ~(0xf << ls)) | ((u & 0xf) << ls));
-    high = static_cast<uint8_t>((high & ~(3 << hs)) | ((u >> 4) << hs));
-}
 
 void pack_q6_K_block(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
@@ -340,14 +340,16 @@ quant::BlockQ6_K unpack_q6_K_block(const uint8_t * base, int r) {
         blk.scales[g] = static_cast<int8_t>(base[kK16ScalesAt + g * kPanelRows + r]);
     }
     for (int j = 0; j < 8; ++j) {
-        const uint8_t * lv = base + kQ6KHeaderBytes + j * kQ6KPairBytes;
-        for (int e = 0; e < 16; ++e) {
-            const uint8_t nib   = lv[(e / 4) * kQuadBytes + r * 4 + e % 4];
-            const int     shift = 2 * (e / 4);
-            const int     hlo   = (lv[4 * kQuadBytes + r * 4 + e % 4] >> shift) & 3;
-            const int     hhi   = (lv[5 * kQuadBytes + r * 4 + e % 4] >> shift) & 3;
-            set_k6_level(blk, 32 * j + e, (nib & 0xf) | (hlo << 4));
-            set_k6_level(blk, 32 * j + 16 + e, (nib >> 4) | (hhi << 4));
+        const uint8_t * lv      = base + kQ6KHeaderBytes + j * kQ6KPairBytes + r * 4;
+        const uint32_t  high[2] = {load_u32(lv + 4 * kQuadBytes), load_u32(lv + 5 * kQuadBytes)};
+        for (int q = 0; q < 4; ++q) {
+            const uint32_t nib = load_u32(lv + q * kQuadBytes);
+            for (int h = 0; h < 2; ++h) { // elements i .. i + 3: their low 4 bits into ql, their high 2 into qh
+                const int      i = 32 * j + 16 * h + 4 * q, half = i / 128, e = i % 128;
+                const uint32_t low = h == 0 ? nib & kLow4Bytes : (nib >> 4) & kLow4Bytes;
+                or_u32(blk.ql + 64 * half + e % 64, low << (e < 64 ? 0 : 4));
+                or_u32(blk.qh + 32 * half + e % 32, ((high[h] >> (2 * q)) & kLow2Bytes) << (2 * (e / 32)));
+            }
         }
     }
     return blk;
