@@ -154,7 +154,8 @@ template <class Block>
 inline constexpr bool kFifthBits = Block::kType == GGML_TYPE_Q5_K;
 
 template <class Block>
-void pack_k4_block(const Block & blk, int r, uint8_t * base) {
+    requires(Block::kType == GGML_TYPE_Q4_K || Block::kType == GGML_TYPE_Q5_K)
+void pack_superblock(const Block & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     store_u16(base + 32 + 2 * r, blk.dmin);
     for (int g = 0; g < 8; ++g) {
@@ -180,6 +181,10 @@ void pack_k4_block(const Block & blk, int r, uint8_t * base) {
         }
     }
 }
+
+// Row r's super-block of a panel's block at base, as the original bytes (one function per form).
+template <class Block>
+Block unpack_superblock(const uint8_t * base, int r);
 
 template <class Block>
 Block unpack_k4_block(const uint8_t * base, int r) {
@@ -216,6 +221,16 @@ Block unpack_k4_block(const uint8_t * base, int r) {
     return blk;
 }
 
+template <>
+quant::BlockQ4_K unpack_superblock<quant::BlockQ4_K>(const uint8_t * base, int r) {
+    return unpack_k4_block<quant::BlockQ4_K>(base, r);
+}
+
+template <>
+quant::BlockQ5_K unpack_superblock<quant::BlockQ5_K>(const uint8_t * base, int r) {
+    return unpack_k4_block<quant::BlockQ5_K>(base, r);
+}
+
 // ---- q2_K, q3_K: super-block header, then 2-bit vectors per group of 16 (and q3_K's third bits) ------------------
 
 // Element e of a q2_K / q3_K super-block: 2 bits of qs[32 * (e / 128) + e % 32] at bit 2 ((e % 128) / 32); the
@@ -230,7 +245,7 @@ void set_k2_levels(uint8_t * qs, int e, uint32_t levels) {
 }
 
 // Byte of row r's quad i (0..3), element b of it, in a 2-bit vector: bits 2i, 2i + 1 of byte r * 4 + b.
-void pack_k2_block(const quant::BlockQ2_K & blk, int r, uint8_t * base) {
+void pack_superblock(const quant::BlockQ2_K & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     store_u16(base + 32 + 2 * r, blk.dmin);
     for (int g = 0; g < 16; ++g) {
@@ -243,7 +258,8 @@ void pack_k2_block(const quant::BlockQ2_K & blk, int r, uint8_t * base) {
     }
 }
 
-quant::BlockQ2_K unpack_k2_block(const uint8_t * base, int r) {
+template <>
+quant::BlockQ2_K unpack_superblock<quant::BlockQ2_K>(const uint8_t * base, int r) {
     quant::BlockQ2_K blk{};
     blk.d    = load_u16(base + 2 * r);
     blk.dmin = load_u16(base + 32 + 2 * r);
@@ -263,7 +279,7 @@ int k3_scale(const uint8_t * scales, int j) {
     return ((scales[j % 8] >> (j < 8 ? 0 : 4)) & 0xf) | (((scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
 }
 
-void pack_k3_block(const quant::BlockQ3_K & blk, int r, uint8_t * base) {
+void pack_superblock(const quant::BlockQ3_K & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     for (int g = 0; g < 16; ++g) {
         base[kK16ScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(k3_scale(blk.scales, g) - 32);
@@ -284,7 +300,8 @@ void pack_k3_block(const quant::BlockQ3_K & blk, int r, uint8_t * base) {
     }
 }
 
-quant::BlockQ3_K unpack_k3_block(const uint8_t * base, int r) {
+template <>
+quant::BlockQ3_K unpack_superblock<quant::BlockQ3_K>(const uint8_t * base, int r) {
     quant::BlockQ3_K blk{};
     blk.d = load_u16(base + 2 * r);
     for (int g = 0; g < 16; ++g) {
@@ -309,7 +326,7 @@ quant::BlockQ3_K unpack_k3_block(const uint8_t * base, int r) {
 
 // ---- q6_K: super-block header, then pairs of groups as nibbles and high bits -------------------------------------
 
-void pack_q6_K_block(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
+void pack_superblock(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     for (int g = 0; g < 16; ++g) {
         base[kK16ScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(blk.scales[g]);
@@ -333,7 +350,8 @@ void pack_q6_K_block(const quant::BlockQ6_K & blk, int r, uint8_t * base) {
     }
 }
 
-quant::BlockQ6_K unpack_q6_K_block(const uint8_t * base, int r) {
+template <>
+quant::BlockQ6_K unpack_superblock<quant::BlockQ6_K>(const uint8_t * base, int r) {
     quant::BlockQ6_K blk{};
     blk.d = load_u16(base + 2 * r);
     for (int g = 0; g < 16; ++g) {
@@ -398,6 +416,18 @@ void unpack_floats(ggml_type type, const uint8_t * panel, int rows, int64_t k, v
     }
 }
 
+// Bytes of one super-block of 16 rows in the K-quant forms, 0 for the others.
+constexpr size_t superblock_bytes(RepackForm form) {
+    switch (form) {
+        case RepackForm::kQ2KBlocks: return kQ2KBlockBytes;
+        case RepackForm::kQ3KBlocks: return kQ3KBlockBytes;
+        case RepackForm::kQ4KBlocks: return kQ4KBlockBytes;
+        case RepackForm::kQ5KBlocks: return kQ5KBlockBytes;
+        case RepackForm::kQ6KBlocks: return kQ6KBlockBytes;
+        default:                     return 0;
+    }
+}
+
 } // namespace
 
 RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }
@@ -417,15 +447,8 @@ const int8_t * level_table(ggml_type type) {
 bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::kNone; }
 
 int64_t repack_block(ggml_type type) {
-    switch (repack_form(type)) {
-        case RepackForm::kQ2KBlocks:
-        case RepackForm::kQ3KBlocks:
-        case RepackForm::kQ4KBlocks:
-        case RepackForm::kQ5KBlocks:
-        case RepackForm::kQ6KBlocks: return kQK_K;
-        case RepackForm::kFloats:    return 2;
-        default:                     return kQK32;
-    }
+    const RepackForm form = repack_form(type);
+    return superblock_bytes(form) != 0 ? kQK_K : form == RepackForm::kFloats ? 2 : kQK32;
 }
 
 bool repacks(ggml_type type, int64_t k) {
@@ -441,15 +464,10 @@ size_t panel_bytes(ggml_type type, int64_t k) {
     switch (repack_form(type)) {
         case RepackForm::kNibbles:   return round_line(groups * legacy_group_bytes(type));
         case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
-        case RepackForm::kQ4KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ4KBlockBytes);
-        case RepackForm::kQ2KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ2KBlockBytes);
-        case RepackForm::kQ3KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ3KBlockBytes);
-        case RepackForm::kQ5KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ5KBlockBytes);
-        case RepackForm::kQ6KBlocks: return round_line(static_cast<size_t>(k / kQK_K) * kQ6KBlockBytes);
         case RepackForm::kFloats:    return round_line(static_cast<size_t>(k) * kPanelRows * ggml_type_size(type));
         case RepackForm::kNone:      return 0;
+        default:                     return round_line(static_cast<size_t>(k / kQK_K) * superblock_bytes(repack_form(type)));
     }
-    return 0;
 }
 
 size_t repacked_bytes(ggml_type type, int64_t k, int64_t rows) {
@@ -465,28 +483,10 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
             pack_nibble_groups<quant::BlockOf<T>>(w, w_row, rows, k, p);
         } else if constexpr (form == RepackForm::kBytes) {
             pack_q8_0(w, w_row, rows, k, p); // the one type of this form
-        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
-            const size_t bb = form == RepackForm::kQ5KBlocks ? kQ5KBlockBytes : kQ4KBlockBytes;
+        } else if constexpr (superblock_bytes(form) != 0) {
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
-                    pack_k4_block(row_block<quant::BlockOf<T>>(w, w_row, r, b), r, p + b * bb);
-                }
-            }
-        } else if constexpr (form == RepackForm::kQ6KBlocks) {
-            for (int64_t b = 0; b < k / kQK_K; ++b) {
-                for (int r = 0; r < rows; ++r) {
-                    pack_q6_K_block(row_block<quant::BlockQ6_K>(w, w_row, r, b), r, p + b * kQ6KBlockBytes);
-                }
-            }
-        } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks) {
-            const size_t bb = form == RepackForm::kQ2KBlocks ? kQ2KBlockBytes : kQ3KBlockBytes;
-            for (int64_t b = 0; b < k / kQK_K; ++b) {
-                for (int r = 0; r < rows; ++r) {
-                    if constexpr (form == RepackForm::kQ2KBlocks) {
-                        pack_k2_block(row_block<quant::BlockQ2_K>(w, w_row, r, b), r, p + b * bb);
-                    } else {
-                        pack_k3_block(row_block<quant::BlockQ3_K>(w, w_row, r, b), r, p + b * bb);
-                    }
+                    pack_superblock(row_block<quant::BlockOf<T>>(w, w_row, r, b), r, p + b * superblock_bytes(form));
                 }
             }
         } else if constexpr (form == RepackForm::kFloats) {
@@ -503,28 +503,11 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
             unpack_nibble_groups<quant::BlockOf<T>>(p, rows, k, w, w_row);
         } else if constexpr (form == RepackForm::kBytes) {
             unpack_q8_0(p, rows, k, w, w_row);
-        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
-            const size_t bb = form == RepackForm::kQ5KBlocks ? kQ5KBlockBytes : kQ4KBlockBytes;
+        } else if constexpr (superblock_bytes(form) != 0) {
+            using Block = quant::BlockOf<T>;
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
-                    put_row_block(w, w_row, r, b, unpack_k4_block<quant::BlockOf<T>>(p + b * bb, r));
-                }
-            }
-        } else if constexpr (form == RepackForm::kQ6KBlocks) {
-            for (int64_t b = 0; b < k / kQK_K; ++b) {
-                for (int r = 0; r < rows; ++r) {
-                    put_row_block(w, w_row, r, b, unpack_q6_K_block(p + b * kQ6KBlockBytes, r));
-                }
-            }
-        } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks) {
-            const size_t bb = form == RepackForm::kQ2KBlocks ? kQ2KBlockBytes : kQ3KBlockBytes;
-            for (int64_t b = 0; b < k / kQK_K; ++b) {
-                for (int r = 0; r < rows; ++r) {
-                    if constexpr (form == RepackForm::kQ2KBlocks) {
-                        put_row_block(w, w_row, r, b, unpack_k2_block(p + b * bb, r));
-                    } else {
-                        put_row_block(w, w_row, r, b, unpack_k3_block(p + b * bb, r));
-                    }
+                    put_row_block(w, w_row, r, b, unpack_superblock<Block>(p + b * superblock_bytes(form), r));
                 }
             }
         } else if constexpr (form == RepackForm::kFloats) {
