@@ -3,9 +3,9 @@
 // ISA flags.
 //
 // Each output (panel row, column) has one accumulator, and the steps add into it in order, so its value does not
-// depend on how many columns or panels share the call: a call takes groups of up to 4 panels (1..6 columns) or 2
-// (7..12), which keeps 24 accumulators at most in the 32 zmm registers, and each panel's step is one load that
-// every column's broadcast multiplies. No software prefetch: the panels are sequential streams, and prefetching
+// depend on how many columns or panels share the call: a call takes groups of up to 8 panels (1..2 columns: enough
+// independent sums in flight for decode), 4 (3..6) or 2 (7..12), which keeps 24 accumulators at most in the 32 zmm
+// registers, and each panel's step is one load that every column's broadcast multiplies. No software prefetch: the panels are sequential streams, and prefetching
 // 48 steps ahead measured 1.1-1.3 x slower (interleaved, decode of 1024 and 4096 rows of 4096, f32 and f16).
 #pragma once
 
@@ -54,6 +54,18 @@ void float_tile_group(const FloatTileArgs & a, int p0) {
     }
 }
 
+// The last n (0 .. kN) panels from p0: one group of exactly n.
+template <class Step, int kC, int kN>
+void float_tile_rest(const FloatTileArgs & a, int p0, int n) {
+    if constexpr (kN >= 1) {
+        if (n == kN) {
+            float_tile_group<Step, kC, kN>(a, p0);
+            return;
+        }
+        float_tile_rest<Step, kC, kN - 1>(a, p0, n);
+    }
+}
+
 template <class Step>
 void float_tile_run(const FloatTileArgs & a) {
     quants::with_cols_upto<Step::kCols>(a.n_cols, [&](auto cols) {
@@ -63,40 +75,7 @@ void float_tile_run(const FloatTileArgs & a) {
         for (; p0 + kP <= a.n_panels; p0 += kP) {
             float_tile_group<Step, kC, kP>(a, p0);
         }
-        switch (a.n_panels - p0) {
-            case 7:
-                if constexpr (kP > 7) {
-                    float_tile_group<Step, kC, 7>(a, p0);
-                }
-                break;
-            case 6:
-                if constexpr (kP > 6) {
-                    float_tile_group<Step, kC, 6>(a, p0);
-                }
-                break;
-            case 5:
-                if constexpr (kP > 5) {
-                    float_tile_group<Step, kC, 5>(a, p0);
-                }
-                break;
-            case 4:
-                if constexpr (kP > 4) {
-                    float_tile_group<Step, kC, 4>(a, p0);
-                }
-                break;
-            case 3:
-                if constexpr (kP > 3) {
-                    float_tile_group<Step, kC, 3>(a, p0);
-                }
-                break;
-            case 2:
-                if constexpr (kP > 2) {
-                    float_tile_group<Step, kC, 2>(a, p0);
-                }
-                break;
-            case 1: float_tile_group<Step, kC, 1>(a, p0); break;
-            default: break;
-        }
+        float_tile_rest<Step, kC, kP - 1>(a, p0, a.n_panels - p0);
     });
 }
 
