@@ -7,8 +7,8 @@
 // so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past `rows`
 // (whose index 0 would map to level 1); q5_K adds each quad's fifth bit. The factors: s = f16 scale (q4_0, iq4_nl,
 // q8_0), or for q4_K / q5_K s = d * scale and m = -dmin * min in float as gemm.cpp's packer computes them (q2_K,
-// q3_K, q6_K: the same per group of 16, m zero but q2_K's), the rows past `rows` zero. The stored levels of the missing rows are zero
-// (format.h), and so are the levels q4_0, q8_0, the K-quants expand them to.
+// q3_K, q6_K: the same per group of 16, m zero but q2_K's), the rows past `rows` zero. The stored levels of the
+// missing rows are zero (format.h), and so are the levels q4_0, q8_0, the K-quants expand them to.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/repack/format.h"
@@ -95,16 +95,15 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
 
 // q4_K, q5_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles (q5_K: then their 8
 // vectors of fifth bits).
-template <bool kFive>
+template <ggml_type kType>
 void expand_k4(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     const int64_t   nsb   = k / quant::kQK_K;
     const __mmask16 lanes = live_lanes(rows);
-    const __m512    sign  = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
-    for (int64_t b = 0; b < nsb; ++b, panel += kFive ? kQ5KBlockBytes : kQ4KBlockBytes) {
+    for (int64_t b = 0; b < nsb; ++b, panel += superblock_bytes(quants::cpu_type_row(kType).repack)) {
         const __m512 d    = halves_to_floats(panel);
-        const __m512 dmin = _mm512_xor_ps(halves_to_floats(panel + 32), sign); // -dmin, as the packer negates it
+        const __m512 dmin = negated_halves_to_floats(panel + 32);
         for (int j = 0; j < 8; ++j, out += kGemmGroupBytes) {
-            if constexpr (kFive) {
+            if constexpr (kType == GGML_TYPE_Q5_K) {
                 fifth_bit_group(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, panel + kQ5KHighAt + j * 64, out);
             } else {
                 nibble_group<false>(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, out, _mm512_setzero_si512(), 0);
@@ -122,7 +121,6 @@ void expand_k16(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     constexpr size_t kGroup16Bytes = 16 * kPanelRows + 2 * kPanelRows * sizeof(float);
     const int64_t    nsb           = k / quant::kQK_K;
     const __mmask16  lanes         = live_lanes(rows);
-    const __m512     sign          = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
     const auto       group         = [&](const __m512i * u, const K16Factors & f, uint8_t * o) {
         for (int i = 0; i < 4; ++i) {
             store(o + i * kQuadBytes, u[i]);
@@ -130,10 +128,9 @@ void expand_k16(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
         _mm512_storeu_ps(o + 16 * kPanelRows, _mm512_maskz_mov_ps(lanes, f.s));
         _mm512_storeu_ps(o + 16 * kPanelRows + kPanelRows * sizeof(float), _mm512_maskz_mov_ps(lanes, f.m));
     };
-    for (int64_t b = 0; b < nsb; ++b, panel += kK16BlockBytes<kType>) {
+    for (int64_t b = 0; b < nsb; ++b, panel += superblock_bytes(quants::cpu_type_row(kType).repack)) {
         const __m512 d        = halves_to_floats(panel);
-        const __m512 neg_dmin = kType == GGML_TYPE_Q2_K ? _mm512_xor_ps(halves_to_floats(panel + 32), sign)
-                                                        : _mm512_setzero_ps();
+        const __m512 neg_dmin = kType == GGML_TYPE_Q2_K ? negated_halves_to_floats(panel + 32) : _mm512_setzero_ps();
         for (int j = 0; j < 8; ++j, out += 2 * kGroup16Bytes) {
             __m512i u[4]; // the stored rows past `rows` are zero: so are their levels
             k16_levels<kType, 0>(panel + kQ6KHeaderBytes, j, u);
@@ -155,7 +152,7 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
         if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
             expand_legacy<T>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
-            expand_k4<form == RepackForm::kQ5KBlocks>(p, rows, k, out);
+            expand_k4<T>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                              form == RepackForm::kQ6KBlocks) {
             expand_k16<T>(p, rows, k, out);

@@ -5,8 +5,9 @@
 // Each output (panel row, column) has one accumulator, and the steps add into it in order, so its value does not
 // depend on how many columns or panels share the call: a call takes groups of up to 8 panels (1..2 columns: enough
 // independent sums in flight for decode), 4 (3..6) or 2 (7..12), which keeps 24 accumulators at most in the 32 zmm
-// registers, and each panel's step is one load that every column's broadcast multiplies. No software prefetch: the panels are sequential streams, and prefetching
-// 48 steps ahead measured 1.1-1.3 x slower (interleaved, decode of 1024 and 4096 rows of 4096, f32 and f16).
+// registers, and each panel's step is one load that every column's broadcast multiplies. No software prefetch: the
+// panels are sequential streams, and prefetching 48 steps ahead measured 1.1-1.3 x slower (interleaved, decode of
+// 1024 and 4096 rows of 4096, f32 and f16).
 #pragma once
 
 #include "cpu/quants/gemm_cols.h"

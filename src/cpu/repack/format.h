@@ -88,6 +88,18 @@ constexpr size_t kQ6KBlockBytes    = kQ6KHeaderBytes + 8 * kQ6KPairBytes; // 339
 static_assert(kQ2KHeaderBytes == kQ6KHeaderBytes && kQ3KHeaderBytes == kQ6KHeaderBytes,
               "the forms with groups of 16 share the header's size (their levels start at the same offset)");
 
+// Bytes of one super-block of 16 rows in the K-quant forms, 0 for the others.
+constexpr size_t superblock_bytes(RepackForm form) {
+    switch (form) {
+        case RepackForm::kQ2KBlocks: return kQ2KBlockBytes;
+        case RepackForm::kQ3KBlocks: return kQ3KBlockBytes;
+        case RepackForm::kQ4KBlocks: return kQ4KBlockBytes;
+        case RepackForm::kQ5KBlocks: return kQ5KBlockBytes;
+        case RepackForm::kQ6KBlocks: return kQ6KBlockBytes;
+        default:                     return 0;
+    }
+}
+
 // A column's pair of one chunk group (gemm.cpp's ColumnAux): the q8 scale da, then -bias * sum(q) as an int32
 // (formats without a min) or the float da * sum(q) (q4_K).
 struct ChunkAux {

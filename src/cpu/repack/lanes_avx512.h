@@ -20,6 +20,11 @@ inline __m512 halves_to_floats(const uint8_t * p) {
     return _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
 }
 
+// -(16 f16 values), negated by flipping the sign bit, as gemm.cpp's packer negates dmin (-0 for 0).
+inline __m512 negated_halves_to_floats(const uint8_t * p) {
+    return _mm512_xor_ps(halves_to_floats(p), _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u))));
+}
+
 inline __m512 bytes_to_floats(const uint8_t * p) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
     return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, bytes));
@@ -81,7 +86,7 @@ inline void k16_levels(const uint8_t * levels, int j, __m512i * u) {
 }
 
 // The factors of group g of such a block for its 16 rows: s = d * scale, and for q2_K m = -dmin * min (neg_dmin:
-// -dmin, negated as gemm.cpp's packer negates it), zero for the others.
+// negated_halves_to_floats of dmin), zero for the others.
 struct K16Factors {
     __m512 s, m;
 };
@@ -98,12 +103,6 @@ inline K16Factors k16_factors(const uint8_t * block, int g, __m512 d, __m512 neg
         return {_mm512_mul_ps(d, signed_bytes_to_floats(sc)), _mm512_setzero_ps()};
     }
 }
-
-// Bytes of one super-block of these forms (format.h).
-template <ggml_type kType>
-inline constexpr size_t kK16BlockBytes = kType == GGML_TYPE_Q2_K   ? kQ2KBlockBytes
-                                         : kType == GGML_TYPE_Q3_K ? kQ3KBlockBytes
-                                                                   : kQ6KBlockBytes;
 
 // q5_K's levels of nibble vector j of a group (format.h): quads j (low nibbles) and j + 4 (high ones), each with its
 // fifth bit (bit j, j + 4 of the group's high vector `high`) on top as 0x10.

@@ -16,7 +16,8 @@ size_t line(size_t n) { return (n + 63) / 64 * 64; }
 
 quants::GemmFormat format_of(const ggml_tensor * dst) { return quants::gemm_format(dst->src[0]->type); }
 
-int64_t chunks_per_slice(const ggml_tensor * src1) { return (src1->ne[1] + kGemmMaxCols - 1) / kGemmMaxCols; }
+// Chunks of `cols` columns per slice (i12, i13) of src1.
+int64_t chunks_per_slice(const ggml_tensor * src1, int64_t cols = kGemmMaxCols) { return (src1->ne[1] + cols - 1) / cols; }
 
 size_t columns_bytes(const quants::GemmFormat & f, const ggml_tensor * src1) {
     return line(quants::gemm_chunk_bytes(f, src1->ne[0]) *
@@ -65,19 +66,43 @@ int64_t thread_end(const ComputeParams & p, int64_t n) {
     return std::min<int64_t>(thread_begin(p, n) + per, n);
 }
 
-// Phase 1: src1 row (i11, i12, i13) becomes column i11 % 8 of chunk i11 / 8 of slice (i12, i13).
-void prepare_columns(const ComputeParams & p, const quants::GemmFormat & f, const ggml_tensor * src1, void * scratch) {
-    const int64_t k = src1->ne[0], ne11 = src1->ne[1], ne12 = src1->ne[2];
-    const size_t  cb = quants::gemm_chunk_bytes(f, k);
-    const int64_t per = chunks_per_slice(src1), nrows = ggml_nrows(src1);
+// Phase 1: src1 row (i11, i12, i13) becomes column i11 % cols of chunk i11 / cols of slice (i12, i13) (chunks of cb
+// bytes): convert(row, chunk, column) for this thread's rows; then the barrier.
+template <class Convert>
+void convert_columns(const ComputeParams & p, const ggml_tensor * src1, int64_t cols, size_t cb, Convert convert) {
+    const int64_t ne11 = src1->ne[1], ne12 = src1->ne[2];
+    const int64_t per = chunks_per_slice(src1, cols), nrows = ggml_nrows(src1);
     for (int64_t r = thread_begin(p, nrows); r < thread_end(p, nrows); ++r) {
         const int64_t i11 = r % ne11, i12 = (r / ne11) % ne12, i13 = r / (ne11 * ne12);
         const auto *  x   = reinterpret_cast<const float *>(static_cast<const char *>(src1->data) + i11 * src1->nb[1] +
                                                          i12 * src1->nb[2] + i13 * src1->nb[3]);
-        char * chunk = static_cast<char *>(p.wdata) + static_cast<size_t>((r / ne11) * per + i11 / kGemmMaxCols) * cb;
-        quants::gemm_activation(f, x, k, scratch, chunk, static_cast<int>(i11 % kGemmMaxCols));
+        convert(x, static_cast<char *>(p.wdata) + static_cast<size_t>((r / ne11) * per + i11 / cols) * cb,
+                static_cast<int>(i11 % cols));
     }
     barrier(p);
+}
+
+// Phase 2's work: items are (slice (i12, i13), panel of 16 src0 rows), a thread takes a contiguous run of them;
+// visit(slice, first panel, count) for each pass of at most per_pass panels of one slice.
+template <class Visit>
+void each_pass(const ComputeParams & p, const ggml_tensor * dst, int64_t per_pass, Visit visit) {
+    const ggml_tensor * src1     = dst->src[1];
+    const int64_t       n_panels = (dst->src[0]->ne[1] + kPanelRows - 1) / kPanelRows;
+    const int64_t       n_items  = src1->ne[2] * src1->ne[3] * n_panels;
+    const int64_t       end      = thread_end(p, n_items);
+    for (int64_t it = thread_begin(p, n_items); it < end;) {
+        const int64_t slice = it / n_panels, first = it % n_panels;
+        const int64_t count = std::min({per_pass, n_panels - first, end - it});
+        visit(slice, first, count);
+        it += count;
+    }
+}
+
+// dst's slice (i12, i13) = slice % ne12, slice / ne12 of src1.
+float * out_slice(ggml_tensor * dst, int64_t slice) {
+    const int64_t ne12 = dst->src[1]->ne[2];
+    return reinterpret_cast<float *>(static_cast<char *>(dst->data) + (slice % ne12) * dst->nb[2] +
+                                     (slice / ne12) * dst->nb[3]);
 }
 
 // One pass: panels [first, first + count) of src0 times every chunk of a slice, eight columns per tile call.
@@ -116,8 +141,7 @@ bool float_form(const ggml_tensor * dst) { return repack_form(dst->src[0]->type)
 
 int64_t float_chunks_per_slice(const ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
-    const int64_t       cols = quants::gemm_float_cols(src0->type, src0->ne[0]);
-    return (dst->src[1]->ne[1] + cols - 1) / cols;
+    return chunks_per_slice(dst->src[1], quants::gemm_float_cols(src0->type, src0->ne[0]));
 }
 
 size_t float_columns_bytes(const ggml_tensor * dst) {
@@ -128,54 +152,38 @@ size_t float_columns_bytes(const ggml_tensor * dst) {
 
 void float_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
-    const ggml_tensor * src1 = dst->src[1];
     const ggml_type     type = src0->type;
-    const int64_t       k = src0->ne[0], m = src0->ne[1], n = src1->ne[1], ne11 = src1->ne[1], ne12 = src1->ne[2];
+    const int64_t       k = src0->ne[0], m = src0->ne[1], n = dst->src[1]->ne[1];
     const int           cols = quants::gemm_float_cols(type, k);
     const size_t        cb   = quants::gemm_float_chunk_bytes(type, k);
     const int64_t       per  = float_chunks_per_slice(dst);
-    // phase 1: src1 row (i11, i12, i13) becomes column i11 % cols of chunk i11 / cols of its slice
-    const int64_t nrows = ggml_nrows(src1);
-    for (int64_t r = thread_begin(p, nrows); r < thread_end(p, nrows); ++r) {
-        const int64_t i11 = r % ne11, i12 = (r / ne11) % ne12, i13 = r / (ne11 * ne12);
-        const auto *  x   = reinterpret_cast<const float *>(static_cast<const char *>(src1->data) + i11 * src1->nb[1] +
-                                                         i12 * src1->nb[2] + i13 * src1->nb[3]);
-        char * chunk = static_cast<char *>(p.wdata) + static_cast<size_t>((r / ne11) * per + i11 / cols) * cb;
-        quants::gemm_float_activation(type, x, k, chunk, static_cast<int>(i11 % cols));
-    }
-    barrier(p);
+    convert_columns(p, dst->src[1], cols, cb, [&](const float * x, char * chunk, int col) {
+        quants::gemm_float_activation(type, x, k, chunk, col);
+    });
 
-    // phase 2: runs of panels per thread, a pass of about 512 KiB of panels times every chunk of the slice (one
-    // chunk: 16 panels, as many as a tile call takes for independent sums)
+    // passes of about 512 KiB of panels times every chunk of the slice (one chunk: 16 panels, as many as a tile
+    // call takes for independent sums)
     const FloatTileFn tile     = float_tile(type);
     const size_t      pb       = panel_bytes(type, k);
     const int64_t     n_panels = (m + kPanelRows - 1) / kPanelRows;
     const int64_t     fit      = per == 1 ? 16 : static_cast<int64_t>((size_t{512} << 10) / pb);
     const int64_t     per_pass = std::min<int64_t>(std::clamp<int64_t>(fit, 1, 16), n_panels);
-    const int64_t     n_items  = src1->ne[2] * src1->ne[3] * n_panels;
-    const int64_t     out_col  = static_cast<int64_t>(dst->nb[1] / sizeof(float));
-    const int64_t     end      = thread_end(p, n_items);
-    for (int64_t it = thread_begin(p, n_items); it < end;) {
-        const int64_t slice = it / n_panels, first = it % n_panels;
-        const int64_t count = std::min({per_pass, n_panels - first, end - it});
-        const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
-        auto * out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
-        FloatTileArgs a;
-        a.type         = type;
-        a.panel        = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb;
-        a.panel_stride = pb;
-        a.n_panels     = static_cast<int>(count);
-        a.last_rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - (first + count - 1) * kPanelRows));
-        a.k            = k;
-        a.out_col      = out_col;
+    FloatTileArgs     a;
+    a.type         = type;
+    a.panel_stride = pb;
+    a.k            = k;
+    a.out_col      = static_cast<int64_t>(dst->nb[1] / sizeof(float));
+    each_pass(p, dst, per_pass, [&](int64_t slice, int64_t first, int64_t count) {
+        a.panel     = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb;
+        a.n_panels  = static_cast<int>(count);
+        a.last_rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - (first + count - 1) * kPanelRows));
         for (int64_t c0 = 0; c0 < n; c0 += cols) {
             a.chunk  = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per + c0 / cols) * cb;
             a.n_cols = static_cast<int>(std::min<int64_t>(cols, n - c0));
-            a.out    = out + first * kPanelRows + c0 * out_col;
+            a.out    = out_slice(dst, slice) + first * kPanelRows + c0 * a.out_col;
             tile(a);
         }
-        it += count;
-    }
+    });
 }
 
 } // namespace
@@ -206,30 +214,25 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
     const quants::GemmFormat f    = format_of(dst);
     const int64_t            k    = src0->ne[0], m = src0->ne[1];
     const Slot               s    = slot_layout(dst);
+    const size_t             cb   = quants::gemm_chunk_bytes(f, k);
     char * slot = static_cast<char *>(p.wdata) + columns_bytes(f, src1) + static_cast<size_t>(p.ith) * s.total();
-    prepare_columns(p, f, src1, slot);
+    convert_columns(p, src1, kGemmMaxCols, cb, [&](const float * x, char * chunk, int col) {
+        quants::gemm_activation(f, x, k, slot, chunk, col);
+    });
 
-    const bool    wide     = expands(dst);
-    const TileFn  tile     = tile_fast() != nullptr ? tile_fast() : tile_scalar;
-    const size_t  pb       = panel_bytes(src0->type, k);
-    const size_t  gpb      = quants::gemm_panel_bytes(f, k);
-    const size_t  cb       = quants::gemm_chunk_bytes(f, k);
-    const int64_t n_panels = (m + kPanelRows - 1) / kPanelRows;
-    const int64_t per_pass = panels_per_pass(dst);
-    const int64_t per_sl   = chunks_per_slice(src1);
-    const int64_t n_items  = src1->ne[2] * src1->ne[3] * n_panels;
-    const int64_t end      = thread_end(p, n_items);
-    for (int64_t it = thread_begin(p, n_items); it < end;) {
-        const int64_t slice = it / n_panels, first = it % n_panels;
-        const int64_t count = std::min({per_pass, n_panels - first, end - it});
-        const int64_t i12 = slice % src1->ne[2], i13 = slice / src1->ne[2];
-        Pass          ps;
+    const bool    wide   = expands(dst);
+    const TileFn  tile   = tile_fast() != nullptr ? tile_fast() : tile_scalar;
+    const size_t  pb     = panel_bytes(src0->type, k);
+    const size_t  gpb    = quants::gemm_panel_bytes(f, k);
+    const int64_t per_sl = chunks_per_slice(src1);
+    each_pass(p, dst, panels_per_pass(dst), [&](int64_t slice, int64_t first, int64_t count) {
+        Pass ps;
         ps.panels      = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb;
         ps.panel_bytes = pb;
         ps.first       = first;
         ps.count       = count;
         ps.chunks      = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
-        ps.out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        ps.out         = out_slice(dst, slice);
         if (wide) {
             char * expanded = slot + s.act;
             for (int64_t j = 0; j < count; ++j) {
@@ -244,8 +247,7 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
         } else {
             run_pass(dst, ps, [&](const quants::GemmTileArgs & a) { tile(src0->type, a); });
         }
-        it += count;
-    }
+    });
 }
 
 } // namespace switchyard::cpu::repack

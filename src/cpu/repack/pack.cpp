@@ -416,18 +416,6 @@ void unpack_floats(ggml_type type, const uint8_t * panel, int rows, int64_t k, v
     }
 }
 
-// Bytes of one super-block of 16 rows in the K-quant forms, 0 for the others.
-constexpr size_t superblock_bytes(RepackForm form) {
-    switch (form) {
-        case RepackForm::kQ2KBlocks: return kQ2KBlockBytes;
-        case RepackForm::kQ3KBlocks: return kQ3KBlockBytes;
-        case RepackForm::kQ4KBlocks: return kQ4KBlockBytes;
-        case RepackForm::kQ5KBlocks: return kQ5KBlockBytes;
-        case RepackForm::kQ6KBlocks: return kQ6KBlockBytes;
-        default:                     return 0;
-    }
-}
-
 } // namespace
 
 RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }

@@ -43,6 +43,37 @@ inline ChunkAux aux_of(const uint8_t * cg, int c, int group = 32) {
     return a;
 }
 
+// The tile's float accumulators, one per column (16 rows each): zero at the start, stored masked to a.rows.
+template <int kCols>
+struct Outputs {
+    __m512 v[kCols];
+
+    Outputs() {
+        for (int c = 0; c < kCols; ++c) {
+            v[c] = _mm512_setzero_ps();
+        }
+    }
+    void store(const GemmTileArgs & a) const {
+        const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
+        for (int c = 0; c < kCols; ++c) {
+            _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, v[c]);
+        }
+    }
+};
+
+// One group's integer sums into a column's accumulator, as the GEMM's tile scales them: out += float(sums) *
+// (s * da), then for the formats with a min out += m * (da * sum(q)) (the column's pair x).
+template <bool kMin>
+inline __m512 scale_group(__m512 out, __m512i sums, __m512 s, __m512 m, const ChunkAux & x) {
+    out = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums), _mm512_mul_ps(s, _mm512_set1_ps(x.da)), out);
+    if constexpr (kMin) {
+        float min_sum;
+        std::memcpy(&min_sum, &x.word, sizeof(min_sum));
+        out = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out);
+    }
+    return out;
+}
+
 // The integer sums of one group (32 elements) for kCols columns: acc[c] (+ acc2[c] when split) start from init[c].
 template <int kCols, ggml_type kType>
 struct GroupSums {
@@ -108,10 +139,7 @@ void legacy_tile(const GemmTileArgs & a) {
     const auto *     sc           = lv + static_cast<size_t>(ng) * kGroupBytes;
     const auto *     cg           = static_cast<const uint8_t *>(a.chunk);
     const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
-    __m512           out[kCols];
-    for (int c = 0; c < kCols; ++c) {
-        out[c] = _mm512_setzero_ps();
-    }
+    Outputs<kCols>          out;
     GroupSums<kCols, kType> sums;
     for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kFactorBytes, cg += kChunkGroupBytes) {
         // both streams of the panel prefetched as far ahead in time (simd/prefetch.h): the hardware prefetchers
@@ -119,44 +147,29 @@ void legacy_tile(const GemmTileArgs & a) {
         simd::prefetch_lines<kGroupBytes>(lv + simd::kPrefetchBytes);
         simd::prefetch_lines<kFactorBytes>(sc + simd::kPrefetchBytes * kFactorBytes / kGroupBytes);
         __m512i init[kCols];
-        float   da[kCols];
         for (int c = 0; c < kCols; ++c) {
-            const ChunkAux x = aux_of(cg, c);
-            init[c]          = _mm512_set1_epi32(kMin ? 0 : x.word);
-            da[c]            = x.da;
+            init[c] = _mm512_set1_epi32(kMin ? 0 : aux_of(cg, c).word);
         }
         sums.run(lv, cg, init, table, lv + 4 * 64);
         const __m512 s = halves_to_floats(sc);
+        const __m512 m = kMin ? halves_to_floats(sc + kScaleGroupBytes) : _mm512_setzero_ps();
         for (int c = 0; c < kCols; ++c) {
-            const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(da[c]));
-            out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), sd, out[c]);
-            if constexpr (kMin) {
-                const ChunkAux x = aux_of(cg, c);
-                float          min_sum;
-                std::memcpy(&min_sum, &x.word, sizeof(min_sum));
-                out[c] = _mm512_fmadd_ps(halves_to_floats(sc + kScaleGroupBytes), _mm512_set1_ps(min_sum), out[c]);
-            }
+            out.v[c] = scale_group<kMin>(out.v[c], sums.acc[c], s, m, aux_of(cg, c));
         }
     }
-    const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
-    for (int c = 0; c < kCols; ++c) {
-        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
-    }
+    out.store(a);
 }
 
 // q4_K, q5_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles (and q5_K's 8 vectors of
 // fifth bits); s = d * scale and m = -dmin * min in float, as gemm.cpp packs them.
 template <int kCols, ggml_type kType>
 void k4_tile(const GemmTileArgs & a) {
-    constexpr size_t kBlockBytes = kType == GGML_TYPE_Q5_K ? kQ5KBlockBytes : kQ4KBlockBytes;
-    const int64_t nsb = a.k / quant::kQK_K;
-    const auto *  blk = static_cast<const uint8_t *>(a.panel);
-    const auto *  cg  = static_cast<const uint8_t *>(a.chunk);
-    __m512        out[kCols];
-    for (int c = 0; c < kCols; ++c) {
-        out[c] = _mm512_setzero_ps();
-    }
-    __m512i zero[kCols];
+    constexpr size_t kBlockBytes = superblock_bytes(quants::cpu_type_row(kType).repack);
+    const int64_t    nsb         = a.k / quant::kQK_K;
+    const auto *     blk         = static_cast<const uint8_t *>(a.panel);
+    const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
+    Outputs<kCols>   out;
+    __m512i          zero[kCols];
     for (int c = 0; c < kCols; ++c) {
         zero[c] = _mm512_setzero_si512();
     }
@@ -164,25 +177,17 @@ void k4_tile(const GemmTileArgs & a) {
     for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
         simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512 d    = halves_to_floats(blk);
-        const __m512 dmin = _mm512_sub_ps(_mm512_setzero_ps(), halves_to_floats(blk + 32));
+        const __m512 dmin = negated_halves_to_floats(blk + 32);
         for (int j = 0; j < 8; ++j, cg += kChunkGroupBytes) {
             sums.run(blk + kQ4KHeaderBytes + j * kNibbleGroupBytes, cg, zero, zero[0], blk + kQ5KHighAt + j * 64);
             const __m512 s = _mm512_mul_ps(d, bytes_to_floats(blk + kQ4KScalesAt + j * kPanelRows));
             const __m512 m = _mm512_mul_ps(dmin, bytes_to_floats(blk + kQ4KMinsAt + j * kPanelRows));
             for (int c = 0; c < kCols; ++c) {
-                const ChunkAux x = aux_of(cg, c);
-                float          min_sum;
-                std::memcpy(&min_sum, &x.word, sizeof(min_sum));
-                const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(x.da));
-                out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), sd, out[c]);
-                out[c]          = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out[c]);
+                out.v[c] = scale_group<true>(out.v[c], sums.acc[c], s, m, aux_of(cg, c));
             }
         }
     }
-    const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
-    for (int c = 0; c < kCols; ++c) {
-        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
-    }
+    out.store(a);
 }
 
 // q2_K, q3_K, q6_K: per super-block the header (d, q2_K's dmin, the scales of the 16 groups of 16), then the levels;
@@ -191,35 +196,25 @@ void k4_tile(const GemmTileArgs & a) {
 template <int kCols, ggml_type kType>
 void k16_tile(const GemmTileArgs & a) {
     constexpr bool   kMin        = quants::cpu_type_row(kType).has_min;
-    constexpr size_t kBlockBytes = kK16BlockBytes<kType>;
+    constexpr size_t kBlockBytes = superblock_bytes(quants::cpu_type_row(kType).repack);
     const int64_t    nsb         = a.k / quant::kQK_K;
     const auto *     blk         = static_cast<const uint8_t *>(a.panel);
     const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
-    __m512           out[kCols];
-    for (int c = 0; c < kCols; ++c) {
-        out[c] = _mm512_setzero_ps();
-    }
-    const auto group = [&](const __m512i * u, const K16Factors & f, const uint8_t * x) {
+    Outputs<kCols>   out;
+    const auto       group = [&](const __m512i * u, const K16Factors & f, const uint8_t * x) {
         for (int c = 0; c < kCols; ++c) {
             const ChunkAux aux = aux_of(x, c, 16);
             __m512i        acc = kMin ? _mm512_setzero_si512() : _mm512_set1_epi32(aux.word);
             for (int i = 0; i < 4; ++i) {
                 acc = _mm512_dpbusd_epi32(acc, u[i], bcast(x + (i * kGemmMaxCols + c) * 4));
             }
-            const __m512 sd = _mm512_mul_ps(f.s, _mm512_set1_ps(aux.da));
-            out[c]          = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, acc), sd, out[c]);
-            if constexpr (kMin) {
-                float min_sum;
-                std::memcpy(&min_sum, &aux.word, sizeof(min_sum));
-                out[c] = _mm512_fmadd_ps(f.m, _mm512_set1_ps(min_sum), out[c]);
-            }
+            out.v[c] = scale_group<kMin>(out.v[c], acc, f.s, f.m, aux);
         }
     };
-    const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
     for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
         simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512    d        = halves_to_floats(blk);
-        const __m512    neg_dmin = kMin ? _mm512_xor_ps(halves_to_floats(blk + 32), sign) : _mm512_setzero_ps();
+        const __m512    neg_dmin = kMin ? negated_halves_to_floats(blk + 32) : _mm512_setzero_ps();
         const uint8_t * levels   = blk + kQ6KHeaderBytes; // 320 for the three forms
         for (int j = 0; j < 8; ++j) {
             __m512i u[4];
@@ -231,10 +226,7 @@ void k16_tile(const GemmTileArgs & a) {
             cg += kChunkGroup16Bytes;
         }
     }
-    const auto rows = static_cast<__mmask16>((1u << a.rows) - 1u);
-    for (int c = 0; c < kCols; ++c) {
-        _mm512_mask_storeu_ps(a.out + c * a.out_col, rows, out[c]);
-    }
+    out.store(a);
 }
 
 } // namespace

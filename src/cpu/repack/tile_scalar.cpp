@@ -40,6 +40,13 @@ void nibble_levels(const uint8_t * lv, int r, int * u) {
     }
 }
 
+// A group's vector of fifth bits (q5_0, q5_1, q5_K): element e's is bit e / 4 of byte r * 4 + e % 4, added as 16.
+void add_fifth_bits(const uint8_t * high, int r, int * u) {
+    for (int e = 0; e < 32; ++e) {
+        u[e] |= ((high[r * 4 + e % 4] >> (e / 4)) & 1) << 4;
+    }
+}
+
 // What row_group reads of the type, looked up once per tile or panel rather than per group.
 struct Layout {
     RepackForm     form;
@@ -63,10 +70,7 @@ Layout layout_of(ggml_type type) {
 // Group g (16 elements) of a q2_K, q3_K or q6_K panel, row r: group 2j + h is half h of the super-block's pair j.
 RowGroup k16_row_group(RepackForm form, const uint8_t * panel, int r, int64_t g) {
     RowGroup        o{};
-    const size_t    bb   = form == RepackForm::kQ2KBlocks   ? kQ2KBlockBytes
-                           : form == RepackForm::kQ3KBlocks ? kQ3KBlockBytes
-                                                            : kQ6KBlockBytes;
-    const uint8_t * base = panel + static_cast<size_t>(g / 16) * bb;
+    const uint8_t * base = panel + static_cast<size_t>(g / 16) * superblock_bytes(form);
     const int       gg = static_cast<int>(g % 16), h = gg % 2, j = gg / 2;
     const uint8_t   sc = base[kK16ScalesAt + gg * kPanelRows + r];
     const float     d  = fp16_to_fp32(load_u16(base + 2 * r));
@@ -100,12 +104,11 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         return k16_row_group(form, panel, r, g);
     }
     if (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
-        const bool      five = form == RepackForm::kQ5KBlocks;
-        const uint8_t * base = panel + static_cast<size_t>(g / 8) * (five ? kQ5KBlockBytes : kQ4KBlockBytes);
+        const uint8_t * base = panel + static_cast<size_t>(g / 8) * superblock_bytes(form);
         const int       j    = static_cast<int>(g % 8);
         nibble_levels(base + kQ4KHeaderBytes + j * kNibbleGroupBytes, r, o.u);
-        for (int e = 0; five && e < 32; ++e) { // the fifth bit of element e: bit e / 4 of byte r * 4 + e % 4
-            o.u[e] |= ((base[kQ5KHighAt + j * 64 + r * 4 + e % 4] >> (e / 4)) & 1) << 4;
+        if (form == RepackForm::kQ5KBlocks) {
+            add_fifth_bits(base + kQ5KHighAt + j * 64, r, o.u);
         }
         const float d    = fp16_to_fp32(load_u16(base + 2 * r));
         const float dmin = fp16_to_fp32(load_u16(base + 32 + 2 * r));
@@ -125,8 +128,8 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
                 u = t.values[u] + 128;
             }
         }
-        for (int e = 0; t.fifth && e < 32; ++e) { // the fifth bit of element e: bit e / 4 of byte r * 4 + e % 4
-            o.u[e] |= ((lv[4 * kQuadBytes + r * 4 + e % 4] >> (e / 4)) & 1) << 4;
+        if (t.fifth) {
+            add_fifth_bits(lv + 4 * kQuadBytes, r, o.u);
         }
     }
     const uint8_t * fc = panel + static_cast<size_t>(ng) * t.level_bytes + static_cast<size_t>(g) * t.factor_bytes;
