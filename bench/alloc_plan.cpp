@@ -14,7 +14,8 @@
 // Then the per-step cost of planning and scheduling: engines rebuild the graph for every token, so the graph
 // allocator's reserve (a first plan), its alloc_graph (replaying the plan) and the scheduler's alloc_graph (split,
 // then replay) run once per token. A LLaMA-style decoder graph (1 token, CPU backend only) is rebuilt for each of
-// 20 steps; the table gives the median milliseconds of each call at two sizes.
+// 20 steps, once in place (as llama.cpp builds into one kept buffer) and once at new addresses; the table gives
+// the median milliseconds of each call at three sizes.
 //
 // Usage: alloc_plan            (prints the tables; exit status 1 if a graph exceeds 1.05 x its lower bound)
 //        alloc_plan --per-step (only the per-step table, e.g. to profile the per-token calls)
@@ -33,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,10 +44,19 @@ namespace {
 // ---------------------------------------------------------------------------------------------------------
 // Graph builders
 
+// Memory kept between builds: a graph built into the same arena as the previous one puts every tensor where the
+// previous build had it, as llama.cpp builds each step's graph into one kept buffer (its weights persist too).
+struct Arena {
+    std::vector<char> weights, tensors;
+};
+
 struct Built {
-    ggml_context * wctx = nullptr; // weights (external memory)
-    ggml_context * ctx  = nullptr; // activations and the graph
-    ggml_cgraph *  gf   = nullptr;
+    ggml_context * wctx  = nullptr; // weights (external memory)
+    ggml_context * ctx   = nullptr; // activations and the graph
+    ggml_cgraph *  gf    = nullptr;
+    Arena *        arena = nullptr; // where to build; nullptr: memory of the contexts' own
+    Built() = default;
+    explicit Built(Arena * a) : arena(a) {}
     ~Built() {
         ggml_free(ctx);
         ggml_free(wctx);
@@ -55,9 +66,18 @@ struct Built {
 constexpr size_t kGraphSize = 65536;
 
 void init_built(Built & b, size_t n_weights, size_t n_tensors) {
-    b.wctx = ggml_init({ggml_tensor_overhead() * n_weights, nullptr, true});
-    b.ctx  = ggml_init({ggml_tensor_overhead() * n_tensors + ggml_graph_overhead_custom(kGraphSize, false), nullptr,
-                        true});
+    const size_t weight_bytes = ggml_tensor_overhead() * n_weights;
+    const size_t tensor_bytes = ggml_tensor_overhead() * n_tensors + ggml_graph_overhead_custom(kGraphSize, false);
+    void *       weight_mem   = nullptr;
+    void *       tensor_mem   = nullptr;
+    if (b.arena) {
+        b.arena->weights.resize(std::max(b.arena->weights.size(), weight_bytes));
+        b.arena->tensors.resize(std::max(b.arena->tensors.size(), tensor_bytes));
+        weight_mem = b.arena->weights.data();
+        tensor_mem = b.arena->tensors.data();
+    }
+    b.wctx = ggml_init({weight_bytes, weight_mem, true});
+    b.ctx  = ggml_init({tensor_bytes, tensor_mem, true});
     b.gf   = ggml_new_graph_custom(b.ctx, kGraphSize, false);
 }
 
@@ -564,27 +584,57 @@ bool report(const std::string & name, ggml_cgraph * gf, ggml_backend_buffer_type
 struct StepTimes {
     int    nodes       = 0;
     double reserve     = 0; // ms, medians
-    double alloc       = 0;
+    double alloc       = 0; // graph rebuilt in place (same addresses every step)
     double sched_alloc = 0;
+    double alloc_moved       = 0; // graph rebuilt at new addresses every step
+    double sched_alloc_moved = 0;
 };
 
-// Median milliseconds of the three per-step calls on a decoder of shape s rebuilt for every step.
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Median milliseconds of the per-step calls on a decoder of shape s rebuilt for every step: a fresh allocator's
+// reserve; gallocr alloc_graph and sched alloc_graph on a graph rebuilt in place, as llama.cpp does (its tensors
+// where the previous step had them), and on one rebuilt at new addresses (the previous graph still alive while
+// the next is built, as an engine allocating new contexts for each step would see it).
 StepTimes per_step_times(ggml_backend_t cpu, const LlamaShape & s) {
-    ggml_backend_buffer_type_t buft   = ggml_backend_get_default_buffer_type(cpu);
-    ggml_gallocr_t             galloc = ggml_gallocr_new(buft);
-    ggml_backend_sched_t       sched  = ggml_backend_sched_new(&cpu, nullptr, 1, kGraphSize, false, true);
-    int                        nodes  = 0;
+    ggml_backend_buffer_type_t buft = ggml_backend_get_default_buffer_type(cpu);
+    // one allocator and one scheduler per way of rebuilding: each sees its own previous graph
+    ggml_gallocr_t       galloc[2] = {ggml_gallocr_new(buft), ggml_gallocr_new(buft)};
+    ggml_backend_sched_t sched[2]  = {ggml_backend_sched_new(&cpu, nullptr, 1, kGraphSize, false, true),
+                                      ggml_backend_sched_new(&cpu, nullptr, 1, kGraphSize, false, true)};
+    int                  nodes     = 0;
     {
         Built b;
         build_llama(b, s, 1, 96);
         nodes = ggml_graph_n_nodes(b.gf);
-        ggml_gallocr_reserve(galloc, b.gf);
-        ggml_backend_sched_reserve(sched, b.gf);
+        for (int k = 0; k < 2; ++k) {
+            ggml_gallocr_reserve(galloc[k], b.gf);
+            ggml_backend_sched_reserve(sched[k], b.gf);
+        }
     }
-    auto ms_since = [](std::chrono::steady_clock::time_point t0) {
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    auto time_alloc = [&](Built & b, int k) {
+        build_llama(b, s, 1, 96);
+        const auto t0 = std::chrono::steady_clock::now();
+        ggml_gallocr_alloc_graph(galloc[k], b.gf);
+        return ms_since(t0);
     };
-    std::vector<double> reserve, alloc, sched_alloc;
+    auto time_sched = [&](Built & b, int k) {
+        build_llama(b, s, 1, 96);
+        ggml_backend_sched_reset(sched[k]);
+        const auto t0 = std::chrono::steady_clock::now();
+        ggml_backend_sched_alloc_graph(sched[k], b.gf);
+        return ms_since(t0);
+    };
+    Arena                  alloc_arena, sched_arena;
+    std::unique_ptr<Built> alloc_prev, sched_prev; // the previous step's graphs at new addresses, kept alive
+    std::vector<double>    reserve, alloc, sched_alloc, alloc_moved, sched_alloc_moved;
     for (int step = 0; step < 20; ++step) {
         {
             Built b;
@@ -596,35 +646,33 @@ StepTimes per_step_times(ggml_backend_t cpu, const LlamaShape & s) {
             ggml_gallocr_free(fresh);
         }
         {
-            Built b;
-            build_llama(b, s, 1, 96);
-            const auto t0 = std::chrono::steady_clock::now();
-            ggml_gallocr_alloc_graph(galloc, b.gf);
-            alloc.push_back(ms_since(t0));
+            Built b(&alloc_arena);
+            alloc.push_back(time_alloc(b, 0));
         }
         {
-            Built b;
-            build_llama(b, s, 1, 96);
-            ggml_backend_sched_reset(sched);
-            const auto t0 = std::chrono::steady_clock::now();
-            ggml_backend_sched_alloc_graph(sched, b.gf);
-            sched_alloc.push_back(ms_since(t0));
+            Built b(&sched_arena);
+            sched_alloc.push_back(time_sched(b, 0));
         }
+        auto moved_alloc = std::make_unique<Built>();
+        alloc_moved.push_back(time_alloc(*moved_alloc, 1));
+        alloc_prev = std::move(moved_alloc);
+        auto moved_sched = std::make_unique<Built>();
+        sched_alloc_moved.push_back(time_sched(*moved_sched, 1));
+        sched_prev = std::move(moved_sched);
     }
-    auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
-    ggml_backend_sched_free(sched);
-    ggml_gallocr_free(galloc);
-    return {nodes, median(reserve), median(alloc), median(sched_alloc)};
+    for (int k = 0; k < 2; ++k) {
+        ggml_backend_sched_free(sched[k]);
+        ggml_gallocr_free(galloc[k]);
+    }
+    return {nodes, median(reserve), median(alloc), median(sched_alloc), median(alloc_moved), median(sched_alloc_moved)};
 }
 
 void per_step(ggml_backend_t cpu, int n_layer) {
     LlamaShape s;
     s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
     const StepTimes t = per_step_times(cpu, s);
-    std::printf("| %6d | %15.3f | %19.3f | %17.3f |\n", t.nodes, t.reserve, t.alloc, t.sched_alloc);
+    std::printf("| %6d | %15.3f | %19.3f | %17.3f | %19.3f | %17.3f |\n", t.nodes, t.reserve, t.alloc, t.sched_alloc,
+                t.alloc_moved, t.sched_alloc_moved);
 }
 
 void quiet_log(ggml_log_level level, const char * text, void *) {
@@ -635,9 +683,11 @@ void quiet_log(ggml_log_level level, const char * text, void *) {
 
 // The per-step table: three sizes (about 900, 11,000 and 45,000 nodes) to show the cost grows linearly.
 void per_step_table() {
-    std::printf("\nper-step cost, decoder rebuilt for every token (1 token, CPU backend), median of 20 steps, ms\n\n");
-    std::printf("| %6s | %15s | %19s | %17s |\n", "nodes", "gallocr reserve", "gallocr alloc_graph", "sched alloc_graph");
-    std::printf("|--------|-----------------|---------------------|-------------------|\n");
+    std::printf("\nper-step cost, decoder rebuilt for every token (1 token, CPU backend), median of 20 steps, ms;\n"
+                "rebuilt in place (same addresses, as llama.cpp) and at new addresses\n\n");
+    std::printf("| %6s | %15s | %19s | %17s | %19s | %17s |\n", "nodes", "gallocr reserve", "gallocr alloc_graph",
+                "sched alloc_graph", "gallocr alloc, moved", "sched alloc, moved");
+    std::printf("|--------|-----------------|---------------------|-------------------|---------------------|-------------------|\n");
     ggml_backend_t cpu = ggml_backend_cpu_init();
     per_step(cpu, 27);
     per_step(cpu, 339);
@@ -648,8 +698,8 @@ void per_step_table() {
 // One round of the side-by-side comparison with upstream ggml (this file builds against either library: it
 // uses only the public API). The first ggml_gallocr_reserve of the process (cold caches, nothing allocated
 // before) on a decoder of n_layer layers, then the per-step medians as in per_step(). One line:
-// "nodes first_reserve_ms reserve_ms gallocr_alloc_ms sched_alloc_ms". bench/alloc_vs_upstream.sh runs this
-// mode alternately against both libraries and prints medians and ratios.
+// "nodes first_reserve_ms reserve_ms gallocr_alloc_ms sched_alloc_ms gallocr_alloc_moved_ms sched_alloc_moved_ms".
+// bench/alloc_vs_upstream.sh runs this mode alternately against both libraries and prints medians and ratios.
 int side_by_side(int n_layer) {
     LlamaShape s;
     s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
@@ -672,7 +722,8 @@ int side_by_side(int n_layer) {
         }
     }
     const StepTimes t = per_step_times(cpu, s);
-    std::printf("%d %.3f %.3f %.3f %.3f\n", nodes, first_ms, t.reserve, t.alloc, t.sched_alloc);
+    std::printf("%d %.3f %.3f %.3f %.3f %.3f %.3f\n", nodes, first_ms, t.reserve, t.alloc, t.sched_alloc,
+                t.alloc_moved, t.sched_alloc_moved);
     ggml_backend_free(cpu);
     return 0;
 }

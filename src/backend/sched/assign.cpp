@@ -7,6 +7,8 @@
 //                        backend that can read most of their sources directly
 //   assign_sources       views follow their source, unassigned sources follow their consumer, leftovers go to
 //                        the first backend that supports them -- or are recorded as errors (never an abort)
+// A graph that recurs (the same tensor objects, linked the same way, with the same facts: TensorFacts) takes its
+// kept assignment back instead of running the passes again.
 #include "backend/sched/sched.h"
 
 #include "base/log.h"
@@ -110,15 +112,31 @@ bool buft_readable(ggml_backend_sched * sched, const ggml_tensor * t, int32_t en
 
 namespace {
 
-// Highest-priority backend that can use the buffer `t` lives in and run `op_node`. -1: t has no buffer;
-// -2: it has one but no backend qualifies.
-int backend_from_buffer(ggml_backend_sched * sched, const ggml_tensor * t, const ggml_tensor * op_node) {
+// backend_supports_op for graph node i (`node`), asked at most once per split (GraphIndex::supported).
+bool node_supported(ggml_backend_sched * sched, int backend_id, int i, const ggml_tensor * node) {
+    int8_t & known = sched->index.supported[static_cast<size_t>(i) * static_cast<size_t>(sched->n_backends) +
+                                            static_cast<size_t>(backend_id)];
+    if (known < 0) {
+        known = backend_supports_op(sched, backend_id, node) ? 1 : 0;
+    }
+    return known == 1;
+}
+
+// backend_supports_op for op_node: graph node node_index (asked once, node_supported), or a leaf (-1).
+bool supports(ggml_backend_sched * sched, int backend_id, int node_index, const ggml_tensor * op_node) {
+    return node_index >= 0 ? node_supported(sched, backend_id, node_index, op_node)
+                           : backend_supports_op(sched, backend_id, op_node);
+}
+
+// Highest-priority backend that can use the buffer `t` lives in and run `op_node` (graph node node_index, or -1:
+// a leaf). -1: t has no buffer; -2: it has one but no backend qualifies.
+int backend_from_buffer(ggml_backend_sched * sched, const ggml_tensor * t, const ggml_tensor * op_node, int node_index) {
     const ggml_backend_buffer * buf = owner_buffer(t);
     if (!buf) {
         return -1;
     }
     for (int i = 0; i < sched->n_backends; ++i) {
-        if (backend_reads_buft(sched, i, buf->buft) && backend_supports_op(sched, i, op_node)) {
+        if (backend_reads_buft(sched, i, buf->buft) && supports(sched, i, node_index, op_node)) {
             return i;
         }
     }
@@ -135,7 +153,8 @@ int ignored_weight_src(ggml_op op) {
     }
 }
 
-int backend_for_weights(ggml_backend_sched * sched, ggml_tensor * node) {
+// The backend the weights graph node i (`node`) reads decide on, or -1.
+int backend_for_weights(ggml_backend_sched * sched, ggml_tensor * node, int i) {
     const int ignored = ignored_weight_src(node->op);
     for (int j = 0; j < GGML_MAX_SRC; ++j) {
         const ggml_tensor *         src = node->src[j];
@@ -143,14 +162,14 @@ int backend_for_weights(ggml_backend_sched * sched, ggml_tensor * node) {
         if (!buf || buf->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS || j == ignored) {
             continue;
         }
-        const int src_id = backend_from_buffer(sched, src, node);
+        const int src_id = backend_from_buffer(sched, src, node, i);
         if (src_id < 0) {
             continue;
         }
         const int cpu_id = sched->n_backends - 1;
         if (sched->op_offload && src_id == cpu_id && ggml_backend_buffer_is_host(const_cast<ggml_backend_buffer *>(buf))) {
             for (int b = 0; b < src_id; ++b) {
-                if (backend_supports_op(sched, b, node) && ggml_backend_offload_op(sched->backends[b], node)) {
+                if (supports(sched, b, i, node) && ggml_backend_offload_op(sched->backends[b], node)) {
                     return b;
                 }
             }
@@ -174,8 +193,10 @@ std::string backend_list(const ggml_backend_sched * sched) {
     return names;
 }
 
-int backend_id_from_cur(ggml_backend_sched * sched, ggml_tensor * t) {
-    const int from_buffer = backend_from_buffer(sched, t, t);
+// The backend graph node node_index (or a leaf: -1), `t`, must run on or live on, from its buffer, flags and
+// weights; -1 if none decides.
+int backend_id_from_cur(ggml_backend_sched * sched, ggml_tensor * t, int node_index) {
+    const int from_buffer = backend_from_buffer(sched, t, t, node_index);
     if (from_buffer >= 0) {
         return from_buffer;
     }
@@ -192,26 +213,20 @@ int backend_id_from_cur(ggml_backend_sched * sched, ggml_tensor * t) {
     if (t->op == GGML_OP_NONE) {
         return -1; // a leaf without buffer: follows its consumer
     }
-    return backend_for_weights(sched, t);
-}
-
-// backend_supports_op for graph node i (`node`), asked at most once per split (GraphIndex::supported).
-bool node_supported(ggml_backend_sched * sched, int backend_id, int i, const ggml_tensor * node) {
-    int8_t & known = sched->index.supported[static_cast<size_t>(i) * static_cast<size_t>(sched->n_backends) +
-                                            static_cast<size_t>(backend_id)];
-    if (known < 0) {
-        known = backend_supports_op(sched, backend_id, node) ? 1 : 0;
-    }
-    return known == 1;
+    return backend_for_weights(sched, t, node_index);
 }
 
 // The first pass, run by index_graph on each leaf and then each node as soon as it is numbered (while the tensor
 // and its sources are still in the cache): tensors the user did not place get their backend from their buffers.
-void assign_from_buffer(ggml_backend_sched * sched, ggml_tensor * t, int32_t entry) {
+void assign_from_buffer(ggml_backend_sched * sched, ggml_tensor * t, int32_t entry, int node_index) {
     BackendIds & ids = sched->backend_ids;
     if (ids.at(entry) == -1) {
-        const int id  = backend_id_from_cur(sched, t); // may record an error, never adds an entry
+        const int id  = backend_id_from_cur(sched, t, node_index); // may record an error, never adds an entry
         ids.at(entry) = id;
+    }
+    // with one backend, a later pass asks about every node that computes something: ask now, while it is cached
+    if (sched->n_backends == 1 && node_index >= 0 && !sched->index.view_ops[static_cast<size_t>(node_index)]) {
+        node_supported(sched, 0, node_index, t);
     }
 }
 
@@ -359,7 +374,7 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
             continue;
         }
         const int chosen    = sched->backend_ids.at(sched->index.nodes[static_cast<size_t>(i)]);
-        const int preferred = backend_for_weights(sched, node);
+        const int preferred = backend_for_weights(sched, node, i);
         if (preferred >= 0 && preferred != chosen) {
             sched->fallbacks.push_back(Fallback{node, preferred, chosen,
                                                 std::string("backend ") + ggml_backend_name(sched->backends[preferred]) +
@@ -376,15 +391,25 @@ void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph) {
     sched->buft_reach.n = 0;
     sched->errors.clear();
+    const Numbering numbering = index_graph(sched, graph, assign_from_buffer);
+    if (numbering == Numbering::kAssignmentBack) {
+        return; // the kept assignment's ids are back, and its fallbacks still in sched->fallbacks
+    }
+    sched->index.assignment_kept = false;
     sched->fallbacks.clear();
-    index_graph(sched, graph, assign_from_buffer);
-    expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/true);
-    expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/true);
+    if (sched->n_backends > 1) { // with only the CPU, every assignment is a barrier to these two: nothing spreads
+        expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/true);
+        expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/true);
+    }
     expand(sched, graph, /*downwards=*/true, /*skip_cpu=*/false);
     expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/false);
     upgrade(sched, graph);
     assign_sources(sched, graph);
     record_fallbacks(sched, graph);
+    // a graph whose numbering was taken back recurs (a decoder rebuilt for every token): keep its assignment
+    if (numbering == Numbering::kTakenBack && sched->errors.empty()) {
+        keep_assignment(sched);
+    }
 }
 
 } // namespace switchyard::sched

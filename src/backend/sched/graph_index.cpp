@@ -6,6 +6,10 @@
 
 #include "alloc/tensor_prefetch.h"
 
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
 namespace switchyard::sched {
 
 namespace {
@@ -34,42 +38,80 @@ int32_t resolve(BackendIds & ids, std::vector<int32_t> & view_srcs, const ggml_t
     }
 }
 
+TensorFacts facts_of(const ggml_tensor * t) {
+    TensorFacts f;
+    f.op    = t->op;
+    f.type  = t->type;
+    f.flags = t->flags;
+    if (t->buffer) {
+        f.usage = t->buffer->usage;
+        f.buft  = t->buffer->buft;
+    }
+    std::copy(std::begin(t->ne), std::end(t->ne), f.ne);
+    std::copy(std::begin(t->nb), std::end(t->nb), f.nb);
+    std::copy(std::begin(t->op_params), std::end(t->op_params), f.op_params);
+    f.buffer    = t->buffer;
+    f.view_offs = t->view_offs;
+    f.data      = t->data;
+    f.extra     = t->extra;
+    return f;
+}
+
+// facts_of(t) == facts, without building facts_of(t).
+bool facts_equal(const ggml_tensor * t, const TensorFacts & f) {
+    const ggml_backend_buffer * buf = t->buffer;
+    return t->op == f.op && t->type == f.type && t->flags == f.flags && buf == f.buffer && t->data == f.data &&
+           t->view_offs == f.view_offs && t->extra == f.extra &&
+           (buf == nullptr || (buf->usage == f.usage && buf->buft == f.buft)) &&
+           std::equal(std::begin(t->ne), std::end(t->ne), f.ne) && std::equal(std::begin(t->nb), std::end(t->nb), f.nb) &&
+           std::memcmp(t->op_params, f.op_params, sizeof(f.op_params)) == 0;
+}
+
 // Whether graph consists of the tensor objects the stale entries were numbered from, linked the same way: every
 // leaf, node and source position, and every entry's view source. Numbering the graph afresh would then give
 // the same entries in the same order. The old numbering started from no entries (GraphIndex::n_entries) and
 // nothing was added since, so each entry is either the tensor at a position, checked first, or the view source
 // of an entry numbered before it, checked before it is read: no pointer of a graph that may be gone is
 // dereferenced.
-bool same_links(const BackendIds & ids, const GraphIndex & index, const ggml_cgraph * graph) {
+//
+// With an assignment kept (GraphIndex::assignment_kept), the same pass over the entries compares their facts too.
+enum class Links { kDifferent, kSame, kSameFacts };
+Links same_links(const BackendIds & ids, const GraphIndex & index, const ggml_cgraph * graph) {
     if (!ids.stale() || index.n_entries != ids.size() || index.leafs.size() != static_cast<size_t>(graph->n_leafs) ||
         index.nodes.size() != static_cast<size_t>(graph->n_nodes)) {
-        return false;
+        return Links::kDifferent;
     }
     for (size_t i = 0; i < index.leafs.size(); ++i) {
         if (graph->leafs[i] != ids.tensor(index.leafs[i])) {
-            return false;
+            return Links::kDifferent;
         }
     }
     for (size_t i = 0; i < index.nodes.size(); ++i) {
         alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
         const ggml_tensor * node = graph->nodes[i];
         if (node != ids.tensor(index.nodes[i])) {
-            return false;
+            return Links::kDifferent;
         }
         for (size_t j = 0; j < GGML_MAX_SRC; ++j) {
             const int32_t src = index.srcs[i * GGML_MAX_SRC + j];
             if (node->src[j] != (src >= 0 ? ids.tensor(src) : nullptr)) {
-                return false;
+                return Links::kDifferent;
             }
         }
     }
+    bool facts = index.assignment_kept && index.assigned_facts.size() == static_cast<size_t>(index.n_entries);
     for (int32_t e = 0; e < index.n_entries; ++e) {
-        const int32_t v = index.view_srcs[static_cast<size_t>(e)];
-        if (v == kUnresolved || ids.tensor(e)->view_src != (v >= 0 ? ids.tensor(v) : nullptr)) {
-            return false;
+        if (e + alloc::kPrefetchDistance < index.n_entries) {
+            alloc::prefetch_tensor(ids.tensor(e + alloc::kPrefetchDistance)); // a hint: never faults, reads nothing
         }
+        const ggml_tensor * t = ids.tensor(e);
+        const int32_t       v = index.view_srcs[static_cast<size_t>(e)];
+        if (v == kUnresolved || t->view_src != (v >= 0 ? ids.tensor(v) : nullptr)) {
+            return Links::kDifferent;
+        }
+        facts = facts && facts_equal(t, index.assigned_facts[static_cast<size_t>(e)]);
     }
-    return true;
+    return facts ? Links::kSameFacts : Links::kSame;
 }
 
 // Takes the numbering of the previous graph back (see same_links) and visits the leafs and nodes as numbering
@@ -80,28 +122,34 @@ void reuse_index(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVis
     index.supported.assign(index.nodes.size() * static_cast<size_t>(sched->n_backends), -1);
     for (size_t i = 0; i < index.leafs.size(); ++i) {
         if (visit) {
-            visit(sched, graph->leafs[i], index.leafs[i]);
+            visit(sched, graph->leafs[i], index.leafs[i], -1);
         }
     }
     for (size_t i = 0; i < index.nodes.size(); ++i) {
         alloc::prefetch_ahead(graph->nodes, graph->n_nodes, static_cast<int>(i));
         index.view_ops[i] = op_is_view(graph->nodes[i]->op) ? 1 : 0; // the op may differ
         if (visit) {
-            visit(sched, graph->nodes[i], index.nodes[i]);
+            visit(sched, graph->nodes[i], index.nodes[i], static_cast<int>(i));
         }
     }
 }
 
 } // namespace
 
-void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit) {
+Numbering index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit) {
     BackendIds &           ids       = sched->backend_ids;
     GraphIndex &           index     = sched->index;
     std::vector<int32_t> & view_srcs = index.view_srcs;
     const auto             n_nodes   = static_cast<size_t>(graph->n_nodes);
-    if (same_links(ids, index, graph)) {
+    const Links links = same_links(ids, index, graph);
+    if (links == Links::kSameFacts) {
+        ids.revive(index.n_entries, &index.assigned_ids);
+        index.supported.assign(n_nodes * static_cast<size_t>(sched->n_backends), -1);
+        return Numbering::kAssignmentBack;
+    }
+    if (links == Links::kSame) {
         reuse_index(sched, graph, visit);
-        return;
+        return Numbering::kTakenBack;
     }
     // a numbering that starts from no entries can be taken back by the next graph (same_links)
     const bool from_empty = ids.stale() || ids.size() == 0;
@@ -114,7 +162,7 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVis
         }
         index.leafs[i] = resolve(ids, view_srcs, graph->leafs[i]);
         if (visit) {
-            visit(sched, graph->leafs[i], index.leafs[i]);
+            visit(sched, graph->leafs[i], index.leafs[i], -1);
         }
     }
     index.nodes.resize(n_nodes);
@@ -132,10 +180,26 @@ void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVis
             }
         }
         if (visit) {
-            visit(sched, graph->nodes[i], index.nodes[i]);
+            visit(sched, graph->nodes[i], index.nodes[i], static_cast<int>(i));
         }
     }
     index.n_entries = from_empty ? ids.size() : -1;
+    return Numbering::kFresh;
+}
+
+void keep_assignment(ggml_backend_sched * sched) {
+    GraphIndex &       index = sched->index;
+    const BackendIds & ids   = sched->backend_ids;
+    index.assignment_kept    = index.n_entries >= 0 && index.n_entries == ids.size();
+    if (!index.assignment_kept) {
+        return;
+    }
+    index.assigned_facts.resize(static_cast<size_t>(index.n_entries));
+    index.assigned_ids.resize(static_cast<size_t>(index.n_entries));
+    for (int32_t e = 0; e < index.n_entries; ++e) {
+        index.assigned_facts[static_cast<size_t>(e)] = facts_of(ids.tensor(e));
+        index.assigned_ids[static_cast<size_t>(e)]   = ids.at(e);
+    }
 }
 
 } // namespace switchyard::sched

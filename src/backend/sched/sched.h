@@ -57,6 +57,7 @@ public:
     int & operator[](const ggml_tensor * t) { return ids_[static_cast<size_t>(entry(t))]; }
     // The id of an entry (from entry() or GraphIndex).
     int & at(int32_t entry) { return ids_[static_cast<size_t>(entry)]; }
+    int   at(int32_t entry) const { return ids_[static_cast<size_t>(entry)]; }
     // The tensor of an entry and the number of entries; while stale, those of the graph before clear().
     const ggml_tensor * tensor(int32_t entry) const { return tensors_[static_cast<size_t>(entry)]; }
     int32_t             size() const { return static_cast<int32_t>(ids_.size()); }
@@ -70,12 +71,17 @@ public:
     // runs in ggml_backend_sched_reset, which cannot fail).
     void clear() { stale_ = true; }
     bool stale() const { return stale_; }
-    // While stale and holding exactly n entries: keeps them, every id back to -1, and returns true.
-    bool revive(int32_t n) {
-        if (!stale_ || size() != n) {
+    // While stale and holding exactly n entries: keeps them, every id back to -1 (or to `ids`, one per entry,
+    // when given), and returns true.
+    bool revive(int32_t n, const std::vector<int> * ids = nullptr) {
+        if (!stale_ || size() != n || (ids && ids->size() != ids_.size())) {
             return false;
         }
-        std::fill(ids_.begin(), ids_.end(), -1);
+        if (ids) {
+            std::copy(ids->begin(), ids->end(), ids_.begin());
+        } else {
+            std::fill(ids_.begin(), ids_.end(), -1);
+        }
         stale_ = false;
         return true;
     }
@@ -96,6 +102,28 @@ private:
     bool                              stale_ = false;
 };
 
+// What backend assignment reads of one tensor besides its links (view_src and sources, which same_links in
+// graph_index.cpp compares): the op and its parameters, type, shape and strides, flags, the buffer and what
+// assignment asks of it, and the fields a backend's supports_op may read. Two graphs with the same links and equal
+// facts for every entry are assigned alike, since a backend's supports_op, supports_buft and offload_op answers
+// depend only on the tensors asked about (the contract of ggml-backend-impl.h's device interface).
+struct TensorFacts {
+    int32_t                    op    = 0;
+    int32_t                    type  = 0;
+    int32_t                    flags = 0;
+    int32_t                    usage = -1; // the buffer's usage; -1: no buffer
+    int64_t                    ne[GGML_MAX_DIMS]{};
+    size_t                     nb[GGML_MAX_DIMS]{};
+    int32_t                    op_params[GGML_MAX_OP_PARAMS / sizeof(int32_t)]{};
+    const ggml_backend_buffer * buffer    = nullptr;
+    ggml_backend_buffer_type_t  buft      = nullptr;
+    size_t                      view_offs = 0;
+    const void *                data      = nullptr;
+    const void *                extra     = nullptr;
+
+    bool operator==(const TensorFacts &) const = default;
+};
+
 // The graph being split, as entries of the scheduler's BackendIds, resolved once per split (graph_index.cpp) so
 // that the assignment and splitting passes index arrays rather than look every pointer up again.
 struct GraphIndex {
@@ -110,6 +138,12 @@ struct GraphIndex {
                                     // assignment does not change, so each is asked once per split)
     int32_t n_entries = -1;         // BackendIds entries right after numbering the graph from no entries;
                                     // -1: none (not numbered, or numbered after other entries)
+    // The last assignment of a graph numbered from no entries, kept while no other assignment ran since: every
+    // entry's facts and backend id. A graph with its links and facts takes the ids back instead of being
+    // assigned again (index_graph); sched->fallbacks are still that assignment's.
+    std::vector<TensorFacts> assigned_facts;
+    std::vector<int>         assigned_ids;
+    bool                     assignment_kept = false;
 
     int32_t src(int node, int j) const { return srcs[static_cast<size_t>(node) * GGML_MAX_SRC + static_cast<size_t>(j)]; }
     int32_t view_src(int32_t entry) const { return view_srcs[static_cast<size_t>(entry)]; }
@@ -232,8 +266,16 @@ ggml_backend_buffer_type_t tensor_buft(ggml_backend_sched * sched, const ggml_te
 // sources has been undone). graph_index.cpp
 // `visit`, if given, is called for each leaf and then each node as soon as it and its sources are numbered, while
 // the tensor is still in the cache (leafs first, then nodes, each in graph order).
-using IndexVisitor = void (*)(ggml_backend_sched * sched, ggml_tensor * t, int32_t entry);
-void index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit = nullptr);
+using IndexVisitor = void (*)(ggml_backend_sched * sched, ggml_tensor * t, int32_t entry, int node_index); // -1: a leaf
+enum class Numbering {
+    kFresh,         // numbered afresh
+    kTakenBack,     // the previous graph's numbering taken back (same tensor objects, linked the same way)
+    kAssignmentBack // that, and every entry's facts equal the kept assignment's: its ids are back, visit was not
+                    // called
+};
+Numbering index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit = nullptr);
+// Keeps the assignment just made (GraphIndex::assigned_*) when the graph's numbering can be taken back later.
+void keep_assignment(ggml_backend_sched * sched);
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph);
 
 // splits.cpp

@@ -5,6 +5,10 @@
 // and the assignment against what a fresh scheduler chooses.
 #include "sched_fixture.h"
 
+#include "backend/sched/sched.h"
+
+#include <cstring>
+
 #include <regex>
 #include <vector>
 
@@ -15,13 +19,16 @@ namespace {
 // puts each tensor where the previous build had it. a = silu(u), or with other_edge silu(s): the same tensors
 // at the same positions, one source pointer apart. The tests run SCALE on the CPU only, so the two graphs
 // split differently.
+// The op of the block's node s (same tensor, same source u): what the kept-assignment tests change between steps.
+enum class ScaleNode { kHalf, kQuarter, kSqr, kSqrt };
+
 struct RebuiltBlock {
     std::vector<char> memory = std::vector<char>(64 * ggml_tensor_overhead() + ggml_graph_overhead());
     ggml_context *    ctx    = nullptr;
     ggml_cgraph *     graph  = nullptr;
     ggml_tensor *     x = nullptr, *a = nullptr, *out = nullptr;
 
-    ggml_cgraph * build(const PlacedWeights & w, bool other_edge = false) {
+    ggml_cgraph * build(const PlacedWeights & w, bool other_edge = false, ScaleNode s_node = ScaleNode::kHalf) {
         ggml_free(ctx);
         ctx = ggml_init({memory.size(), memory.data(), true});
         x   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, kEmbd, kTokens);
@@ -29,7 +36,9 @@ struct RebuiltBlock {
         ggml_set_input(x);
         ggml_tensor * h  = ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-5f), w.norm);
         ggml_tensor * u  = ggml_mul_mat(ctx, w.up, h);
-        ggml_tensor * sc = ggml_scale(ctx, u, 0.5f);
+        ggml_tensor * sc = s_node == ScaleNode::kSqr    ? ggml_sqr(ctx, u)
+                           : s_node == ScaleNode::kSqrt ? ggml_sqrt(ctx, u)
+                                                        : ggml_scale(ctx, u, s_node == ScaleNode::kHalf ? 0.5f : 0.25f);
         a                = ggml_silu(ctx, other_edge ? sc : u);
         ggml_tensor * d  = ggml_mul_mat(ctx, w.down, a);
         out              = ggml_soft_max(ctx, ggml_add(ctx, d, x));
@@ -56,9 +65,9 @@ protected:
 
     // Computes the rebuilt block with sched for input `seed` and returns out.
     std::vector<float> step(ggml_backend_sched_t sched, RebuiltBlock & b, const PlacedWeights & pw, bool other_edge,
-                            uint32_t seed, ggml_backend_t pin_a = nullptr) {
+                            uint32_t seed, ggml_backend_t pin_a = nullptr, ScaleNode s_node = ScaleNode::kHalf) {
         ggml_backend_sched_reset(sched);
-        ggml_cgraph * g = b.build(pw, other_edge);
+        ggml_cgraph * g = b.build(pw, other_edge, s_node);
         if (pin_a != nullptr) {
             ggml_backend_sched_set_tensor_backend(sched, b.a, pin_a);
         }
@@ -71,10 +80,10 @@ protected:
 
     // The same step on a fresh scheduler and a freshly placed graph: what the rebuilt one must equal.
     std::vector<float> fresh(const PlacedWeights & pw, bool other_edge, uint32_t seed, std::string * plan,
-                             ggml_backend_t pin_a = nullptr) {
+                             ggml_backend_t pin_a = nullptr, ScaleNode s_node = ScaleNode::kHalf) {
         ggml_backend_sched_t sched = make_sched();
         RebuiltBlock         b;
-        std::vector<float>   result = step(sched, b, pw, other_edge, seed, pin_a);
+        std::vector<float>   result = step(sched, b, pw, other_edge, seed, pin_a, s_node);
         *plan                       = assignment_of(sched);
         ggml_backend_sched_free(sched);
         return result;
@@ -125,6 +134,66 @@ TEST_F(SchedRebuild, PinningBetweenResetAndAllocIsHonoured) {
             EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, b.a), cpu);
         }
     }
+    ggml_backend_sched_free(sched);
+}
+
+// A graph that recurs -- same tensor objects, same links -- takes its kept assignment back (GraphIndex) only while
+// every tensor's facts are those it was assigned from. Here the GPU refuses SCALE by 0.5 and SQRT only, so each
+// change of node s's op or parameters at unchanged addresses moves it between the devices (SQR -> SQRT changes
+// the op alone, SCALE 0.5 -> 0.25 the parameters alone); every step must match a fresh scheduler, and a repeated
+// step must really take the kept assignment back.
+TEST_F(SchedRebuild, KeptAssignmentFollowsOpAndParameterChanges) {
+    test_device_set_supports_op(dev, [](const ggml_tensor * op) {
+        float scale = 0;
+        std::memcpy(&scale, op->op_params, sizeof(scale));
+        return (op->op != GGML_OP_SCALE || scale != 0.5f) && op->op != GGML_OP_SQRT;
+    });
+    const Weights        w(24);
+    PlacedWeights        pw(w, gpu, cpu);
+    ggml_backend_sched_t sched = make_sched();
+    RebuiltBlock         b;
+    const ScaleNode      ops[] = {ScaleNode::kHalf, ScaleNode::kHalf, ScaleNode::kHalf, ScaleNode::kQuarter,
+                                  ScaleNode::kQuarter, ScaleNode::kHalf, ScaleNode::kSqr, ScaleNode::kSqr,
+                                  ScaleNode::kSqr, ScaleNode::kSqrt, ScaleNode::kSqrt, ScaleNode::kSqrt,
+                                  ScaleNode::kHalf, ScaleNode::kHalf};
+    std::string          plans[4];
+    for (uint32_t s = 0; s < std::size(ops); ++s) {
+        std::string              want_plan;
+        const std::vector<float> want = fresh(pw, true, 400 + s, &want_plan, nullptr, ops[s]);
+        const bool repeat = s >= 2 && ops[s] == ops[s - 1] && ops[s - 1] == ops[s - 2];
+        expect_close(step(sched, b, pw, true, 400 + s, nullptr, ops[s]), want);
+        EXPECT_EQ(assignment_of(sched), want_plan) << "step " << s;
+        if (repeat) { // kept at the step before (its numbering was taken back) and taken back here
+            EXPECT_TRUE(sched->index.assignment_kept) << "step " << s;
+        }
+        plans[static_cast<int>(ops[s])] = want_plan;
+    }
+    // each change moves node s, so a kept assignment taken back across it would show
+    EXPECT_NE(plans[0], plans[1]);
+    EXPECT_NE(plans[0], plans[2]);
+    EXPECT_NE(plans[2], plans[3]);
+    ggml_backend_sched_free(sched);
+}
+
+// The same for a fact outside the graph's tensors' own fields: the usage of the buffer holding weights (ops on
+// weights run where the weights are; on a buffer of any usage they follow their neighbours).
+TEST_F(SchedRebuild, KeptAssignmentFollowsBufferUsage) {
+    const Weights        w(25);
+    PlacedWeights        pw(w, gpu, cpu);
+    ggml_backend_sched_t sched = make_sched();
+    RebuiltBlock         b;
+    const bool           weights[] = {true, true, true, false, false, false, true, true};
+    std::string          plans[2];
+    for (uint32_t s = 0; s < std::size(weights); ++s) {
+        ggml_backend_buffer_set_usage(pw.buf_b, weights[s] ? GGML_BACKEND_BUFFER_USAGE_WEIGHTS
+                                                           : GGML_BACKEND_BUFFER_USAGE_ANY);
+        std::string              want_plan;
+        const std::vector<float> want = fresh(pw, false, 500 + s, &want_plan);
+        expect_close(step(sched, b, pw, false, 500 + s), want);
+        EXPECT_EQ(assignment_of(sched), want_plan) << "step " << s;
+        plans[weights[s] ? 1 : 0] = want_plan;
+    }
+    EXPECT_NE(plans[0], plans[1]);
     ggml_backend_sched_free(sched);
 }
 
