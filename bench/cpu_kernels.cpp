@@ -15,6 +15,9 @@
 //            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
 //   decode and batch cases "... CPU_REPACK": q4_0, q4_K, iq4_nl weights loaded into the CPU device's extra
 //            buffer type (repacked at load time) where the CPU offers it, next to the plain cases
+//   decode L3 q4_0 and q4_K weights of 4096 x 4096 (9-10 MiB: in the last-level cache of most servers), plain
+//            and CPU_REPACK, computed again and again (warm): GB/s of weights, ratio to a warm read of an array of
+//            the same size by the same threads ("L3rd", the cache's read bandwidth)
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s; decoding against 4,096 keys
 //            (K / V in L3 here) and 32,768 (128 MiB: from DRAM), and a 512 x 512 prefill
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written, ratio to the
@@ -153,6 +156,45 @@ private:
 
     int                   n_threads_;
     uint64_t *            data_;
+    bool                  avx2_ = __builtin_cpu_supports("avx2");
+    std::atomic<uint64_t> sink_{0};
+};
+
+// An array of `bytes` that stays in the caches once read (an L3-sized one): seconds per read of it when
+// n_threads threads sum their parts `reps` times in one go (the threads are started once, not per read, so a read
+// of a few MiB is not dominated by starting them).
+class WarmRead {
+public:
+    WarmRead(size_t bytes, int n_threads) : n_threads_(n_threads), words_(bytes / sizeof(uint64_t) / 16 * 16) {
+        data_ = static_cast<uint64_t *>(std::aligned_alloc(64, words_ * sizeof(uint64_t)));
+        for (size_t i = 0; i < words_; ++i) {
+            data_[i] = i;
+        }
+    }
+    ~WarmRead() { std::free(data_); }
+    WarmRead(const WarmRead &)             = delete;
+    WarmRead & operator=(const WarmRead &) = delete;
+
+    double seconds_per_read(int reps) {
+        const auto t0 = Clock::now();
+        run_threads(n_threads_, [&](int t) {
+            const size_t b = words_ * static_cast<size_t>(t) / static_cast<size_t>(n_threads_) / 16 * 16;
+            const size_t e = words_ * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads_) / 16 * 16;
+            uint64_t     s = 0;
+            for (int r = 0; r < reps; ++r) {
+                const uint64_t * part = data_ + b;
+                asm volatile("" : "+r"(part)); // each read is a read: the compiler may not reuse the last sum
+                s += avx2_ ? sum_avx2(part, e - b) : sum_scalar(part, e - b);
+            }
+            sink_ += s;
+        });
+        return seconds_since(t0) / reps;
+    }
+
+private:
+    int                   n_threads_;
+    size_t                words_;
+    uint64_t *            data_ = nullptr;
     bool                  avx2_ = __builtin_cpu_supports("avx2");
     std::atomic<uint64_t> sink_{0};
 };
@@ -513,6 +555,38 @@ void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_typ
     row(name.c_str(), gbs, "GB/s", gbs / dram, "DRAM");
 }
 
+// One decode case on weights that stay in the last-level cache (4096 x 4096: 9-10 MiB at 4-5 bits): computed
+// again and again, warm, against a warm read of an array of the same size by the same threads (5 x 20 reads);
+// medians of 7 alternating pairs (the ceiling is the cache's read bandwidth, not DRAM's).
+void warm_decode_case(ggml_backend_t be, const Options & o, ggml_type type, ggml_backend_buffer_type_t buft) {
+    const int64_t     k = 4096, m = 4096;
+    const std::string name = std::string("decode L3 ") + std::to_string(m) + "x" + std::to_string(k) + " " +
+                             ggml_type_name(type) + (buft ? " CPU_REPACK" : "") + ", GB/s";
+    if (!selected(o, name)) {
+        return;
+    }
+    Bench         b(be, 8);
+    ggml_tensor * w = buft ? b.weight(buft, type, k, m) : b.tensor(type, k, m);
+    ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
+    if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+        return;
+    }
+    WarmRead            read(ggml_nbytes(w), o.threads);
+    std::vector<double> t_w, t_r;
+    for (int r = 0; r < 7; ++r) {
+        std::vector<double> reads;
+        read.seconds_per_read(1); // warms the array again (the weights' runs evicted part of it)
+        for (int i = 0; i < 5; ++i) {
+            reads.push_back(read.seconds_per_read(20));
+        }
+        t_r.push_back(median(reads));
+        t_w.push_back(b.seconds(0.2));
+    }
+    const double gbs  = static_cast<double>(ggml_nbytes(w)) / median(t_w) / 1e9;
+    const double ceil = static_cast<double>(ggml_nbytes(w)) / median(t_r) / 1e9;
+    row(name.c_str(), gbs, "GB/s", gbs / ceil, "L3rd");
+}
+
 void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
                                GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
@@ -523,6 +597,12 @@ void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     for (ggml_type type : kRepackTypes) {
         if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
             decode_case(be, o, p, type, buft);
+        }
+    }
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K}) {
+        warm_decode_case(be, o, type, nullptr);
+        if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
+            warm_decode_case(be, o, type, buft);
         }
     }
 }
