@@ -671,7 +671,7 @@ void per_step(ggml_backend_t cpu, int n_layer) {
     LlamaShape s;
     s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
     const StepTimes t = per_step_times(cpu, s);
-    std::printf("| %6d | %15.3f | %19.3f | %17.3f | %19.3f | %17.3f |\n", t.nodes, t.reserve, t.alloc, t.sched_alloc,
+    std::printf("| %6d | %15.3f | %19.3f | %17.3f | %20.3f | %18.3f |\n", t.nodes, t.reserve, t.alloc, t.sched_alloc,
                 t.alloc_moved, t.sched_alloc_moved);
 }
 
@@ -685,9 +685,9 @@ void quiet_log(ggml_log_level level, const char * text, void *) {
 void per_step_table() {
     std::printf("\nper-step cost, decoder rebuilt for every token (1 token, CPU backend), median of 20 steps, ms;\n"
                 "rebuilt in place (same addresses, as llama.cpp) and at new addresses\n\n");
-    std::printf("| %6s | %15s | %19s | %17s | %19s | %17s |\n", "nodes", "gallocr reserve", "gallocr alloc_graph",
+    std::printf("| %6s | %15s | %19s | %17s | %20s | %18s |\n", "nodes", "gallocr reserve", "gallocr alloc_graph",
                 "sched alloc_graph", "gallocr alloc, moved", "sched alloc, moved");
-    std::printf("|--------|-----------------|---------------------|-------------------|---------------------|-------------------|\n");
+    std::printf("|--------|-----------------|---------------------|-------------------|----------------------|--------------------|\n");
     ggml_backend_t cpu = ggml_backend_cpu_init();
     per_step(cpu, 27);
     per_step(cpu, 339);
