@@ -145,9 +145,11 @@ Numbering index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, Ind
     if (links == Links::kSameFacts) {
         ids.revive(index.n_entries, &index.assigned_ids);
         index.supported.assign(n_nodes * static_cast<size_t>(sched->n_backends), -1);
+        index.kept_misses = 0;
         return Numbering::kAssignmentBack;
     }
     if (links == Links::kSame) {
+        index.kept_misses += index.assignment_kept ? 1 : 0; // kept, compared, and the facts differed
         reuse_index(sched, graph, visit);
         return Numbering::kTakenBack;
     }
@@ -190,7 +192,12 @@ Numbering index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, Ind
 void keep_assignment(ggml_backend_sched * sched) {
     GraphIndex &       index = sched->index;
     const BackendIds & ids   = sched->backend_ids;
-    index.assignment_kept    = index.n_entries >= 0 && index.n_entries == ids.size();
+    if (index.kept_misses >= GraphIndex::kMissesBeforeBackOff &&
+        ++index.steps_without_keep % GraphIndex::kBackOffSteps != 0) {
+        index.assignment_kept = false;
+        return;
+    }
+    index.assignment_kept = index.n_entries >= 0 && index.n_entries == ids.size();
     if (!index.assignment_kept) {
         return;
     }

@@ -144,6 +144,13 @@ struct GraphIndex {
     std::vector<TensorFacts> assigned_facts;
     std::vector<int>         assigned_ids;
     bool                     assignment_kept = false;
+    // A graph whose facts change at every step (a view offset moving with the token) would pay for keeping an
+    // assignment it never takes back: after kMissesBeforeBackOff kept assignments in a row went unused, one is
+    // kept only every kBackOffSteps-th time, to notice when the graph settles.
+    static constexpr int kMissesBeforeBackOff = 4;
+    static constexpr int kBackOffSteps        = 16;
+    int                  kept_misses          = 0; // kept assignments in a row whose graph's facts then differed
+    int                  steps_without_keep   = 0; // while backing off
 
     int32_t src(int node, int j) const { return srcs[static_cast<size_t>(node) * GGML_MAX_SRC + static_cast<size_t>(j)]; }
     int32_t view_src(int32_t entry) const { return view_srcs[static_cast<size_t>(entry)]; }
@@ -274,7 +281,8 @@ enum class Numbering {
                     // called
 };
 Numbering index_graph(ggml_backend_sched * sched, const ggml_cgraph * graph, IndexVisitor visit = nullptr);
-// Keeps the assignment just made (GraphIndex::assigned_*) when the graph's numbering can be taken back later.
+// Keeps the assignment just made (GraphIndex::assigned_*) when the graph's numbering can be taken back later,
+// unless backing off (GraphIndex::kept_misses).
 void keep_assignment(ggml_backend_sched * sched);
 void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph);
 

@@ -175,6 +175,33 @@ TEST_F(SchedRebuild, KeptAssignmentFollowsOpAndParameterChanges) {
     ggml_backend_sched_free(sched);
 }
 
+// A graph whose facts change at every step stops paying for keeping assignments it never takes back, and takes
+// one back again once it settles (GraphIndex::kept_misses): every step still as a fresh scheduler assigns it.
+TEST_F(SchedRebuild, KeptAssignmentBacksOffWhileFactsChangeAndReturns) {
+    test_device_set_supports_op(dev, [](const ggml_tensor * op) {
+        float scale = 0;
+        std::memcpy(&scale, op->op_params, sizeof(scale));
+        return op->op != GGML_OP_SCALE || scale != 0.5f;
+    });
+    const Weights        w(26);
+    PlacedWeights        pw(w, gpu, cpu);
+    ggml_backend_sched_t sched = make_sched();
+    RebuiltBlock         b;
+    const int            n_changing = 24, n_settled = sched::GraphIndex::kBackOffSteps + 4;
+    bool                 backed_off = false;
+    for (int s = 0; s < n_changing + n_settled; ++s) {
+        const ScaleNode op = s < n_changing && s % 2 == 1 ? ScaleNode::kQuarter : ScaleNode::kHalf;
+        std::string     want_plan;
+        const auto      want = fresh(pw, true, 600 + static_cast<uint32_t>(s), &want_plan, nullptr, op);
+        expect_close(step(sched, b, pw, true, 600 + static_cast<uint32_t>(s), nullptr, op), want);
+        ASSERT_EQ(assignment_of(sched), want_plan) << "step " << s;
+        backed_off = backed_off || (s >= 1 && s < n_changing && !sched->index.assignment_kept); // step 0: numbered
+    }
+    EXPECT_TRUE(backed_off) << "no step skipped keeping while the facts changed at every step";
+    EXPECT_EQ(sched->index.kept_misses, 0) << "no kept assignment was taken back once the graph settled";
+    ggml_backend_sched_free(sched);
+}
+
 // The same for a fact outside the graph's tensors' own fields: the usage of the buffer holding weights (ops on
 // weights run where the weights are; on a buffer of any usage they follow their neighbours).
 TEST_F(SchedRebuild, KeptAssignmentFollowsBufferUsage) {
