@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,70 @@ TEST(MatMulDecode, MulMatIdIsUpstreamsProduct) {
                                     tolerance(type, row, x.data(), k))
                             << ggml_type_name(type) << " (" << n << ", " << e << ", " << t << "), " << nt << " threads";
                     }
+                }
+            }
+        }
+    }
+}
+
+// MUL_MAT_ID with the pairs of each expert multiplied together (vec.h): 300 rows (two runs of rows, the second of
+// 44), 6 experts of which expert 0 takes 40 of the 80 pairs (two gathers: 32 + 8) and expert 5 none, src1 broadcast
+// over the slots (n_b = 1). Each pair's output must be the bits its token gets alone, on 1 and 3 threads, and
+// upstream's product.
+TEST(MatMulDecode, MulMatIdPairsOfAnExpertTogetherGiveEachTokenItsOwnBits) {
+    std::mt19937  rng(34);
+    const int64_t k = 256, rows = 300, n_expert = 6, n_used = 2, n_tokens = 40;
+    for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
+                           GGML_TYPE_IQ4_NL}) {
+        SCOPED_TRACE(ggml_type_name(type));
+        Ctx           ctx;
+        ggml_tensor * as  = ggml_new_tensor_3d(ctx, type, k, rows, n_expert);
+        ggml_tensor * b   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, k, 1, n_tokens);
+        ggml_tensor * ids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, n_used, n_tokens);
+        fill_weights(as, rng);
+        fill(b, rng);
+        for (int64_t t = 0; t < n_tokens; ++t) {
+            set(ids, 0.0, 0, t);
+            set(ids, static_cast<double>(1 + t % 4), 1, t);
+        }
+        ggml_tensor * out = ggml_mul_mat_id(ctx, as, b, ids);
+        std::vector<float> batch(static_cast<size_t>(ggml_nelements(out)));
+        for (int nt : {1, 3}) {
+            ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+            if (nt == 1) {
+                std::memcpy(batch.data(), out->data, ggml_nbytes(out));
+            } else {
+                EXPECT_EQ(std::memcmp(batch.data(), out->data, ggml_nbytes(out)), 0) << "1 and 3 threads differ";
+            }
+        }
+        int mismatches = 0;
+        for (int64_t t = 0; t < n_tokens; ++t) {
+            Ctx           one;
+            ggml_tensor * as1  = ggml_new_tensor_3d(one, type, k, rows, n_expert);
+            ggml_tensor * b1   = ggml_new_tensor_3d(one, GGML_TYPE_F32, k, 1, 1);
+            ggml_tensor * ids1 = ggml_new_tensor_2d(one, GGML_TYPE_I32, n_used, 1);
+            std::memcpy(as1->data, as->data, ggml_nbytes(as));
+            std::memcpy(b1->data, static_cast<const char *>(b->data) + t * b->nb[2], ggml_nbytes(b1));
+            std::memcpy(ids1->data, static_cast<const char *>(ids->data) + t * ids->nb[1], ggml_nbytes(ids1));
+            ggml_tensor * out1 = ggml_mul_mat_id(one, as1, b1, ids1);
+            ASSERT_EQ(compute(one, out1, 2), GGML_STATUS_SUCCESS);
+            for (int64_t e = 0; e < n_used; ++e) {
+                const float * got  = batch.data() + (t * n_used + e) * rows;
+                const auto *  want = reinterpret_cast<const float *>(static_cast<const char *>(out1->data) + e * out1->nb[1]);
+                if (std::memcmp(got, want, static_cast<size_t>(rows) * sizeof(float)) != 0 && mismatches++ < 3) {
+                    ADD_FAILURE() << "token " << t << ", slot " << e << ": the batch's bits differ from the token's alone";
+                }
+            }
+        }
+        for (int64_t t : {int64_t{0}, int64_t{13}, n_tokens - 1}) { // upstream's product, every row of a few tokens
+            const std::vector<float> x = column(b, 0, t, 0);
+            for (int64_t e = 0; e < n_used; ++e) {
+                const auto expert = static_cast<int64_t>(get(ids, e, t));
+                for (int64_t n = 0; n < rows; ++n) {
+                    const char * row = row_of(as, n, expert, 0);
+                    EXPECT_NEAR(batch[static_cast<size_t>((t * n_used + e) * rows + n)], upstream_product(type, row, x.data(), k),
+                                tolerance(type, row, x.data(), k))
+                        << "(" << n << ", " << e << ", " << t << ")";
                 }
             }
         }

@@ -208,8 +208,10 @@ TEST(MatMulWork, PlannedForMoreThreadsThanThePoolHasStillComputes) {
     }
 }
 
-// MUL_MAT_ID: with F32 experts src1 is read in place (no work memory); others convert src1 once to their
-// activation format (10 rows of 64: f16 128 bytes each, or 256 as f32 holding f16 values on AVX-512; q8_0 68).
+// MUL_MAT_ID: with F32 experts src1 is read in place; others convert src1 once to their activation format (10 rows
+// of 64: f16 128 bytes each, or 256 as f32 holding f16 values on AVX-512; q8_0 68). Then per thread (vec.h): the
+// 10 pairs grouped by expert (4 + 1 offsets and 10 pairs, int32: one line), the 10 pairs' activation rows gathered
+// (f32 256 bytes each), and an output block of 12 rows x 10 columns (480 bytes: 8 lines).
 TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0}) {
         SCOPED_TRACE(ggml_type_name(type));
@@ -228,8 +230,11 @@ TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
         g.out = ggml_mul_mat_id(ctx, as, b, ids);
         g.gf  = ggml_new_graph(ctx);
         ggml_build_forward_expand(g.gf, g.out);
-        const size_t row = type == GGML_TYPE_F32 ? 0 : (type == GGML_TYPE_F16 ? f16_act_row(64) : 68);
-        EXPECT_EQ(ggml_graph_plan(g.gf, 3, nullptr).work_size, row > 0 ? 10 * row + 3 * kCacheLine : 0);
+        const size_t row     = type == GGML_TYPE_F32 ? 0 : (type == GGML_TYPE_F16 ? f16_act_row(64) : 68);
+        const auto   lines   = [](size_t bytes) { return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine; };
+        const size_t gathered = type == GGML_TYPE_F32 ? 256 : row;
+        const size_t slot     = kCacheLine + lines(10 * gathered) + 8 * kCacheLine;
+        EXPECT_EQ(ggml_graph_plan(g.gf, 3, nullptr).work_size, lines(10 * row) + 3 * slot + 3 * kCacheLine);
         const std::vector<double> want = reference_values(g.gf, g.out);
         for (int n : {1, 3}) {
             compute_with_exact_work(g, n, want, {2e-4, 1e-4});

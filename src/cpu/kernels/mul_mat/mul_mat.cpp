@@ -6,7 +6,8 @@
 // through vec.cpp: src1 quantized once to the weight type's activation format, integer dot products, as
 // upstream computes it; with more columns, quantized weights go through the integer GEMM of gemm.cpp where
 // the CPU has its tile. Weights stored repacked (a CPU_REPACK buffer) always go through src/cpu/repack/mul_mat.h,
-// for every column count; no other kernel reads them. MUL_MAT_ID always takes the matrix-vector path when the type has a kernel. Otherwise, below:
+// for every column count; no other kernel reads them. MUL_MAT_ID always takes the matrix-vector path when the type has a
+// kernel (vec.h: each expert's pairs together). Otherwise, below:
 // Threads split the rows of src0. Each thread converts a block of src0 rows (block_rows: about 256 KiB of floats,
 // so it stays in L2) into its scratch (F32 rows are used in place), then multiplies the block with src1 four
 // columns at a time in 4x4 tiles. Every src1 column is read once per block instead of once per row; conversion
@@ -302,7 +303,7 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
 
 size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
     if (mul_mat_id_vec_applies(dst)) {
-        return mul_mat_id_vec_work_size(dst);
+        return mul_mat_id_vec_work_size(dst, n_threads);
     }
     return src1_converted_bytes(dst->src[0], dst->src[1]) + static_cast<size_t>(n_threads) * expert_row_bytes(dst->src[0]);
 }

@@ -4,6 +4,7 @@
 #include "cpu/quants/matvec.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace switchyard::cpu::kernels {
 
@@ -151,13 +152,87 @@ void mul_mat_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens],
-// dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t]. Work items are ((e, t), run of expert rows).
+// dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t].
+//
+// The (slot e, token t) pairs are grouped by expert, so that each expert's rows are read once per node rather than
+// once per pair (prompt processing reads every expert a few dozen times less; decoding is unchanged): a work item
+// is (expert, run of kIdItemRows rows, fewer for smaller experts); it gathers the activation rows of the expert's pairs, kIdGatherCols at a
+// time, into its thread's slot, multiplies them with its rows (run_columns: four columns per kernel call, rows in
+// blocks that stay in L2) into the slot's output block, and copies each column to its pair's place in dst. The
+// kernels compute every (row, column) output by the same operations whatever columns share a call, so a pair's
+// output is the same bits whether its token comes alone or in a batch, and on any thread count.
 bool mul_mat_id_vec_applies(const ggml_tensor * dst) {
-    return kernel_for(dst->src[0]) != nullptr && dst->nb[1] % sizeof(float) == 0 && dst->nb[2] % sizeof(float) == 0;
+    return kernel_for(dst->src[0]) != nullptr && dst->nb[0] == sizeof(float) && dst->nb[1] % sizeof(float) == 0 &&
+           dst->nb[2] % sizeof(float) == 0;
 }
 
-size_t mul_mat_id_vec_work_size(const ggml_tensor * dst) {
-    return converted_bytes(dst->src[1], *kernel_for(dst->src[0]));
+namespace {
+
+constexpr int64_t kIdGatherCols = 32;  // activation rows gathered per pass over an item's rows
+constexpr int64_t kIdItemRows   = 256; // expert rows per work item (a multiple of kRowAlign)
+static_assert(kIdItemRows % kRowAlign == 0);
+
+// A thread's slot: the pairs grouped by expert (n_expert + 1 offsets, then the pairs), the gathered activation rows
+// (at most kIdGatherCols, and no more than there are pairs), the output block (item_rows floats per gathered
+// column).
+struct IdSlot {
+    size_t  groups, gather, out;
+    int64_t gather_cols, item_rows;
+    size_t  total() const { return groups + gather + out; }
+};
+
+IdSlot id_slot(const ggml_tensor * dst) {
+    const ggml_tensor * as      = dst->src[0];
+    const ggml_tensor * ids     = dst->src[2];
+    const int64_t       n_pairs = ids->ne[0] * ids->ne[1];
+    IdSlot              s;
+    s.gather_cols = std::min(kIdGatherCols, n_pairs);
+    s.item_rows   = std::min(kIdItemRows, as->ne[1]);
+    s.groups      = scratch_align(static_cast<size_t>(as->ne[2] + 1 + n_pairs) * sizeof(int32_t));
+    s.gather      = scratch_align(static_cast<size_t>(s.gather_cols) * kernel_for(as)->act_row_bytes(dst->src[1]->ne[0]));
+    s.out         = scratch_floats(s.item_rows * s.gather_cols);
+    return s;
+}
+
+// The pairs (index e + t * n_used) grouped by expert in pair order: expert x's are pairs[offset[x] .. offset[x + 1]).
+// False (the error reported) when an id is out of range.
+bool group_pairs(const ComputeParams & p, const ggml_tensor * as, const ggml_tensor * ids, int32_t * offset, int32_t * pairs) {
+    const int64_t n_expert = as->ne[2], n_used = ids->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
+    auto          id_of    = [&](int64_t pair) {
+        return *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + (pair % n_used) * ids->nb[0] +
+                                                  (pair / n_used) * ids->nb[1]);
+    };
+    std::fill(offset, offset + n_expert + 1, 0);
+    for (int64_t pair = 0; pair < n_pairs; ++pair) {
+        const int32_t expert = id_of(pair);
+        if (!index_in_range(expert, n_expert)) {
+            if (p.ith == 0) { // every thread finds it: one reports
+                report_data_error(p, "expert id %d out of range [0, %lld) at (%lld, %lld) of src2 '%s'", expert,
+                                  static_cast<long long>(n_expert), static_cast<long long>(pair % n_used),
+                                  static_cast<long long>(pair / n_used), ids->name);
+            }
+            return false;
+        }
+        ++offset[expert + 1];
+    }
+    for (int64_t x = 0; x < n_expert; ++x) {
+        offset[x + 1] += offset[x];
+    }
+    for (int64_t pair = 0; pair < n_pairs; ++pair) {
+        pairs[offset[id_of(pair)]++] = static_cast<int32_t>(pair); // offset[x] ends at x's end = x + 1's start
+    }
+    for (int64_t x = n_expert; x > 0; --x) {
+        offset[x] = offset[x - 1];
+    }
+    offset[0] = 0;
+    return true;
+}
+
+} // namespace
+
+size_t mul_mat_id_vec_work_size(const ggml_tensor * dst, int n_threads) {
+    return scratch_align(converted_bytes(dst->src[1], *kernel_for(dst->src[0]))) +
+           static_cast<size_t>(n_threads) * id_slot(dst).total();
 }
 
 void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
@@ -166,24 +241,50 @@ void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor *  ids  = dst->src[2];
     const MatVecKernel & k    = *kernel_for(as);
     const Activations    acts = prepare_activations(p, b, k);
-    const int64_t        rows = as->ne[1], pairs = ids->ne[0] * ids->ne[1];
-    const int64_t        per  = rows_per_item(rows, pairs, p.nth);
-    const int64_t        runs = (rows + per - 1) / per;
-    const Range          items = thread_range(p, pairs * runs);
-    for (int64_t it = items.begin; it < items.end; ++it) {
-        const int64_t pair = it / runs, r0 = (it % runs) * per, n = std::min(per, rows - r0);
-        const int64_t e = pair % ids->ne[0], t = pair / ids->ne[0];
-        const int32_t expert = *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + e * ids->nb[0] +
-                                                                  t * ids->nb[1]);
-        if (!index_in_range(expert, as->ne[2])) {
-            report_data_error(p, "expert id %d out of range [0, %lld) at (%lld, %lld) of src2 '%s'", expert,
-                              static_cast<long long>(as->ne[2]), static_cast<long long>(e), static_cast<long long>(t),
-                              ids->name);
-            return; // after the last barrier (prepare_activations)
+    const IdSlot         lay  = id_slot(dst);
+    char *        slot   = thread_slot(p, scratch_align(converted_bytes(b, k)), lay.total());
+    auto *        offset = reinterpret_cast<int32_t *>(slot);
+    int32_t *     pairs  = offset + as->ne[2] + 1;
+    char *        gather = slot + lay.groups;
+    auto *        out    = reinterpret_cast<float *>(slot + lay.groups + lay.gather);
+    if (!group_pairs(p, as, ids, offset, pairs)) {
+        return; // after the last barrier (prepare_activations)
+    }
+    const int64_t rows = as->ne[1], n_used = ids->ne[0];
+    const int64_t runs = (rows + lay.item_rows - 1) / lay.item_rows;
+    const size_t  rb   = k.act_row_bytes(b->ne[0]);
+    // items (expert, run) over the experts with pairs, in expert order
+    int64_t n_items = 0;
+    for (int64_t x = 0; x < as->ne[2]; ++x) {
+        n_items += offset[x + 1] > offset[x] ? runs : 0;
+    }
+    const Range items = thread_range(p, n_items);
+    int64_t     item  = 0;
+    for (int64_t x = 0; x < as->ne[2] && item < items.end; ++x) {
+        if (offset[x + 1] == offset[x]) {
+            continue;
         }
-        const char * w   = static_cast<const char *>(as->data) + static_cast<size_t>(expert) * as->nb[2];
-        auto *       out = reinterpret_cast<float *>(static_cast<char *>(dst->data) + e * dst->nb[1] + t * dst->nb[2]);
-        run_columns(k, as, w, r0, n, acts.row(e % b->ne[1], t, 0), acts.nb1, 1, out, 0);
+        const char * w = static_cast<const char *>(as->data) + static_cast<size_t>(x) * as->nb[2];
+        for (int64_t run = 0; run < runs; ++run, ++item) {
+            if (item < items.begin || item >= items.end) {
+                continue;
+            }
+            const int64_t r0 = run * lay.item_rows, n = std::min(lay.item_rows, rows - r0);
+            for (int32_t c0 = offset[x]; c0 < offset[x + 1]; c0 += static_cast<int32_t>(lay.gather_cols)) {
+                const int32_t cols = std::min<int32_t>(static_cast<int32_t>(lay.gather_cols), offset[x + 1] - c0);
+                for (int32_t c = 0; c < cols; ++c) {
+                    const int64_t pair = pairs[c0 + c];
+                    std::memcpy(gather + static_cast<size_t>(c) * rb, acts.row((pair % n_used) % b->ne[1], pair / n_used, 0), rb);
+                }
+                run_columns(k, as, w + static_cast<size_t>(r0) * as->nb[1], 0, n, gather, rb, cols, out, lay.item_rows);
+                for (int32_t c = 0; c < cols; ++c) {
+                    const int64_t pair = pairs[c0 + c];
+                    char * col = static_cast<char *>(dst->data) + (pair % n_used) * dst->nb[1] + (pair / n_used) * dst->nb[2];
+                    std::memcpy(reinterpret_cast<float *>(col) + r0, out + static_cast<size_t>(c * lay.item_rows),
+                                static_cast<size_t>(n) * sizeof(float));
+                }
+            }
+        }
     }
 }
 

@@ -26,9 +26,11 @@ bool mul_mat_vec_applies(const ggml_tensor * dst);
 void mul_mat_vec_compute(const ComputeParams & p, ggml_tensor * dst);
 size_t mul_mat_vec_work_size(const ggml_tensor * dst);
 
-// MUL_MAT_ID through the same kernels (one column per (expert slot, token) pair).
+// MUL_MAT_ID through the same kernels: one column per (expert slot, token) pair, the pairs of each expert
+// multiplied together (its rows read once per node). Work memory: the converted src1 rows as above, then per
+// thread the pairs grouped by expert, 32 gathered activation rows and an output block of 256 rows x 32 columns.
 bool mul_mat_id_vec_applies(const ggml_tensor * dst);
 void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst);
-size_t mul_mat_id_vec_work_size(const ggml_tensor * dst);
+size_t mul_mat_id_vec_work_size(const ggml_tensor * dst, int n_threads);
 
 } // namespace switchyard::cpu::kernels
