@@ -529,6 +529,14 @@ bool selected(const Options & o, const std::string & name) {
 constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
                                       GGML_TYPE_IQ4_NL, GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16};
 
+// b's graph: m x k weights of `type` (in `buft` when it is not nullptr) times one column; the weights, or nullptr
+// when b cannot be prepared.
+ggml_tensor * prepare_decode(Bench & b, ggml_type type, int64_t k, int64_t m, ggml_backend_buffer_type_t buft) {
+    ggml_tensor * w = buft ? b.weight(buft, type, k, m) : b.tensor(type, k, m);
+    ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
+    return b.prepare(ggml_mul_mat(b.ctx(), w, x)) ? w : nullptr;
+}
+
 // One decode case; weights in `buft` when it is not nullptr (the case is then named "... <type> CPU_REPACK").
 void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_type type, ggml_backend_buffer_type_t buft) {
     const int64_t k        = 4096;
@@ -540,9 +548,8 @@ void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_typ
         return;
     }
     Bench         b(be, 8);
-    ggml_tensor * w = buft ? b.weight(buft, type, k, m) : b.tensor(type, k, m);
-    ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
-    if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+    ggml_tensor * w = prepare_decode(b, type, k, m, buft);
+    if (w == nullptr) {
         return;
     }
     // paired with DRAM reads of the same size, alternately: the ratio holds while the machine's bandwidth
@@ -569,9 +576,8 @@ void warm_decode_case(ggml_backend_t be, const Options & o, ggml_type type, ggml
         return;
     }
     Bench         b(be, 8);
-    ggml_tensor * w = buft ? b.weight(buft, type, k, m) : b.tensor(type, k, m);
-    ggml_tensor * x = b.tensor(GGML_TYPE_F32, k, 1);
-    if (!b.prepare(ggml_mul_mat(b.ctx(), w, x))) {
+    ggml_tensor * w = prepare_decode(b, type, k, m, buft);
+    if (w == nullptr) {
         return;
     }
     WarmRead            read(ggml_nbytes(w), o.threads);

@@ -78,6 +78,15 @@ protected:
         return read_tensor(b.out);
     }
 
+    // The GPU-like device refuses SCALE by 0.5 (and SQRT with and_sqrt) and runs everything else.
+    void refuse_half_scale_on_gpu(bool and_sqrt) {
+        test_device_set_supports_op(dev, [and_sqrt](const ggml_tensor * op) {
+            float scale = 0;
+            std::memcpy(&scale, op->op_params, sizeof(scale));
+            return (op->op != GGML_OP_SCALE || scale != 0.5f) && !(and_sqrt && op->op == GGML_OP_SQRT);
+        });
+    }
+
     // The same step on a fresh scheduler and a freshly placed graph: what the rebuilt one must equal.
     std::vector<float> fresh(const PlacedWeights & pw, bool other_edge, uint32_t seed, std::string * plan,
                              ggml_backend_t pin_a = nullptr, ScaleNode s_node = ScaleNode::kHalf) {
@@ -143,11 +152,7 @@ TEST_F(SchedRebuild, PinningBetweenResetAndAllocIsHonoured) {
 // the op alone, SCALE 0.5 -> 0.25 the parameters alone); every step must match a fresh scheduler, and a repeated
 // step must really take the kept assignment back.
 TEST_F(SchedRebuild, KeptAssignmentFollowsOpAndParameterChanges) {
-    test_device_set_supports_op(dev, [](const ggml_tensor * op) {
-        float scale = 0;
-        std::memcpy(&scale, op->op_params, sizeof(scale));
-        return (op->op != GGML_OP_SCALE || scale != 0.5f) && op->op != GGML_OP_SQRT;
-    });
+    refuse_half_scale_on_gpu(/*and_sqrt=*/true);
     const Weights        w(24);
     PlacedWeights        pw(w, gpu, cpu);
     ggml_backend_sched_t sched = make_sched();
@@ -178,11 +183,7 @@ TEST_F(SchedRebuild, KeptAssignmentFollowsOpAndParameterChanges) {
 // A graph whose facts change at every step stops paying for keeping assignments it never takes back, and takes
 // one back again once it settles (GraphIndex::kept_misses): every step still as a fresh scheduler assigns it.
 TEST_F(SchedRebuild, KeptAssignmentBacksOffWhileFactsChangeAndReturns) {
-    test_device_set_supports_op(dev, [](const ggml_tensor * op) {
-        float scale = 0;
-        std::memcpy(&scale, op->op_params, sizeof(scale));
-        return op->op != GGML_OP_SCALE || scale != 0.5f;
-    });
+    refuse_half_scale_on_gpu(/*and_sqrt=*/false);
     const Weights        w(26);
     PlacedWeights        pw(w, gpu, cpu);
     ggml_backend_sched_t sched = make_sched();
