@@ -156,11 +156,11 @@ void mul_mat_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
 //
 // The (slot e, token t) pairs are grouped by expert, so that each expert's rows are read once per node rather than
 // once per pair (prompt processing reads every expert a few dozen times less; decoding is unchanged): a work item
-// is (expert, run of kIdItemRows rows, fewer for smaller experts); it gathers the activation rows of the expert's pairs, kIdGatherCols at a
-// time, into its thread's slot, multiplies them with its rows (run_columns: four columns per kernel call, rows in
-// blocks that stay in L2) into the slot's output block, and copies each column to its pair's place in dst. The
-// kernels compute every (row, column) output by the same operations whatever columns share a call, so a pair's
-// output is the same bits whether its token comes alone or in a batch, and on any thread count.
+// is (expert, run of kIdItemRows rows, fewer for smaller experts); it gathers the activation rows of the expert's
+// pairs, kIdGatherCols at a time, into its thread's slot, multiplies them with its rows (run_columns: four columns
+// per kernel call, rows in blocks that stay in L2) into the slot's output block, and copies each column to its
+// pair's place in dst. The kernels compute every (row, column) output by the same operations whatever columns share
+// a call, so a pair's output is the same bits whether its token comes alone or in a batch, and on any thread count.
 bool mul_mat_id_vec_applies(const ggml_tensor * dst) {
     return kernel_for(dst->src[0]) != nullptr && dst->nb[0] == sizeof(float) && dst->nb[1] % sizeof(float) == 0 &&
            dst->nb[2] % sizeof(float) == 0;
