@@ -123,66 +123,31 @@ uint64_t sum_scalar(const uint64_t * p, size_t n) {
     return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
-// A 1 GiB array summed by n_threads threads (each its part, first touched by the thread that reads it): one
-// DRAM read takes seconds_once(); read_gbs() is the median of repeated reads.
-class DramProbe {
+// An array of `bytes` summed by n_threads threads, each its part, first touched by the thread that reads it. A
+// 1 GiB one (kDramBytes) is the DRAM probe: one read takes seconds_once(), read_gbs() is the median of repeated
+// reads. An L3-sized one stays in the caches once read: seconds_per_read(reps) sums it reps times in one go (the
+// threads are started once, not per read, so a read of a few MiB is not dominated by starting them).
+class ReadProbe {
 public:
-    explicit DramProbe(int n_threads)
-        : n_threads_(n_threads), data_(static_cast<uint64_t *>(std::aligned_alloc(64, kWords * sizeof(uint64_t)))) {
+    ReadProbe(size_t bytes, int n_threads)
+        : n_threads_(n_threads), words_(bytes / sizeof(uint64_t) / 16 * 16),
+          data_(static_cast<uint64_t *>(std::aligned_alloc(64, words_ * sizeof(uint64_t)))) {
         run_threads(n_threads_, [&](int t) {
             for (size_t i = begin(t); i < end(t); ++i) {
                 data_[i] = i;
             }
         });
     }
-    ~DramProbe() { std::free(data_); }
-    DramProbe(const DramProbe &)             = delete;
-    DramProbe & operator=(const DramProbe &) = delete;
+    ~ReadProbe() { std::free(data_); }
+    ReadProbe(const ReadProbe &)             = delete;
+    ReadProbe & operator=(const ReadProbe &) = delete;
 
-    static constexpr size_t kBytes = size_t{1} << 30;
-
-    double seconds_once() {
-        const auto t0 = Clock::now();
-        run_threads(n_threads_, [&](int t) {
-            const size_t b = begin(t) / 16 * 16, e = end(t) / 16 * 16;
-            sink_ += avx2_ ? sum_avx2(data_ + b, e - b) : sum_scalar(data_ + b, e - b);
-        });
-        return seconds_since(t0);
-    }
-
-    double read_gbs() { return static_cast<double>(kBytes) / time_median([&] { seconds_once(); }, 1.0, 5) / 1e9; }
-
-private:
-    static constexpr size_t kWords = kBytes / sizeof(uint64_t);
-    size_t begin(int t) const { return kWords * static_cast<size_t>(t) / static_cast<size_t>(n_threads_); }
-    size_t end(int t) const { return kWords * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads_); }
-
-    int                   n_threads_;
-    uint64_t *            data_;
-    bool                  avx2_ = __builtin_cpu_supports("avx2");
-    std::atomic<uint64_t> sink_{0};
-};
-
-// An array of `bytes` that stays in the caches once read (an L3-sized one): seconds per read of it when
-// n_threads threads sum their parts `reps` times in one go (the threads are started once, not per read, so a read
-// of a few MiB is not dominated by starting them).
-class WarmRead {
-public:
-    WarmRead(size_t bytes, int n_threads) : n_threads_(n_threads), words_(bytes / sizeof(uint64_t) / 16 * 16) {
-        data_ = static_cast<uint64_t *>(std::aligned_alloc(64, words_ * sizeof(uint64_t)));
-        for (size_t i = 0; i < words_; ++i) {
-            data_[i] = i;
-        }
-    }
-    ~WarmRead() { std::free(data_); }
-    WarmRead(const WarmRead &)             = delete;
-    WarmRead & operator=(const WarmRead &) = delete;
+    size_t bytes() const { return words_ * sizeof(uint64_t); }
 
     double seconds_per_read(int reps) {
         const auto t0 = Clock::now();
         run_threads(n_threads_, [&](int t) {
-            const size_t b = words_ * static_cast<size_t>(t) / static_cast<size_t>(n_threads_) / 16 * 16;
-            const size_t e = words_ * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads_) / 16 * 16;
+            const size_t b = begin(t) / 16 * 16, e = end(t) / 16 * 16;
             uint64_t     s = 0;
             for (int r = 0; r < reps; ++r) {
                 const uint64_t * part = data_ + b;
@@ -194,13 +159,22 @@ public:
         return seconds_since(t0) / reps;
     }
 
+    double seconds_once() { return seconds_per_read(1); }
+
+    double read_gbs() { return static_cast<double>(bytes()) / time_median([&] { seconds_once(); }, 1.0, 5) / 1e9; }
+
 private:
+    size_t begin(int t) const { return words_ * static_cast<size_t>(t) / static_cast<size_t>(n_threads_); }
+    size_t end(int t) const { return words_ * static_cast<size_t>(t + 1) / static_cast<size_t>(n_threads_); }
+
     int                   n_threads_;
     size_t                words_;
-    uint64_t *            data_ = nullptr;
+    uint64_t *            data_;
     bool                  avx2_ = __builtin_cpu_supports("avx2");
     std::atomic<uint64_t> sink_{0};
 };
+
+constexpr size_t kDramBytes = size_t{1} << 30;
 
 __attribute__((target("avx512f"))) float fma_loop_avx512(int64_t iters) {
     __m512 a[12];
@@ -511,7 +485,7 @@ private:
 struct Peaks {
     double      dram_gbs;
     double      fma_gflops;
-    DramProbe * dram;
+    ReadProbe * dram;
 };
 
 void row(const char * name, double value, const char * unit, double ratio, const char * of) {
@@ -561,7 +535,7 @@ void decode_case(ggml_backend_t be, const Options & o, const Peaks & p, ggml_typ
         t_w.push_back(b.seconds_once());
     }
     const double gbs  = static_cast<double>(ggml_nbytes(w)) / median(t_w) / 1e9;
-    const double dram = static_cast<double>(DramProbe::kBytes) / median(t_d) / 1e9;
+    const double dram = static_cast<double>(p.dram->bytes()) / median(t_d) / 1e9;
     row(name.c_str(), gbs, "GB/s", gbs / dram, "DRAM");
 }
 
@@ -580,7 +554,7 @@ void warm_decode_case(ggml_backend_t be, const Options & o, ggml_type type, ggml
     if (w == nullptr) {
         return;
     }
-    WarmRead            read(ggml_nbytes(w), o.threads);
+    ReadProbe           read(ggml_nbytes(w), o.threads);
     std::vector<double> t_w, t_r;
     for (int r = 0; r < 7; ++r) {
         std::vector<double> reads;
@@ -948,7 +922,7 @@ int main(int argc, char ** argv) {
     ggml_backend_cpu_set_n_threads(be, o.threads);
     const char * isa = "";
     Peaks        p{};
-    DramProbe dram(o.threads);
+    ReadProbe dram(kDramBytes, o.threads);
     p.dram       = &dram;
     p.dram_gbs   = dram.read_gbs();
     p.fma_gflops = fma_peak_gflops(o.threads, &isa);

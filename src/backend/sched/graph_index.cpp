@@ -57,7 +57,12 @@ TensorFacts facts_of(const ggml_tensor * t) {
     return f;
 }
 
-// facts_of(t) == facts, without building facts_of(t).
+// facts_of(t) == facts, without building facts_of(t): building it first made the comparing pass 1.4-1.8 x slower
+// per step on a recurring graph of 896 and 11k nodes (7 interleaved runs). Both list every field; the size check
+// sends whoever adds one to both.
+static_assert(sizeof(TensorFacts) == 4 * sizeof(int32_t) + GGML_MAX_DIMS * (sizeof(int64_t) + sizeof(size_t)) +
+                                         GGML_MAX_OP_PARAMS + 5 * sizeof(void *),
+              "a field added to TensorFacts goes into facts_of and facts_equal");
 bool facts_equal(const ggml_tensor * t, const TensorFacts & f) {
     const ggml_backend_buffer * buf = t->buffer;
     return t->op == f.op && t->type == f.type && t->flags == f.flags && buf == f.buffer && t->data == f.data &&

@@ -210,7 +210,7 @@ TEST(MatMulWork, PlannedForMoreThreadsThanThePoolHasStillComputes) {
 
 // MUL_MAT_ID: with F32 experts src1 is read in place; others convert src1 once to their activation format (10 rows
 // of 64: f16 128 bytes each, or 256 as f32 holding f16 values on AVX-512; q8_0 68). Then per thread (vec.h): the
-// 10 pairs grouped by expert (4 + 1 offsets and 10 pairs, int32: one line), the 10 pairs' activation rows gathered
+// 10 pairs grouped by expert (4 + 2 offsets and 10 pairs, int32: one line), the 10 pairs' activation rows gathered
 // (f32 256 bytes each), and an output block of 12 rows x 10 columns (480 bytes: 8 lines).
 TEST(MatMulWork, MulMatIdConvertsOnlyNonF32Experts) {
     for (ggml_type type : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0}) {

@@ -172,7 +172,7 @@ constexpr int64_t kIdGatherCols = 32;  // activation rows gathered per pass over
 constexpr int64_t kIdItemRows   = 256; // expert rows per work item (a multiple of kRowAlign)
 static_assert(kIdItemRows % kRowAlign == 0);
 
-// A thread's slot: the pairs grouped by expert (n_expert + 1 offsets, then the pairs), the gathered activation rows
+// A thread's slot: the pairs grouped by expert (n_expert + 2 offsets, then the pairs), the gathered activation rows
 // (at most kIdGatherCols, and no more than there are pairs), the output block (item_rows floats per gathered
 // column).
 struct IdSlot {
@@ -188,21 +188,22 @@ IdSlot id_slot(const ggml_tensor * dst) {
     IdSlot              s;
     s.gather_cols = std::min(kIdGatherCols, n_pairs);
     s.item_rows   = std::min(kIdItemRows, as->ne[1]);
-    s.groups      = scratch_align(static_cast<size_t>(as->ne[2] + 1 + n_pairs) * sizeof(int32_t));
+    s.groups      = scratch_align(static_cast<size_t>(as->ne[2] + 2 + n_pairs) * sizeof(int32_t));
     s.gather      = scratch_align(static_cast<size_t>(s.gather_cols) * kernel_for(as)->act_row_bytes(dst->src[1]->ne[0]));
     s.out         = scratch_floats(s.item_rows * s.gather_cols);
     return s;
 }
 
-// The pairs (index e + t * n_used) grouped by expert in pair order: expert x's are pairs[offset[x] .. offset[x + 1]).
-// False (the error reported) when an id is out of range.
+// The pairs (index e + t * n_used) grouped by expert in pair order (a counting sort): expert x's are
+// pairs[offset[x] .. offset[x + 1]); offset has n_expert + 2 entries. False (the error reported) when an id is out of
+// range.
 bool group_pairs(const ComputeParams & p, const ggml_tensor * as, const ggml_tensor * ids, int32_t * offset, int32_t * pairs) {
     const int64_t n_expert = as->ne[2], n_used = ids->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
     auto          id_of    = [&](int64_t pair) {
         return *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + (pair % n_used) * ids->nb[0] +
                                                   (pair / n_used) * ids->nb[1]);
     };
-    std::fill(offset, offset + n_expert + 1, 0);
+    std::fill(offset, offset + n_expert + 2, 0);
     for (int64_t pair = 0; pair < n_pairs; ++pair) {
         const int32_t expert = id_of(pair);
         if (!index_in_range(expert, n_expert)) {
@@ -213,18 +214,15 @@ bool group_pairs(const ComputeParams & p, const ggml_tensor * as, const ggml_ten
             }
             return false;
         }
-        ++offset[expert + 1];
+        ++offset[expert + 2];
     }
-    for (int64_t x = 0; x < n_expert; ++x) {
-        offset[x + 1] += offset[x];
+    for (int64_t x = 2; x < n_expert + 2; ++x) {
+        offset[x] += offset[x - 1];
     }
+    // offset[x + 1] is x's start here; filling moves it to x's end, which is x + 1's start
     for (int64_t pair = 0; pair < n_pairs; ++pair) {
-        pairs[offset[id_of(pair)]++] = static_cast<int32_t>(pair); // offset[x] ends at x's end = x + 1's start
+        pairs[offset[id_of(pair) + 1]++] = static_cast<int32_t>(pair);
     }
-    for (int64_t x = n_expert; x > 0; --x) {
-        offset[x] = offset[x - 1];
-    }
-    offset[0] = 0;
     return true;
 }
 
@@ -244,7 +242,7 @@ void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
     const IdSlot         lay  = id_slot(dst);
     char *        slot   = thread_slot(p, scratch_align(converted_bytes(b, k)), lay.total());
     auto *        offset = reinterpret_cast<int32_t *>(slot);
-    int32_t *     pairs  = offset + as->ne[2] + 1;
+    int32_t *     pairs  = offset + as->ne[2] + 2;
     char *        gather = slot + lay.groups;
     auto *        out    = reinterpret_cast<float *>(slot + lay.groups + lay.gather);
     if (!group_pairs(p, as, ids, offset, pairs)) {
