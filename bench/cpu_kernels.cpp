@@ -18,8 +18,9 @@
 //   decode L3 q4_0 and q4_K weights of 4096 x 4096 (9-10 MiB: in the last-level cache of most servers), plain
 //            and CPU_REPACK, computed again and again (warm): GB/s of weights, ratio to a warm read of an array of
 //            the same size by the same threads ("L3rd", the cache's read bandwidth)
-//   MoE     MUL_MAT_ID of 128 q4_K experts, 8 per token (Qwen3-30B-A3B's up projection): 1 token (GB/s of the
-//            experts read, ratio to DRAM) and 512 tokens (GFLOP/s, ratio to the int8 dot-product peak)
+//   MoE     MUL_MAT_ID of 128 q4_K experts, 8 per token (Qwen3-30B-A3B's up projection), plain and CPU_REPACK:
+//            1 token (GB/s of the experts read, ratio to DRAM; the same 7 MiB every run) and 512 tokens (GFLOP/s,
+//            ratio to the int8 dot-product peak)
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s; decoding against 4,096 keys
 //            (K / V in L3 here) and 32,768 (128 MiB: from DRAM), and a 512 x 512 prefill
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written, ratio to the
@@ -393,12 +394,12 @@ public:
     }
 
     // A tensor in a buffer of `buft` of its own (e.g. weights in CPU_REPACK), filled like those of tensor().
-    ggml_tensor * weight(ggml_backend_buffer_type_t buft, ggml_type type, int64_t ne0, int64_t ne1) {
+    ggml_tensor * weight(ggml_backend_buffer_type_t buft, ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2 = 1) {
         if (wctx_ == nullptr) {
             wctx_ = ggml_init({4 * ggml_tensor_overhead(), nullptr, true});
         }
         wbuft_          = buft;
-        ggml_tensor * t = ggml_new_tensor_2d(wctx_, type, ne0, ne1);
+        ggml_tensor * t = ggml_new_tensor_3d(wctx_, type, ne0, ne1, ne2);
         filled_.push_back(t);
         return t;
     }
@@ -686,40 +687,48 @@ void attention_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
 }
 
 // MUL_MAT_ID of a mixture of experts shaped as Qwen3-30B-A3B's up projection: 128 experts of 768 x 2048 q4_K, 8
-// distinct ones per token (drawn uniformly), for 1 token (GB/s of the 8 experts' weights, ratio to the DRAM read
-// bandwidth) and for 512 (GFLOP/s, ratio to the int8 dot-product peak, else the FMA peak).
+// distinct ones per token (drawn uniformly), in the CPU buffer or (buft) CPU_REPACK, for 1 token (GB/s of the 8
+// experts' weights, ratio to the DRAM read bandwidth; the same 8 experts every run, so their 7 MiB stay in a cache
+// that large) and for 512 (GFLOP/s, ratio to the int8 dot-product peak, else the FMA peak).
+void moe_case(ggml_backend_t be, const Options & o, const Peaks & p, int64_t n_tokens, ggml_backend_buffer_type_t buft) {
+    const int64_t     k = 2048, rows = 768, n_expert = 128, n_used = 8;
+    const std::string name = "MUL_MAT_ID 128 experts top-8 768x2048 q4_K" + std::string(buft ? " CPU_REPACK" : "") +
+                             ", " + std::to_string(n_tokens) + (n_tokens == 1 ? " token, GB/s" : " tokens, GFLOP/s");
+    if (!selected(o, name)) {
+        return;
+    }
+    Bench         b(be, 8);
+    ggml_tensor * as  = buft ? b.weight(buft, GGML_TYPE_Q4_K, k, rows, n_expert) : b.tensor(GGML_TYPE_Q4_K, k, rows, n_expert);
+    ggml_tensor * x   = b.tensor(GGML_TYPE_F32, k, 1, n_tokens);
+    ggml_tensor * ids = b.tensor(GGML_TYPE_I32, n_used, n_tokens);
+    if (!b.prepare(ggml_mul_mat_id(b.ctx(), as, x, ids))) {
+        return;
+    }
+    std::mt19937         rng(7);
+    std::vector<int32_t> experts(static_cast<size_t>(n_expert)), chosen;
+    for (int64_t t = 0; t < n_tokens; ++t) {
+        std::iota(experts.begin(), experts.end(), 0);
+        std::shuffle(experts.begin(), experts.end(), rng);
+        chosen.insert(chosen.end(), experts.begin(), experts.begin() + n_used);
+    }
+    ggml_backend_tensor_set(ids, chosen.data(), 0, ggml_nbytes(ids));
+    const double secs = b.seconds(0.5);
+    if (n_tokens == 1) {
+        const double gbs = static_cast<double>(n_used) * static_cast<double>(ggml_nbytes(as) / n_expert) / secs / 1e9;
+        row(name.c_str(), gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
+        return;
+    }
+    const double gflops = 2.0 * static_cast<double>(k * rows * n_used * n_tokens) / secs / 1e9;
+    const double vnni   = dot_peak(Peak::kVnni, o.threads);
+    row(name.c_str(), gflops, "GFLOP/s", gflops / (vnni > 0 ? vnni : p.fma_gflops), vnni > 0 ? "VNNI" : "FMA");
+}
+
 void moe_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
-    const int64_t k = 2048, rows = 768, n_expert = 128, n_used = 8;
     for (const int64_t n_tokens : {int64_t{1}, int64_t{512}}) {
-        const std::string name = "MUL_MAT_ID 128 experts top-8 768x2048 q4_K, " + std::to_string(n_tokens) +
-                                 (n_tokens == 1 ? " token, GB/s" : " tokens, GFLOP/s");
-        if (!selected(o, name)) {
-            continue;
+        moe_case(be, o, p, n_tokens, nullptr);
+        if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
+            moe_case(be, o, p, n_tokens, buft);
         }
-        Bench         b(be, 8);
-        ggml_tensor * as  = b.tensor(GGML_TYPE_Q4_K, k, rows, n_expert);
-        ggml_tensor * x   = b.tensor(GGML_TYPE_F32, k, 1, n_tokens);
-        ggml_tensor * ids = b.tensor(GGML_TYPE_I32, n_used, n_tokens);
-        if (!b.prepare(ggml_mul_mat_id(b.ctx(), as, x, ids))) {
-            continue;
-        }
-        std::mt19937         rng(7);
-        std::vector<int32_t> experts(static_cast<size_t>(n_expert)), chosen;
-        for (int64_t t = 0; t < n_tokens; ++t) {
-            std::iota(experts.begin(), experts.end(), 0);
-            std::shuffle(experts.begin(), experts.end(), rng);
-            chosen.insert(chosen.end(), experts.begin(), experts.begin() + n_used);
-        }
-        ggml_backend_tensor_set(ids, chosen.data(), 0, ggml_nbytes(ids));
-        const double secs = b.seconds(0.5);
-        if (n_tokens == 1) {
-            const double gbs = static_cast<double>(n_used) * static_cast<double>(ggml_nbytes(as) / n_expert) / secs / 1e9;
-            row(name.c_str(), gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
-            continue;
-        }
-        const double gflops = 2.0 * static_cast<double>(k * rows * n_used * n_tokens) / secs / 1e9;
-        const double vnni   = dot_peak(Peak::kVnni, o.threads);
-        row(name.c_str(), gflops, "GFLOP/s", gflops / (vnni > 0 ? vnni : p.fma_gflops), vnni > 0 ? "VNNI" : "FMA");
     }
 }
 

@@ -26,17 +26,21 @@ const char kRepackedMark = 0;
 
 // The tensor would be stored repacked if it were allocated in a CPU_REPACK buffer.
 bool repackable(const ggml_tensor * t) {
+    const bool floats = repack_form(t->type) == RepackForm::kFloats;
     // a float vector (a norm, a bias: ne[1] = 1) is no matrix's weights and stays plain for the ops that read it
-    const int64_t min_rows = repack_form(t->type) == RepackForm::kFloats ? 2 : 1;
-    return t->view_src == nullptr && t->ne[2] == 1 && t->ne[3] == 1 && t->ne[1] >= min_rows &&
-           repacks(t->type, t->ne[0]) && ggml_is_contiguous(t);
+    const int64_t min_rows = floats ? 2 : 1;
+    // experts (3-D) only where each one's rows are whole panels, so that no panel mixes two
+    const bool slices = t->ne[2] == 1 || (!floats && t->ne[1] % kPanelRows == 0);
+    return t->view_src == nullptr && slices && t->ne[3] == 1 && t->ne[1] >= min_rows && repacks(t->type, t->ne[0]) &&
+           ggml_is_contiguous(t);
 }
 
-int64_t n_panels(const ggml_tensor * t) { return (t->ne[1] + kPanelRows - 1) / kPanelRows; }
+// The rows stored, all experts' one after another (repacked_rows, buffer_type.h).
+int64_t n_panels(const ggml_tensor * t) { return (repacked_rows(t) + kPanelRows - 1) / kPanelRows; }
 
 // The whole tensor from its original bytes `w` (ggml_nbytes) into its panels.
 void pack_all(ggml_tensor * t, const uint8_t * w) {
-    const int64_t k = t->ne[0], m = t->ne[1];
+    const int64_t k = t->ne[0], m = repacked_rows(t);
     const size_t  row = t->nb[1], pb = panel_bytes(t->type, k);
     for (int64_t p = 0; p < n_panels(t); ++p) {
         const int64_t r0   = p * kPanelRows;
@@ -47,7 +51,7 @@ void pack_all(ggml_tensor * t, const uint8_t * w) {
 
 // The original bytes of the whole tensor into `w` (ggml_nbytes).
 void unpack_all(const ggml_tensor * t, uint8_t * w) {
-    const int64_t k = t->ne[0], m = t->ne[1];
+    const int64_t k = t->ne[0], m = repacked_rows(t);
     const size_t  row = t->nb[1], pb = panel_bytes(t->type, k);
     for (int64_t p = 0; p < n_panels(t); ++p) {
         const int64_t r0   = p * kPanelRows;
@@ -71,7 +75,7 @@ PanelRange panels_of(const ggml_tensor * t, size_t offset, size_t size) {
 // panel unpacked into `scratch`; with `repack`, packs it back afterwards.
 template <class Visit>
 void each_panel(const ggml_tensor * t, PanelRange range, std::vector<uint8_t> & scratch, bool repack, Visit visit) {
-    const int64_t k = t->ne[0], m = t->ne[1];
+    const int64_t k = t->ne[0], m = repacked_rows(t);
     const size_t  row = t->nb[1], pb = panel_bytes(t->type, k);
     auto *        panels = static_cast<uint8_t *>(t->data);
     scratch.resize(static_cast<size_t>(kPanelRows) * row);
@@ -225,7 +229,8 @@ size_t type_get_alignment(ggml_backend_buffer_type_t) { return kAlignment; }
 
 size_t type_get_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor * tensor) {
     const size_t nbytes = ggml_nbytes(tensor);
-    return repackable(tensor) ? std::max(nbytes, repacked_bytes(tensor->type, tensor->ne[0], tensor->ne[1])) : nbytes;
+    return repackable(tensor) ? std::max(nbytes, repacked_bytes(tensor->type, tensor->ne[0], repacked_rows(tensor)))
+                              : nbytes;
 }
 
 bool type_is_host(ggml_backend_buffer_type_t) { return false; }
@@ -258,6 +263,8 @@ bool is_repacked(const ggml_tensor * t) {
 }
 
 bool reads_repacked(const ggml_tensor * t) { return is_repacked(t) || (t->view_src != nullptr && is_repacked(t->view_src)); }
+
+int64_t repacked_rows(const ggml_tensor * t) { return t->ne[1] * t->ne[2]; }
 
 bool placed_repacked(const ggml_tensor * t) {
     const ggml_tensor * base = t->view_src != nullptr ? t->view_src : t;

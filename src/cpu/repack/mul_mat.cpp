@@ -1,10 +1,13 @@
 // MUL_MAT from repacked weights (mul_mat.h).
 #include "cpu/repack/mul_mat.h"
 
+#include "cpu/kernels/common.h"
+#include "cpu/kernels/mul_mat/expert_pairs.h"
 #include "cpu/quants/gemm_float.h"
 #include "cpu/repack/format.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace switchyard::cpu::repack {
 
@@ -31,16 +34,21 @@ bool expands(const ggml_tensor * dst) {
     return dst->src[1]->ne[1] > kMulMatExpandAbove && quants::gemm_tile_fast() != nullptr;
 }
 
-// Panels a thread keeps at once: about 512 KiB of stored panels, or 1 MiB of expanded ones (as the plain GEMM,
-// src/cpu/kernels/mul_mat/gemm.cpp), 1..16 and no more than src0 has.
-int64_t panels_per_pass(const ggml_tensor * dst) {
-    const ggml_tensor * src0  = dst->src[0];
-    const bool          wide  = expands(dst);
-    const size_t        bytes = wide ? quants::gemm_panel_bytes(format_of(dst), src0->ne[0])
-                                     : panel_bytes(src0->type, src0->ne[0]);
-    const size_t        pass  = (wide ? size_t{1024} : size_t{512}) << 10;
-    const int64_t       fit   = static_cast<int64_t>(pass / std::max<size_t>(bytes, 1));
+// Panels a thread keeps at once: about 512 KiB of stored panels, or 1 MiB of expanded ones (`wide`, as the plain
+// GEMM, src/cpu/kernels/mul_mat/gemm.cpp), 1..16 and no more than src0 (an expert) has.
+int64_t panels_per_pass(const ggml_tensor * src0, bool wide) {
+    const size_t  bytes = wide ? quants::gemm_panel_bytes(quants::gemm_format(src0->type), src0->ne[0])
+                               : panel_bytes(src0->type, src0->ne[0]);
+    const size_t  pass  = (wide ? size_t{1024} : size_t{512}) << 10;
+    const int64_t fit   = static_cast<int64_t>(pass / std::max<size_t>(bytes, 1));
     return std::min(std::clamp<int64_t>(fit, 1, 16), (src0->ne[1] + kPanelRows - 1) / kPanelRows);
+}
+
+int64_t panels_per_pass(const ggml_tensor * dst) { return panels_per_pass(dst->src[0], expands(dst)); }
+
+// Bytes of one expert's panels (a 3-D src0's slice i02 starts at i02 times this, buffer_type.h).
+size_t expert_bytes(const ggml_tensor * src0) {
+    return static_cast<size_t>((src0->ne[1] + kPanelRows - 1) / kPanelRows) * panel_bytes(src0->type, src0->ne[0]);
 }
 
 // Per thread: the activation bytes of one row, then (expanding) one pass of expanded panels.
@@ -96,6 +104,12 @@ void each_pass(const ComputeParams & p, const ggml_tensor * dst, int64_t per_pas
         visit(slice, first, count);
         it += count;
     }
+}
+
+// The src0 slice (expert) that dst's slice (i12, i13) multiplies: i12 / (ne12 / ne02) (repacked src0 has ne03 = 1).
+int64_t src0_slice(const ggml_tensor * dst, int64_t slice) {
+    const int64_t ne12 = dst->src[1]->ne[2];
+    return (slice % ne12) / (ne12 / dst->src[0]->ne[2]);
 }
 
 // dst's slice (i12, i13) = slice % ne12, slice / ne12 of src1.
@@ -227,7 +241,8 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
     const int64_t per_sl = chunks_per_slice(src1);
     each_pass(p, dst, panels_per_pass(dst), [&](int64_t slice, int64_t first, int64_t count) {
         Pass ps;
-        ps.panels      = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb;
+        ps.panels      = static_cast<const char *>(src0->data) +
+                         static_cast<size_t>(src0_slice(dst, slice)) * expert_bytes(src0) + static_cast<size_t>(first) * pb;
         ps.panel_bytes = pb;
         ps.first       = first;
         ps.count       = count;
@@ -248,6 +263,188 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
             run_pass(dst, ps, [&](const quants::GemmTileArgs & a) { tile(src0->type, a); });
         }
     });
+}
+
+// ---- MUL_MAT_ID of repacked experts ------------------------------------------------------------------------------
+
+namespace {
+
+using kernels::expert_groups_bytes;
+using kernels::group_expert_pairs;
+
+int64_t n_pairs_of(const ggml_tensor * dst) { return dst->src[2]->ne[0] * dst->src[2]->ne[1]; }
+
+// Chunks the experts' pairs fill: ceil(pairs / 8) per expert with pairs, so at most n_pairs / 8 plus one per expert
+// with pairs (no more than min(n_pairs, n_expert)).
+int64_t id_chunks_max(const ggml_tensor * dst) {
+    const int64_t n_pairs = n_pairs_of(dst);
+    return n_pairs / kGemmMaxCols + std::min(n_pairs, dst->src[0]->ne[2]);
+}
+
+// An expert with more pairs than kMulMatExpandAbove has its passes expanded (as MUL_MAT's columns, mul_mat.h).
+bool id_expands(int64_t pairs) { return pairs > kMulMatExpandAbove && quants::gemm_tile_fast() != nullptr; }
+
+// A thread's slot: the pairs grouped by expert, each expert's first chunk (n_expert + 1), the activation bytes of one
+// row (the conversion's scratch), one pass of expanded panels where an expert may expand, and the output block of a
+// pass (its rows x 8 columns).
+struct IdSlot {
+    size_t  groups, starts, act, panels, out;
+    int64_t out_col; // rows of the output block
+    size_t  total() const { return groups + starts + act + panels + out; }
+};
+
+IdSlot id_slot(const ggml_tensor * dst) {
+    const ggml_tensor *      as  = dst->src[0];
+    const quants::GemmFormat f   = format_of(dst);
+    const bool               may = id_expands(n_pairs_of(dst));
+    IdSlot                   s;
+    s.groups  = expert_groups_bytes(dst);
+    s.starts  = line(static_cast<size_t>(as->ne[2] + 1) * sizeof(int32_t));
+    s.act     = act_bytes(f, as->ne[0]);
+    s.panels  = may ? static_cast<size_t>(panels_per_pass(as, true)) * quants::gemm_panel_bytes(f, as->ne[0]) : 0;
+    s.out_col = std::max(panels_per_pass(as, false), may ? panels_per_pass(as, true) : 0) * kPanelRows;
+    s.out     = line(static_cast<size_t>(s.out_col * kGemmMaxCols) * sizeof(float));
+    return s;
+}
+
+// The work of one thread: its slot's areas and the experts' groups.
+struct IdWork {
+    const ggml_tensor * dst;
+    const int32_t *     offset; // expert x's pairs: pairs[offset[x] .. offset[x + 1])
+    const int32_t *     pairs;
+    const int32_t *     start;  // expert x's chunks: start[x] .. start[x + 1]
+    const char *        chunks; // all experts' chunks (the shared work memory)
+    char *              expanded;
+    float *             out;
+    int64_t             out_col;
+};
+
+// Panels [first, first + count) of expert x times every chunk of its pairs, into the output block, each column then
+// copied to its pair's place in dst.
+void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
+    const ggml_tensor *      as = w.dst->src[0];
+    const quants::GemmFormat f  = format_of(w.dst);
+    const int64_t            k = as->ne[0], m = as->ne[1], n_used = w.dst->src[2]->ne[0];
+    const int32_t            pairs = w.offset[x + 1] - w.offset[x];
+    const size_t             pb = panel_bytes(as->type, k), cb = quants::gemm_chunk_bytes(f, k);
+    const char * panels = static_cast<const char *>(as->data) + static_cast<size_t>(x) * expert_bytes(as) +
+                          static_cast<size_t>(first) * pb;
+    size_t       stride = pb;
+    const bool   wide   = id_expands(pairs);
+    if (wide) {
+        const size_t gpb = quants::gemm_panel_bytes(f, k);
+        for (int64_t j = 0; j < count; ++j) {
+            const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - (first + j) * kPanelRows));
+            expand_panel(as->type, panels + static_cast<size_t>(j) * pb, rows, k, w.expanded + static_cast<size_t>(j) * gpb);
+        }
+        panels = w.expanded;
+        stride = gpb;
+    }
+    const TileFn             tile      = tile_fast() != nullptr ? tile_fast() : tile_scalar;
+    const quants::GemmTileFn gemm_tile = quants::gemm_tile_fast();
+    const int64_t            r0        = first * kPanelRows;
+    const int64_t            rows      = std::min(count * kPanelRows, m - r0);
+    for (int32_t q = w.start[x]; q < w.start[x + 1]; ++q) {
+        const int32_t c0 = (q - w.start[x]) * static_cast<int32_t>(kGemmMaxCols);
+        const int     n  = static_cast<int>(std::min<int32_t>(static_cast<int32_t>(kGemmMaxCols), pairs - c0));
+        for (int64_t j = 0; j < count; ++j) {
+            quants::GemmTileArgs a;
+            a.panel   = panels + static_cast<size_t>(j) * stride;
+            a.k       = k;
+            a.chunk   = w.chunks + static_cast<size_t>(q) * cb;
+            a.n_cols  = n;
+            a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0 - j * kPanelRows));
+            a.out     = w.out + j * kPanelRows;
+            a.out_col = w.out_col;
+            if (wide) {
+                gemm_tile(f, a);
+            } else {
+                tile(as->type, a);
+            }
+        }
+        for (int c = 0; c < n; ++c) {
+            const int64_t pair = w.pairs[w.offset[x] + c0 + c];
+            char * col = static_cast<char *>(w.dst->data) + (pair % n_used) * w.dst->nb[1] + (pair / n_used) * w.dst->nb[2];
+            std::memcpy(reinterpret_cast<float *>(col) + r0, w.out + c * w.out_col, static_cast<size_t>(rows) * sizeof(float));
+        }
+    }
+}
+
+} // namespace
+
+bool mul_mat_id_supports(const ggml_tensor * dst) {
+    const ggml_tensor * ids = dst->src[2];
+    return !float_form(dst) && mul_mat_supports(dst) && ids != nullptr && ids->type == GGML_TYPE_I32;
+}
+
+size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
+    const size_t cb = quants::gemm_chunk_bytes(format_of(dst), dst->src[0]->ne[0]);
+    return line(cb * static_cast<size_t>(id_chunks_max(dst))) + static_cast<size_t>(n_threads) * id_slot(dst).total();
+}
+
+// Phase 1: every thread groups the pairs by expert (the same groups in each slot), then converts its share of them,
+// in grouped order, into the experts' chunks (expert x's c-th pair: column c % 8 of chunk start[x] + c / 8); barrier.
+// Phase 2: work items are (expert with pairs, panel of 16 rows), a thread takes a contiguous run of them and
+// multiplies each pass of an expert's panels with the expert's chunks (id_pass). Each output is the tile's sum over
+// one column, as in MUL_MAT (mul_mat.h): the same bits whatever other pairs share the node.
+void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
+    const ggml_tensor *      as  = dst->src[0];
+    const ggml_tensor *      b   = dst->src[1];
+    const ggml_tensor *      ids = dst->src[2];
+    const quants::GemmFormat f   = format_of(dst);
+    const int64_t            k = as->ne[0], n_expert = as->ne[2], n_used = ids->ne[0], n_pairs = n_pairs_of(dst);
+    const IdSlot             lay = id_slot(dst);
+    const size_t             cb  = quants::gemm_chunk_bytes(f, k);
+    char *   slot   = static_cast<char *>(p.wdata) + line(cb * static_cast<size_t>(id_chunks_max(dst))) +
+                      static_cast<size_t>(p.ith) * lay.total();
+    auto *   offset = reinterpret_cast<int32_t *>(slot);
+    int32_t * pairs = offset + n_expert + 2;
+    auto *   start  = reinterpret_cast<int32_t *>(slot + lay.groups);
+    char *   act    = slot + lay.groups + lay.starts;
+    if (!group_expert_pairs(p, as, ids, offset, pairs)) {
+        return; // every thread returns here, before the barrier
+    }
+    start[0] = 0;
+    for (int64_t x = 0; x < n_expert; ++x) {
+        start[x + 1] = start[x] + (offset[x + 1] - offset[x] + static_cast<int32_t>(kGemmMaxCols) - 1) /
+                                      static_cast<int32_t>(kGemmMaxCols);
+    }
+    char *      chunks = static_cast<char *>(p.wdata);
+    const kernels::Range mine = kernels::thread_range(p, n_pairs);
+    for (int64_t g = mine.begin, x = 0; g < mine.end; ++g) {
+        while (offset[x + 1] <= g) {
+            ++x;
+        }
+        const int64_t pair = pairs[g], c = g - offset[x];
+        const auto *  row  = reinterpret_cast<const float *>(static_cast<const char *>(b->data) +
+                                                           ((pair % n_used) % b->ne[1]) * b->nb[1] +
+                                                           (pair / n_used) * b->nb[2]);
+        quants::gemm_activation(f, row, k, act, chunks + static_cast<size_t>(start[x] + c / kGemmMaxCols) * cb,
+                                static_cast<int>(c % kGemmMaxCols));
+    }
+    barrier(p);
+
+    IdWork w{dst, offset, pairs, start, chunks, act + lay.act, reinterpret_cast<float *>(act + lay.act + lay.panels),
+             lay.out_col};
+    const int64_t n_panels = (as->ne[1] + kPanelRows - 1) / kPanelRows;
+    int64_t       n_items  = 0;
+    for (int64_t x = 0; x < n_expert; ++x) {
+        n_items += offset[x + 1] > offset[x] ? n_panels : 0;
+    }
+    const kernels::Range items = kernels::thread_range(p, n_items);
+    for (int64_t x = 0, item = 0; x < n_expert && item < items.end; ++x) {
+        if (offset[x + 1] == offset[x]) {
+            continue;
+        }
+        const int64_t per_pass = panels_per_pass(as, id_expands(offset[x + 1] - offset[x]));
+        const int64_t lo = std::max(items.begin, item), hi = std::min(items.end, item + n_panels);
+        for (int64_t it = lo; it < hi;) {
+            const int64_t count = std::min(per_pass, hi - it);
+            id_pass(w, x, it - item, count);
+            it += count;
+        }
+        item += n_panels;
+    }
 }
 
 } // namespace switchyard::cpu::repack

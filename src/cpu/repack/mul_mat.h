@@ -1,5 +1,7 @@
 // MUL_MAT whose src0 is stored repacked (a CPU_REPACK buffer, buffer_type.h): the integer GEMM's products
-// (src/cpu/quants/gemm.h) straight from the stored panels (format.h), for every number of src1 columns.
+// (src/cpu/quants/gemm.h) straight from the stored panels (format.h), for every number of src1 columns; a 3-D
+// src0 (experts, integer forms only) gives each src1 slice its own expert's panels. MUL_MAT_ID of repacked experts
+// below.
 //
 // Phase 1, all threads: src1's rows quantized to the type's activation format (upstream's vec_dot_type, the same
 // bytes) as GEMM columns, eight to a chunk, in the shared work memory; barrier. Phase 2: threads take contiguous
@@ -34,5 +36,17 @@ constexpr int64_t kMulMatExpandAbove = 24;
 bool mul_mat_supports(const ggml_tensor * dst);
 void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst);
 size_t mul_mat_work_size(const ggml_tensor * dst, int n_threads);
+
+// MUL_MAT_ID (as [k, m, n_expert] repacked, b [k, n_b, n_tokens], ids [n_used, n_tokens]): the (slot, token) pairs
+// grouped by expert (kernels/mul_mat/expert_pairs.h), each expert's pairs converted as the GEMM's columns into chunks
+// of their own and multiplied with the expert's panels as MUL_MAT multiplies its columns (stored tiles, or expanded
+// passes for an expert with more than kMulMatExpandAbove pairs): a pair's output is the bits MUL_MAT of the
+// expert alone gives its column, whatever pairs share the node. Supported for the integer forms, with src1 and ids
+// as MUL_MAT_ID has them (src1 F32 with contiguous rows, ids I32), dst F32 with float strides.
+// Work memory: the chunks (shared), then per thread the groups, a row's activation bytes, a pass of expanded
+// panels (where an expert may expand) and the output block of a pass.
+bool   mul_mat_id_supports(const ggml_tensor * dst);
+void   mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst);
+size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads);
 
 } // namespace switchyard::cpu::repack

@@ -6,8 +6,8 @@
 // through vec.cpp: src1 quantized once to the weight type's activation format, integer dot products, as
 // upstream computes it; with more columns, quantized weights go through the integer GEMM of gemm.cpp where
 // the CPU has its tile. Weights stored repacked (a CPU_REPACK buffer) always go through src/cpu/repack/mul_mat.h,
-// for every column count; no other kernel reads them. MUL_MAT_ID always takes the matrix-vector path when the type has a
-// kernel (vec.h: each expert's pairs together). Otherwise, below:
+// for every column count; no other kernel reads them. MUL_MAT_ID of repacked experts goes there too; otherwise it
+// takes the matrix-vector path when the type has a kernel (vec.h: each expert's pairs together). Otherwise, below:
 // Threads split the rows of src0. Each thread converts a block of src0 rows (block_rows: about 256 KiB of floats,
 // so it stays in L2) into its scratch (F32 rows are used in place), then multiplies the block with src1 four
 // columns at a time in 4x4 tiles. Every src1 column is read once per block instead of once per row; conversion
@@ -273,6 +273,10 @@ size_t expert_row_bytes(const ggml_tensor * as) {
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens]
 // dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t]
 void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
+    if (repack::is_repacked(dst->src[0])) {
+        repack::mul_mat_id_compute(p, dst);
+        return;
+    }
     if (mul_mat_id_vec_applies(dst)) {
         mul_mat_id_vec_compute(p, dst);
         return;
@@ -302,16 +306,23 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
+    if (repack::is_repacked(dst->src[0])) {
+        return repack::mul_mat_id_work_size(dst, n_threads);
+    }
     if (mul_mat_id_vec_applies(dst)) {
         return mul_mat_id_vec_work_size(dst, n_threads);
     }
     return src1_converted_bytes(dst->src[0], dst->src[1]) + static_cast<size_t>(n_threads) * expert_row_bytes(dst->src[0]);
 }
 
+// Repacked experts (asked by placement, as MUL_MAT's) go through repack/mul_mat.h, the only kernel that reads them.
 bool mul_mat_id_supports(const ggml_tensor * dst) {
+    const ggml_tensor * as  = dst->src[0];
     const ggml_tensor * ids = dst->src[2];
-    return dst->src[0] && !repack::reads_repacked(dst->src[0]) && mul_mat_supports(dst) && ids &&
-           ids->type == GGML_TYPE_I32;
+    if (as && repack::placed_repacked(as) && as->view_src == nullptr) {
+        return repack::mul_mat_id_supports(dst);
+    }
+    return as && !repack::placed_repacked(as) && mul_mat_supports(dst) && ids && ids->type == GGML_TYPE_I32;
 }
 
 // OUT_PROD: a [M, K, ne2, ne3], b [P, K, ne12, ne13] -> dst [M, P, ne12, ne13]; dst[m, p] = sum_k a[m, k] * b[p, k]

@@ -1,6 +1,7 @@
 #include "cpu/kernels/mul_mat/vec.h"
 
 #include "cpu/kernels/common.h"
+#include "cpu/kernels/mul_mat/expert_pairs.h"
 #include "cpu/quants/matvec.h"
 
 #include <algorithm>
@@ -188,42 +189,10 @@ IdSlot id_slot(const ggml_tensor * dst) {
     IdSlot              s;
     s.gather_cols = std::min(kIdGatherCols, n_pairs);
     s.item_rows   = std::min(kIdItemRows, as->ne[1]);
-    s.groups      = scratch_align(static_cast<size_t>(as->ne[2] + 2 + n_pairs) * sizeof(int32_t));
+    s.groups      = expert_groups_bytes(dst);
     s.gather      = scratch_align(static_cast<size_t>(s.gather_cols) * kernel_for(as)->act_row_bytes(dst->src[1]->ne[0]));
     s.out         = scratch_floats(s.item_rows * s.gather_cols);
     return s;
-}
-
-// The pairs (index e + t * n_used) grouped by expert in pair order (a counting sort): expert x's are
-// pairs[offset[x] .. offset[x + 1]); offset has n_expert + 2 entries. False (the error reported) when an id is out of
-// range.
-bool group_pairs(const ComputeParams & p, const ggml_tensor * as, const ggml_tensor * ids, int32_t * offset, int32_t * pairs) {
-    const int64_t n_expert = as->ne[2], n_used = ids->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
-    auto          id_of    = [&](int64_t pair) {
-        return *reinterpret_cast<const int32_t *>(static_cast<const char *>(ids->data) + (pair % n_used) * ids->nb[0] +
-                                                  (pair / n_used) * ids->nb[1]);
-    };
-    std::fill(offset, offset + n_expert + 2, 0);
-    for (int64_t pair = 0; pair < n_pairs; ++pair) {
-        const int32_t expert = id_of(pair);
-        if (!index_in_range(expert, n_expert)) {
-            if (p.ith == 0) { // every thread finds it: one reports
-                report_data_error(p, "expert id %d out of range [0, %lld) at (%lld, %lld) of src2 '%s'", expert,
-                                  static_cast<long long>(n_expert), static_cast<long long>(pair % n_used),
-                                  static_cast<long long>(pair / n_used), ids->name);
-            }
-            return false;
-        }
-        ++offset[expert + 2];
-    }
-    for (int64_t x = 2; x < n_expert + 2; ++x) {
-        offset[x] += offset[x - 1];
-    }
-    // offset[x + 1] is x's start here; filling moves it to x's end, which is x + 1's start
-    for (int64_t pair = 0; pair < n_pairs; ++pair) {
-        pairs[offset[id_of(pair) + 1]++] = static_cast<int32_t>(pair);
-    }
-    return true;
 }
 
 } // namespace
@@ -245,7 +214,7 @@ void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
     int32_t *     pairs  = offset + as->ne[2] + 2;
     char *        gather = slot + lay.groups;
     auto *        out    = reinterpret_cast<float *>(slot + lay.groups + lay.gather);
-    if (!group_pairs(p, as, ids, offset, pairs)) {
+    if (!group_expert_pairs(p, as, ids, offset, pairs)) {
         return; // after the last barrier (prepare_activations)
     }
     const int64_t rows = as->ne[1], n_used = ids->ne[0];
