@@ -18,9 +18,9 @@
 //   decode L3 q4_0 and q4_K weights of 4096 x 4096 (9-10 MiB: in the last-level cache of most servers), plain
 //            and CPU_REPACK, computed again and again (warm): GB/s of weights, ratio to a warm read of an array of
 //            the same size by the same threads ("L3rd", the cache's read bandwidth)
-//   MoE     MUL_MAT_ID of 128 q4_K experts, 8 per token (Qwen3-30B-A3B's up projection), plain and CPU_REPACK:
-//            1 token (GB/s of the experts read, ratio to DRAM; the same 7 MiB every run) and 512 tokens (GFLOP/s,
-//            ratio to the int8 dot-product peak)
+//   MoE     MUL_MAT_ID of 128 q4_K experts, 8 per token (Qwen3-30B-A3B's up projection), and of 32 mxfp4 experts,
+//            4 per token (gpt-oss-20b's), plain and CPU_REPACK: 1 token (GB/s of the experts read, ratio to DRAM;
+//            the same experts every run) and 512 tokens (GFLOP/s, ratio to the int8 dot-product peak)
 //   attention FLASH_ATTN_EXT, head size 128, 32 query / 8 KV heads, f16 K/V: GFLOP/s; decoding against 4,096 keys
 //            (K / V in L3 here) and 32,768 (128 MiB: from DRAM), and a 512 x 512 prefill
 //   memory-bound ops (SOFT_MAX, ROPE, SWIGLU, CPY, RMS_NORM, GET_ROWS, ADD): GB/s read + written, ratio to the
@@ -501,8 +501,8 @@ bool selected(const Options & o, const std::string & name) {
 
 // The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones (the floats are
 // stored plainly there where the CPU has no tile for them: the case then measures the plain path).
-constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-                                      GGML_TYPE_IQ4_NL, GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16};
+constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL,
+                                      GGML_TYPE_MXFP4, GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16};
 
 // b's graph: m x k weights of `type` (in `buft` when it is not nullptr) times one column; the weights, or nullptr
 // when b cannot be prepared.
@@ -686,48 +686,64 @@ void attention_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     }
 }
 
-// MUL_MAT_ID of a mixture of experts shaped as Qwen3-30B-A3B's up projection: 128 experts of 768 x 2048 q4_K, 8
-// distinct ones per token (drawn uniformly), in the CPU buffer or (buft) CPU_REPACK, for 1 token (GB/s of the 8
-// experts' weights, ratio to the DRAM read bandwidth; the same 8 experts every run, so their 7 MiB stay in a cache
-// that large) and for 512 (GFLOP/s, ratio to the int8 dot-product peak, else the FMA peak).
-void moe_case(ggml_backend_t be, const Options & o, const Peaks & p, int64_t n_tokens, ggml_backend_buffer_type_t buft) {
-    const int64_t     k = 2048, rows = 768, n_expert = 128, n_used = 8;
-    const std::string name = "MUL_MAT_ID 128 experts top-8 768x2048 q4_K" + std::string(buft ? " CPU_REPACK" : "") +
-                             ", " + std::to_string(n_tokens) + (n_tokens == 1 ? " token, GB/s" : " tokens, GFLOP/s");
+// MUL_MAT_ID of a mixture of experts: n_expert experts of rows x k weights, n_used distinct ones per token (drawn
+// uniformly), in the CPU buffer or (buft) CPU_REPACK, for 1 token (GB/s of the experts read, ratio to the DRAM read
+// bandwidth; the same experts every run, so they stay in a cache that large) and for 512 (GFLOP/s, ratio to the int8
+// dot-product peak, else the FMA peak).
+struct MoeShape {
+    const char * name;
+    ggml_type    type;
+    int64_t      k, rows, n_expert, n_used;
+};
+
+// Qwen3-30B-A3B's up projection (128 q4_K experts of 768 x 2048, 8 per token), gpt-oss-20b's (32 mxfp4 experts of
+// 2880 x 2880, 4 per token).
+constexpr MoeShape kMoeShapes[] = {{"128 experts top-8 768x2048", GGML_TYPE_Q4_K, 2048, 768, 128, 8},
+                                   {"32 experts top-4 2880x2880", GGML_TYPE_MXFP4, 2880, 2880, 32, 4}};
+
+void moe_case(ggml_backend_t be, const Options & o, const Peaks & p, const MoeShape & sh, int64_t n_tokens,
+              ggml_backend_buffer_type_t buft) {
+    const std::string name = std::string("MUL_MAT_ID ") + sh.name + " " + ggml_type_name(sh.type) +
+                             (buft ? " CPU_REPACK" : "") + ", " + std::to_string(n_tokens) +
+                             (n_tokens == 1 ? " token, GB/s" : " tokens, GFLOP/s");
     if (!selected(o, name)) {
         return;
     }
     Bench         b(be, 8);
-    ggml_tensor * as  = buft ? b.weight(buft, GGML_TYPE_Q4_K, k, rows, n_expert) : b.tensor(GGML_TYPE_Q4_K, k, rows, n_expert);
-    ggml_tensor * x   = b.tensor(GGML_TYPE_F32, k, 1, n_tokens);
-    ggml_tensor * ids = b.tensor(GGML_TYPE_I32, n_used, n_tokens);
+    ggml_tensor * as  = buft ? b.weight(buft, sh.type, sh.k, sh.rows, sh.n_expert)
+                             : b.tensor(sh.type, sh.k, sh.rows, sh.n_expert);
+    ggml_tensor * x   = b.tensor(GGML_TYPE_F32, sh.k, 1, n_tokens);
+    ggml_tensor * ids = b.tensor(GGML_TYPE_I32, sh.n_used, n_tokens);
     if (!b.prepare(ggml_mul_mat_id(b.ctx(), as, x, ids))) {
         return;
     }
     std::mt19937         rng(7);
-    std::vector<int32_t> experts(static_cast<size_t>(n_expert)), chosen;
+    std::vector<int32_t> experts(static_cast<size_t>(sh.n_expert)), chosen;
     for (int64_t t = 0; t < n_tokens; ++t) {
         std::iota(experts.begin(), experts.end(), 0);
         std::shuffle(experts.begin(), experts.end(), rng);
-        chosen.insert(chosen.end(), experts.begin(), experts.begin() + n_used);
+        chosen.insert(chosen.end(), experts.begin(), experts.begin() + sh.n_used);
     }
     ggml_backend_tensor_set(ids, chosen.data(), 0, ggml_nbytes(ids));
     const double secs = b.seconds(0.5);
     if (n_tokens == 1) {
-        const double gbs = static_cast<double>(n_used) * static_cast<double>(ggml_nbytes(as) / n_expert) / secs / 1e9;
+        const double expert = static_cast<double>(ggml_nbytes(as) / sh.n_expert);
+        const double gbs    = static_cast<double>(sh.n_used) * expert / secs / 1e9;
         row(name.c_str(), gbs, "GB/s", gbs / p.dram_gbs, "DRAM");
         return;
     }
-    const double gflops = 2.0 * static_cast<double>(k * rows * n_used * n_tokens) / secs / 1e9;
+    const double gflops = 2.0 * static_cast<double>(sh.k * sh.rows * sh.n_used * n_tokens) / secs / 1e9;
     const double vnni   = dot_peak(Peak::kVnni, o.threads);
     row(name.c_str(), gflops, "GFLOP/s", gflops / (vnni > 0 ? vnni : p.fma_gflops), vnni > 0 ? "VNNI" : "FMA");
 }
 
 void moe_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
-    for (const int64_t n_tokens : {int64_t{1}, int64_t{512}}) {
-        moe_case(be, o, p, n_tokens, nullptr);
-        if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
-            moe_case(be, o, p, n_tokens, buft);
+    for (const MoeShape & sh : kMoeShapes) {
+        for (const int64_t n_tokens : {int64_t{1}, int64_t{512}}) {
+            moe_case(be, o, p, sh, n_tokens, nullptr);
+            if (ggml_backend_buffer_type_t buft = cpu_repack_buffer_type()) {
+                moe_case(be, o, p, sh, n_tokens, buft);
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ namespace switchyard::cpu::quants {
 // How CPU_REPACK stores a type's weights, 16 rows interleaved per panel (repack/pack.h), or kNone: not repacked.
 enum class RepackForm : uint8_t {
     kNone,
-    kNibbles,  // 4-bit levels of 32-element blocks (q4_0, q4_1, q5_0, q5_1, iq4_nl) with their scales
+    kNibbles,  // 4-bit levels of 32-element blocks (q4_0, q4_1, q5_0, q5_1, iq4_nl, mxfp4) with their scales
     kBytes,    // 8-bit levels of 32-element blocks (q8_0)
     kQ2KBlocks, // whole q2_K super-blocks: 2-bit levels, 4-bit scales and mins per 16
     kQ3KBlocks, // whole q3_K super-blocks: 2-bit levels and their third bits, scales per 16
@@ -60,7 +60,7 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0, 32, 128, false, false, false, RepackForm::kBytes},
     {GGML_TYPE_Q8_1, GGML_TYPE_Q8_1},
     {GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0, 32, 128, false, false, true, RepackForm::kNibbles},
-    {GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, 32, 12, false, false, true},
+    {GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, 32, 12, false, false, true, RepackForm::kNibbles},
     {GGML_TYPE_NVFP4, GGML_TYPE_Q8_0},
     {GGML_TYPE_Q1_0, GGML_TYPE_Q8_0},
     {GGML_TYPE_Q2_0, GGML_TYPE_Q8_0},

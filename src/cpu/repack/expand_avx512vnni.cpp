@@ -3,11 +3,12 @@
 // MUL_MAT by many columns unpacks the nibbles once per pass and runs the GEMM's tile on them for every chunk.
 //
 // Per group of 32 elements: each nibble vector (two quads of the 16 rows) gives its low quad with one AND and its
-// high quad with a shift and an AND; iq4_nl maps both with one vpermb each (the 16-entry table repeated four times,
-// so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past `rows`
-// (whose index 0 would map to level 1); q5_K adds each quad's fifth bit. The factors: s = f16 scale (q4_0, iq4_nl,
-// q8_0), or for q4_K / q5_K s = d * scale and m = -dmin * min in float as gemm.cpp's packer computes them (q2_K,
-// q3_K, q6_K: the same per group of 16, m zero but q2_K's), the rows past `rows` zero. The stored levels of the
+// high quad with a shift and an AND; iq4_nl and mxfp4 map both with one vpermb each (the 16-entry table repeated
+// four times, so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past
+// `rows` (whose index 0 would map to a level above 0); q5_K adds each quad's fifth bit. The factors: s = f16 scale
+// (q4_0, iq4_nl, q8_0) or mxfp4's E8M0 2^(e - 128), or for q4_K / q5_K s = d * scale and m = -dmin * min in float
+// as gemm.cpp's packer computes them (q2_K, q3_K, q6_K: the same per group of 16, m zero but q2_K's), the rows past
+// `rows` zero. The stored levels of the
 // missing rows are zero (format.h), and so are the levels q4_0, q8_0, the K-quants expand them to.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
@@ -73,7 +74,9 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     constexpr size_t kFactorBytes = kLegacyFactorBytes<kType>;
     const int64_t    ng           = k / quant::kQK32;
     const uint8_t *  sc           = panel + static_cast<size_t>(ng) * kGroupBytes;
-    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
+    constexpr int    kBias        = quants::cpu_type_row(kType).gemm_bias;
+    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>, kBias)
+                                                                  : _mm512_setzero_si512();
     const __mmask64  live         = live_bytes(rows);
     const __mmask16  lanes        = live_lanes(rows);
     for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kFactorBytes, out += kGemmGroupBytes) {
@@ -86,7 +89,8 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
         } else {
             nibble_group<kLevelTable<kType> != nullptr>(panel, out, table, live);
         }
-        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(sc));
+        const __m512 s = _mm512_maskz_mov_ps(lanes, kE8M0Scales<kType> ? e8m0_halves_to_floats(sc)
+                                                                       : halves_to_floats(sc));
         const __m512 m = kLegacyMin<kType> ? _mm512_maskz_mov_ps(lanes, halves_to_floats(sc + kScaleGroupBytes))
                                            : _mm512_setzero_ps();
         store_factors(out, s, m);

@@ -1,5 +1,5 @@
-// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, q2_K, q3_K,
-// q4_K, q5_K, q6_K (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's tiles
+// Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, mxfp4, q2_K,
+// q3_K, q4_K, q5_K, q6_K (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's tiles
 // (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original type (4-bit
 // levels stay nibbles).
 //
@@ -13,6 +13,9 @@
 //                  this is byte qs[4j + b] of the row's block unchanged; iq4_nl keeps its 4-bit indices (u =
 //                  kIq4nlValues[index] + 128, mapped in registers). The panel is all groups' levels (256 bytes a
 //                  group), then all groups' 16 f16 scales (32 bytes a group): 4.5 bits a weight, as the original.
+//   mxfp4          as iq4_nl (u = kMxfp4Values[index] + 12, the GEMM's bias), its scales the 16 rows' E8M0 bytes
+//                  (16 bytes a group: 4.25 bits a weight, as the original); the tiles take s = 2^(e - 128) (the
+//                  table holds twice the E2M1 values), as gemm.cpp's packer computes it.
 //   q4_1, q5_0,    as q4_0, q5_0 / q5_1 with one more vector per group after the nibbles: the fifth bits, quad q
 //   q5_1           (0..7) in bit q of each byte (320 bytes a group), q4_1 / q5_1 with the 16 f16 mins after each
 //                  group's 16 f16 scales (64 bytes a group): each type's own size (5, 5.5, 6 bits a weight).
@@ -118,7 +121,11 @@ inline constexpr size_t kLegacyLevelBytes = quants::cpu_type_row(T).repack == Re
                                             : kLegacyFifthBits<T>                              ? kNibbleGroupBytes + 64
                                                                                                 : kNibbleGroupBytes;
 template <ggml_type T>
-inline constexpr size_t kLegacyFactorBytes = kLegacyMin<T> ? 2 * kScaleGroupBytes : kScaleGroupBytes;
+inline constexpr bool kE8M0Scales = T == GGML_TYPE_MXFP4; // one E8M0 byte per row, not an f16 scale
+template <ggml_type T>
+inline constexpr size_t kLegacyFactorBytes = kE8M0Scales<T> ? kPanelRows
+                                             : kLegacyMin<T> ? 2 * kScaleGroupBytes
+                                                             : kScaleGroupBytes;
 size_t legacy_group_bytes(ggml_type type); // kLegacyLevelBytes + kLegacyFactorBytes of a type known at run time
 
 // Bytes of one group of 32 elements in an activation chunk: the interleaved levels, then 8 ChunkAux; of one group
@@ -138,7 +145,8 @@ bool       repackable_type(ggml_type type);
 bool repacks(ggml_type type, int64_t k);
 
 // What a kernel templated on a repacked type T reads of it: whether its levels are whole bytes (q8_0) rather than
-// nibbles, and the value table its nibbles index (iq4_nl), nullptr where they are the levels.
+// nibbles, and the value table its nibbles index (iq4_nl, mxfp4; u = value + the GEMM's bias), nullptr where they
+// are the levels.
 template <ggml_type T>
 inline constexpr bool kByteLevels = quants::cpu_type_row(T).repack == RepackForm::kBytes;
 template <ggml_type T>

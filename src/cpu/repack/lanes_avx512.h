@@ -25,6 +25,15 @@ inline __m512 negated_halves_to_floats(const uint8_t * p) {
     return _mm512_xor_ps(halves_to_floats(p), _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u))));
 }
 
+// 16 E8M0 bytes as 2^(e - 128) (quants/levels.h: e8m0_half): (e - 1) << 23, below 2 the subnormals 2^21 << e.
+inline __m512 e8m0_halves_to_floats(const uint8_t * p) {
+    const __m512i   e     = _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+    const __m512i   one   = _mm512_set1_epi32(1);
+    const __m512i   bits  = _mm512_maskz_slli_epi32(kAll, _mm512_sub_epi32(e, one), 23);
+    const __mmask16 small = _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2));
+    return _mm512_castsi512_ps(_mm512_mask_sllv_epi32(bits, small, _mm512_set1_epi32(0x00200000), e));
+}
+
 inline __m512 bytes_to_floats(const uint8_t * p) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
     return _mm512_maskz_cvtepi32_ps(kAll, _mm512_maskz_cvtepu8_epi32(kAll, bytes));
@@ -117,12 +126,12 @@ inline void fifth_bit_levels(__m512i v, __m512i high, int j, __m512i & lo, __m51
     hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), b_hi, low4, 0xEC);
 }
 
-// A value table's levels + 128 (iq4_nl's) in every 16-byte lane, for vpshufb and for vpermb (whose index bits 4
-// and 5 then select equal lanes).
-inline __m512i level_table_zmm(const int8_t * values) {
+// A value table's levels + the GEMM's bias (iq4_nl's 128, mxfp4's 12) in every 16-byte lane, for vpshufb and for
+// vpermb (whose index bits 4 and 5 then select equal lanes).
+inline __m512i level_table_zmm(const int8_t * values, int bias) {
     alignas(16) int8_t t[16];
     for (int i = 0; i < 16; ++i) {
-        t[i] = static_cast<int8_t>(values[i] + 128);
+        t[i] = static_cast<int8_t>(values[i] + bias);
     }
     return _mm512_maskz_broadcast_i32x4(kAll, _mm_load_si128(reinterpret_cast<const __m128i *>(t)));
 }

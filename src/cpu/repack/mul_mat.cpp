@@ -241,8 +241,8 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
     const int64_t per_sl = chunks_per_slice(src1);
     each_pass(p, dst, panels_per_pass(dst), [&](int64_t slice, int64_t first, int64_t count) {
         Pass ps;
-        ps.panels      = static_cast<const char *>(src0->data) +
-                         static_cast<size_t>(src0_slice(dst, slice)) * expert_bytes(src0) + static_cast<size_t>(first) * pb;
+        ps.panels      = static_cast<const char *>(src0->data) + static_cast<size_t>(first) * pb +
+                         static_cast<size_t>(src0_slice(dst, slice)) * expert_bytes(src0);
         ps.panel_bytes = pb;
         ps.first       = first;
         ps.count       = count;
@@ -335,7 +335,8 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
         const size_t gpb = quants::gemm_panel_bytes(f, k);
         for (int64_t j = 0; j < count; ++j) {
             const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - (first + j) * kPanelRows));
-            expand_panel(as->type, panels + static_cast<size_t>(j) * pb, rows, k, w.expanded + static_cast<size_t>(j) * gpb);
+            expand_panel(as->type, panels + static_cast<size_t>(j) * pb, rows, k,
+                         w.expanded + static_cast<size_t>(j) * gpb);
         }
         panels = w.expanded;
         stride = gpb;
@@ -364,8 +365,9 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
         }
         for (int c = 0; c < n; ++c) {
             const int64_t pair = w.pairs[w.offset[x] + c0 + c];
-            char * col = static_cast<char *>(w.dst->data) + (pair % n_used) * w.dst->nb[1] + (pair / n_used) * w.dst->nb[2];
-            std::memcpy(reinterpret_cast<float *>(col) + r0, w.out + c * w.out_col, static_cast<size_t>(rows) * sizeof(float));
+            auto * col = reinterpret_cast<float *>(static_cast<char *>(w.dst->data) + (pair % n_used) * w.dst->nb[1] +
+                                                   (pair / n_used) * w.dst->nb[2]);
+            std::memcpy(col + r0, w.out + c * w.out_col, static_cast<size_t>(rows) * sizeof(float));
         }
     }
 }

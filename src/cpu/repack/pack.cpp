@@ -50,7 +50,7 @@ void put_row_block(void * w, size_t w_row, int r, int64_t b, const Block & blk) 
     quant::store_block<Block>(static_cast<char *>(w) + static_cast<size_t>(r) * w_row, b, blk);
 }
 
-// ---- q4_0, q4_1, q5_0, q5_1, iq4_nl: the block's qs transposed, nibbles as they are (then the fifth bits) ---------
+// ---- q4_0, q4_1, q5_0, q5_1, iq4_nl, mxfp4: the block's qs transposed, nibbles as they are (then the fifth bits) --
 
 template <class Block>
 void pack_nibble_groups(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
@@ -74,7 +74,11 @@ void pack_nibble_groups(const void * w, size_t w_row, int rows, int64_t k, uint8
                 }
                 store_u32(lv + 4 * kQuadBytes + r * 4, bits);
             }
-            store_u16(fc + 2 * r, blk.d);
+            if constexpr (kE8M0Scales<T>) {
+                fc[r] = blk.e;
+            } else {
+                store_u16(fc + 2 * r, blk.d);
+            }
             if constexpr (kLegacyMin<T>) {
                 store_u16(fc + kScaleGroupBytes + 2 * r, blk.m);
             }
@@ -104,7 +108,11 @@ void unpack_nibble_groups(const uint8_t * panel, int rows, int64_t k, void * w, 
                 }
                 store_u32(blk.qh, qh);
             }
-            blk.d = load_u16(fc + 2 * r);
+            if constexpr (kE8M0Scales<T>) {
+                blk.e = fc[r];
+            } else {
+                blk.d = load_u16(fc + 2 * r);
+            }
             if constexpr (kLegacyMin<T>) {
                 blk.m = load_u16(fc + kScaleGroupBytes + 2 * r);
             }

@@ -1,9 +1,9 @@
 // The repacked layout's tile on AVX-512 VNNI (format.h): 16 weight rows (the lanes of a zmm) times 1..8
 // activation columns, straight from the stored panel. A nibble vector gives two quads of byte levels with one AND
-// and one shift + AND (iq4_nl maps the low nibbles with one vpermb of its table repeated four times, which ignores
-// the high nibble, and the high ones with a shift + vpermb; q6_K puts its two high bits on top with a shift, an AND
-// and one ternary logic op, lanes_avx512.h); per group and column G / 4 vpdpbusd add the
-// products, then one conversion and one or two multiply-adds scale the group into the column's float accumulator,
+// and one shift + AND (iq4_nl and mxfp4 map the low nibbles with one vpermb of their table repeated four times,
+// which ignores the high nibble, and the high ones with a shift + vpermb; q6_K puts its two high bits on top with a
+// shift, an AND and one ternary logic op, lanes_avx512.h); per group and column G / 4 vpdpbusd add the products,
+// then one conversion and one or two multiply-adds scale the group into the column's float accumulator,
 // in the order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp), so both give the same floats.
 //
 // One column (decode) must keep up with DRAM: its eight vpdpbusd per group are split over two accumulators (the
@@ -138,7 +138,9 @@ void legacy_tile(const GemmTileArgs & a) {
     const auto *     lv           = static_cast<const uint8_t *>(a.panel);
     const auto *     sc           = lv + static_cast<size_t>(ng) * kGroupBytes;
     const auto *     cg           = static_cast<const uint8_t *>(a.chunk);
-    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>) : _mm512_setzero_si512();
+    constexpr int    kBias        = quants::cpu_type_row(kType).gemm_bias;
+    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>, kBias)
+                                                                  : _mm512_setzero_si512();
     Outputs<kCols>          out;
     GroupSums<kCols, kType> sums;
     for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kFactorBytes, cg += kChunkGroupBytes) {
@@ -151,7 +153,7 @@ void legacy_tile(const GemmTileArgs & a) {
             init[c] = _mm512_set1_epi32(kMin ? 0 : aux_of(cg, c).word);
         }
         sums.run(lv, cg, init, table, lv + 4 * 64);
-        const __m512 s = halves_to_floats(sc);
+        const __m512 s = kE8M0Scales<kType> ? e8m0_halves_to_floats(sc) : halves_to_floats(sc);
         const __m512 m = kMin ? halves_to_floats(sc + kScaleGroupBytes) : _mm512_setzero_ps();
         for (int c = 0; c < kCols; ++c) {
             out.v[c] = scale_group<kMin>(out.v[c], sums.acc[c], s, m, aux_of(cg, c));

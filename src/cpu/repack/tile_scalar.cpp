@@ -7,6 +7,7 @@
 
 #include "base/fp16.h"
 #include "cpu/kernel_registry.h"
+#include "cpu/quants/levels.h"
 #include "quant/blocks.h"
 
 #include <cstring>
@@ -50,10 +51,12 @@ void add_fifth_bits(const uint8_t * high, int r, int * u) {
 // What row_group reads of the type, looked up once per tile or panel rather than per group.
 struct Layout {
     RepackForm     form;
-    const int8_t * values; // the value table the nibbles index (iq4_nl), or nullptr
-    // the 32-element formats: bytes of a group's levels and factors, fifth bits (q5_0, q5_1), a min (q4_1, q5_1)
+    const int8_t * values; // the value table the nibbles index (iq4_nl, mxfp4), or nullptr
+    // the 32-element formats: bytes of a group's levels and factors, fifth bits (q5_0, q5_1), a min (q4_1, q5_1),
+    // E8M0 scales (mxfp4); the GEMM's bias (added to a table's values)
     size_t level_bytes = 0, factor_bytes = 0;
-    bool   fifth = false, min = false;
+    bool   fifth = false, min = false, e8m0 = false;
+    int    bias = 0;
 };
 
 Layout layout_of(ggml_type type) {
@@ -63,6 +66,8 @@ Layout layout_of(ggml_type type) {
         t.factor_bytes = kLegacyFactorBytes<T>;
         t.fifth        = kLegacyFifthBits<T>;
         t.min          = kLegacyMin<T>;
+        t.e8m0         = kE8M0Scales<T>;
+        t.bias         = quants::cpu_type_row(T).gemm_bias;
     });
     return t;
 }
@@ -125,7 +130,7 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         nibble_levels(lv, r, o.u);
         if (t.values != nullptr) {
             for (int & u : o.u) {
-                u = t.values[u] + 128;
+                u = t.values[u] + t.bias;
             }
         }
         if (t.fifth) {
@@ -133,7 +138,7 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         }
     }
     const uint8_t * fc = panel + static_cast<size_t>(ng) * t.level_bytes + static_cast<size_t>(g) * t.factor_bytes;
-    o.s                = fp16_to_fp32(load_u16(fc + 2 * r));
+    o.s                = t.e8m0 ? quants::e8m0_half(fc[r]) : fp16_to_fp32(load_u16(fc + 2 * r));
     o.m                = t.min ? fp16_to_fp32(load_u16(fc + kScaleGroupBytes + 2 * r)) : 0.0f;
     return o;
 }

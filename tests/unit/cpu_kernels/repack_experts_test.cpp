@@ -30,8 +30,9 @@ using switchyard::testing::reference::upstream_product;
 using namespace switchyard::matvec_test;
 namespace rp = switchyard::cpu::repack;
 
-const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-                            GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
+const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,
+                            GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_IQ4_NL,
+                            GGML_TYPE_MXFP4, GGML_TYPE_Q8_0};
 
 int64_t k_of(ggml_type type) { return ggml_blck_size(type) == 256 ? 512 : 256; }
 
@@ -158,14 +159,16 @@ TEST(RepackExperts, MulMatIdGivesEachPairTheBitsOfItsExpertAlone) {
                     const float *      pair   = got.data() + (e + t * n_used) * m;
                     std::vector<float> alone  = expert_alone(backend, type, bytes, k, m, expert, col);
                     for (int64_t r = 0; r < m; ++r) {
-                        const uint8_t * row  = bytes.data() + (expert * m + r) * static_cast<int64_t>(ggml_row_size(type, k));
+                        const size_t    at   = static_cast<size_t>(expert * m + r) * ggml_row_size(type, k);
+                        const uint8_t * row  = bytes.data() + at;
+                        const float     one  = alone[static_cast<size_t>(r)];
                         const double    tol  = tolerance(type, row, col, k);
-                        const bool      same = exact ? std::memcmp(&pair[r], &alone[static_cast<size_t>(r)], sizeof(float)) == 0
-                                                     : std::fabs(pair[r] - alone[static_cast<size_t>(r)]) <= tol;
-                        if ((!same || std::fabs(pair[r] - upstream_product(type, row, col, k)) > tol) && failures++ < 3) {
+                        const double    want = upstream_product(type, row, col, k);
+                        const bool      same = exact ? std::memcmp(&pair[r], &one, sizeof(float)) == 0
+                                                     : std::fabs(pair[r] - one) <= tol;
+                        if ((!same || std::fabs(pair[r] - want) > tol) && failures++ < 3) {
                             ADD_FAILURE() << "token " << t << ", slot " << e << ", row " << r << ": " << pair[r]
-                                          << ", its expert alone " << alone[static_cast<size_t>(r)] << ", upstream "
-                                          << upstream_product(type, row, col, k);
+                                          << ", its expert alone " << one << ", upstream " << want;
                         }
                     }
                 }
@@ -196,7 +199,7 @@ TEST(RepackExperts, MulMatOfA3DWeightTakesEachSlicesExpert) {
             for (int64_t c = 0; c < n; ++c) {
                 const float * col = x.data() + (c + s * n) * k;
                 for (int64_t r = 0; r < m; ++r) {
-                    const uint8_t * row = bytes.data() + ((s / 2) * m + r) * static_cast<int64_t>(ggml_row_size(type, k));
+                    const uint8_t * row = bytes.data() + static_cast<size_t>((s / 2) * m + r) * ggml_row_size(type, k);
                     EXPECT_NEAR(got[static_cast<size_t>(r + (c + s * n) * m)], upstream_product(type, row, col, k),
                                 tolerance(type, row, col, k))
                         << "slice " << s << ", column " << c << ", row " << r;
@@ -219,13 +222,14 @@ TEST(RepackExperts, SupportsOpAnswersAPlacementProbeOfExperts) {
     ggml_tensor *  w   = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_K, 256, 32, 8);
     w->buffer          = empty;
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat_id(ctx, w, b, ids)));
-    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 8))));
+    ggml_tensor * rows = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 8);
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, rows)));
     ggml_tensor * view = ggml_view_3d(ctx, w, 256, 16, 8, w->nb[1], w->nb[2], 0);
     EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat_id(ctx, view, b, ids)));
     ggml_tensor * plain = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_K, 256, 20, 8);
     plain->buffer       = empty;
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat_id(ctx, plain, b, ids)));
-    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, plain, ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 8))));
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, plain, rows)));
     ggml_free(ctx);
     ggml_backend_buffer_free(empty);
 }

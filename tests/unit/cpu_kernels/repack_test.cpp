@@ -34,7 +34,7 @@ namespace rp = switchyard::cpu::repack;
 
 const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
                              GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
-                             GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0};
+                             GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q8_0};
 
 // The float form's types: packed and unpacked on every CPU, stored repacked where this CPU has their tile.
 const ggml_type kFloatTypes[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
@@ -76,7 +76,7 @@ TEST(RepackFormat, KeepsTheWeightsSize) {
         EXPECT_LE(ratio, 1.06) << ggml_type_name(type); // q3_K 1.055: its header on whole cache lines
         EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
     }
-    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_MXFP4));
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_TQ2_0));
     EXPECT_FALSE(rp::repackable_type(GGML_TYPE_IQ2_XXS));
     EXPECT_FALSE(rp::repacks(GGML_TYPE_Q4_K, 128)) << "a part of a super-block";
     EXPECT_FALSE(rp::repacks(GGML_TYPE_F16, 95)) << "bf16 and f16 pairs";
@@ -209,6 +209,30 @@ TEST(RepackExpand, ExpandedPanelsAreTheGemmPackersBytes) {
                     }
                 }
             }
+        }
+    }
+}
+
+// mxfp4's E8M0 scales, every exponent (0 and 1 give subnormal floats): two panels of 16 rows x 8 blocks, block b of
+// row r with exponent 128 * p + 8 * r + b, expanded by both expanders into the GEMM packer's bytes.
+TEST(RepackExpand, Mxfp4ScalesOfEveryExponentGiveTheGemmPackersBytes) {
+    const ggml_type     type = GGML_TYPE_MXFP4;
+    const int64_t       k    = 256;
+    const size_t        wr   = ggml_row_size(type, k), bs = ggml_type_size(type);
+    const q::GemmFormat f    = q::gemm_format(type);
+    std::mt19937        rng(59);
+    for (int p = 0; p < 2; ++p) {
+        std::vector<uint8_t> w = random_block_rows(type, 16, k, rng);
+        for (size_t b = 0; b < w.size() / bs; ++b) {
+            w[b * bs] = static_cast<uint8_t>(128 * p + static_cast<int>(b));
+        }
+        std::vector<uint8_t> panel(rp::panel_bytes(type, k)), want(q::gemm_panel_bytes(f, k), 0x11);
+        rp::pack_panel(type, w.data(), wr, 16, k, panel.data());
+        q::gemm_pack_portable(type, w.data(), wr, 16, k, want.data());
+        for (auto expand : {rp::expand_panel_portable, rp::expand_panel}) {
+            std::vector<uint8_t> got(want.size(), 0xAB);
+            expand(type, panel.data(), 16, k, got.data());
+            EXPECT_EQ(first_difference(got, want), -1) << "exponents from " << 128 * p;
         }
     }
 }
@@ -529,14 +553,17 @@ TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     ggml_backend_buffer_free(empty);
 }
 
-// A 3-D weight, a vector and a type without a repacked form are stored plainly, computed by the normal kernels.
+// A 3-D weight whose experts are not whole panels, a vector and a type without a repacked form are stored plainly,
+// computed by the normal kernels.
 TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
     std::mt19937   rng(54);
     ggml_backend_t backend = ggml_backend_cpu_init();
     ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
-    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_MXFP4}) {
-        // q4_0 3-D, f32 a vector (a norm or a bias, never a matrix's weights), mxfp4 a type without a form
-        const int64_t k = 64, m = type == GGML_TYPE_F32 ? 1 : 5, n = 3, ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_TQ2_0}) {
+        // q4_0 3-D of 5 rows each, f32 a vector (a norm or a bias, never a matrix's weights), tq2_0 a type without a
+        // form
+        const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64, m = type == GGML_TYPE_F32 ? 1 : 5, n = 3;
+        const int64_t ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
         Product       pr(rp::repack_buffer_type(), type, k, m, n, ne2);
         Product       plain(ggml_backend_cpu_buffer_type(), type, k, m, n, ne2);
         EXPECT_FALSE(rp::is_repacked(pr.w)) << ggml_type_name(type);
