@@ -100,7 +100,7 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
         EXPECT_EQ(r.upstream_pairs, r.type == GGML_TYPE_IQ4_NL || r.type == GGML_TYPE_MXFP4) << ggml_type_name(r.type);
         RepackForm form = RepackForm::kNone;
         if (r.type == GGML_TYPE_Q4_0 || r.type == GGML_TYPE_Q4_1 || r.type == GGML_TYPE_Q5_0 ||
-            r.type == GGML_TYPE_Q5_1 || r.type == GGML_TYPE_IQ4_NL) {
+            r.type == GGML_TYPE_Q5_1 || r.type == GGML_TYPE_IQ4_NL || r.type == GGML_TYPE_MXFP4) {
             form = RepackForm::kNibbles;
         } else if (r.type == GGML_TYPE_Q8_0) {
             form = RepackForm::kBytes;
