@@ -3,7 +3,7 @@
 // gives its column (on 1 and 3 threads, below and past the count of pairs where an expert's passes are expanded, with
 // one input per token or per slot), within tolerance of upstream's product; MUL_MAT of a 3-D repacked weight takes
 // each slice's expert; supports_op answers a placement probe of the experts as the computation will; an expert id out
-// of range fails the computation with a status.
+// of range fails the computation with a status; the scheduler runs repacked experts on the CPU.
 #include "matvec_test_util.h"
 
 #include "conformance/reference/activations.h"
@@ -232,6 +232,52 @@ TEST(RepackExperts, SupportsOpAnswersAPlacementProbeOfExperts) {
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, plain, rows)));
     ggml_free(ctx);
     ggml_backend_buffer_free(empty);
+}
+
+// The scheduler places MUL_MAT_ID of repacked experts on the CPU (its supports_op, asked with the loaded experts) and
+// computes it: upstream's product for every pair.
+TEST(RepackExperts, SchedulerRunsTheExpertsOnTheCpu) {
+    std::mt19937   rng(64);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    const ggml_type type = GGML_TYPE_Q4_K;
+    const int64_t  k = 256, m = 32, n_expert = 4, n_used = 2, n_tokens = 3;
+    Experts        ex(rp::repack_buffer_type(), type, k, m, n_expert);
+    ASSERT_TRUE(rp::is_repacked(ex.w));
+    const std::vector<uint8_t> bytes = quantized_rows(type, m * n_expert, k, rng);
+    ggml_backend_tensor_set(ex.w, bytes.data(), 0, bytes.size());
+    ggml_tensor * b   = ggml_new_tensor_3d(ex.ctx, GGML_TYPE_F32, k, 1, n_tokens);
+    ggml_tensor * ids = ggml_new_tensor_2d(ex.ctx, GGML_TYPE_I32, n_used, n_tokens);
+    ggml_set_input(b);
+    ggml_set_input(ids);
+    ggml_tensor * out = ggml_mul_mat_id(ex.ctx, ex.w, b, ids);
+    ggml_context * gctx = ggml_init({ggml_graph_overhead(), nullptr, true});
+    ggml_cgraph *  gf   = ggml_new_graph(gctx);
+    ggml_build_forward_expand(gf, out);
+    ggml_backend_sched_t sched = ggml_backend_sched_new(&backend, nullptr, 1, 64, false, true);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, gf));
+    EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, out), backend);
+    const std::vector<float> x     = normal_floats(rng, k * n_tokens);
+    const int32_t            route[] = {3, 0, 1, 3, 2, 1};
+    ggml_backend_tensor_set(b, x.data(), 0, x.size() * sizeof(float));
+    ggml_backend_tensor_set(ids, route, 0, sizeof(route));
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, gf), GGML_STATUS_SUCCESS);
+    std::vector<float> got(static_cast<size_t>(ggml_nelements(out)));
+    ggml_backend_tensor_get(out, got.data(), 0, ggml_nbytes(out));
+    for (int64_t t = 0; t < n_tokens; ++t) {
+        for (int64_t e = 0; e < n_used; ++e) {
+            const int64_t expert = route[t * n_used + e];
+            for (int64_t r = 0; r < m; ++r) {
+                const uint8_t * row = bytes.data() + static_cast<size_t>(expert * m + r) * ggml_row_size(type, k);
+                const float *   col = x.data() + t * k;
+                EXPECT_NEAR(got[static_cast<size_t>(r + (e + t * n_used) * m)], upstream_product(type, row, col, k),
+                            tolerance(type, row, col, k))
+                    << "token " << t << ", slot " << e << ", row " << r;
+            }
+        }
+    }
+    ggml_backend_sched_free(sched);
+    ggml_free(gctx);
+    ggml_backend_free(backend);
 }
 
 TEST(RepackExperts, ExpertIdOutOfRangeFailsTheComputation) {
