@@ -386,8 +386,8 @@ size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
 
 // Phase 1: every thread groups the pairs by expert (the same groups in each slot), then converts its share of them,
 // in grouped order, into the experts' chunks (expert x's c-th pair: column c % 8 of chunk start[x] + c / 8); barrier.
-// Phase 2: work items are (expert with pairs, panel of 16 rows), a thread takes a contiguous run of them and
-// multiplies each pass of an expert's panels with the expert's chunks (id_pass). Each output is the tile's sum over
+// Phase 2: work items are (expert with pairs, panel of 16 rows), a thread takes a contiguous run of them of about
+// equal cost and multiplies each pass of an expert's panels with the expert's chunks (id_pass). Each output is the tile's sum over
 // one column, as in MUL_MAT (mul_mat.h): the same bits whatever other pairs share the node.
 void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor *      as  = dst->src[0];
@@ -428,24 +428,27 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
 
     IdWork w{dst, offset, pairs, start, chunks, act + lay.act, reinterpret_cast<float *>(act + lay.act + lay.panels),
              lay.out_col};
+    // the panels of the experts with pairs, split by cost: a panel of expert x costs its chunks' tile calls plus one
+    // for reading it, so that a thread taking popular experts takes fewer of them
     const int64_t n_panels = (as->ne[1] + kPanelRows - 1) / kPanelRows;
-    int64_t       n_items  = 0;
+    auto          cost     = [&](int64_t x) { return offset[x + 1] > offset[x] ? start[x + 1] - start[x] + 1 : 0; };
+    int64_t       total    = 0;
     for (int64_t x = 0; x < n_expert; ++x) {
-        n_items += offset[x + 1] > offset[x] ? n_panels : 0;
+        total += n_panels * cost(x);
     }
-    const kernels::Range items = kernels::thread_range(p, n_items);
-    for (int64_t x = 0, item = 0; x < n_expert && item < items.end; ++x) {
-        if (offset[x + 1] == offset[x]) {
+    const int64_t lo = total * p.ith / p.nth, hi = total * (p.ith + 1) / p.nth;
+    for (int64_t x = 0, at = 0; x < n_expert && at < hi; at += n_panels * cost(x), ++x) {
+        const int64_t c = cost(x);
+        if (c == 0 || at + n_panels * c <= lo) {
             continue;
         }
+        // panel j (cost from at + j * c) is this thread's when that start lies in [lo, hi)
+        const int64_t first    = std::max<int64_t>(0, (lo - at + c - 1) / c);
+        const int64_t last     = std::min(n_panels, (hi - at + c - 1) / c);
         const int64_t per_pass = panels_per_pass(as, id_expands(offset[x + 1] - offset[x]));
-        const int64_t lo = std::max(items.begin, item), hi = std::min(items.end, item + n_panels);
-        for (int64_t it = lo; it < hi;) {
-            const int64_t count = std::min(per_pass, hi - it);
-            id_pass(w, x, it - item, count);
-            it += count;
+        for (int64_t j = first; j < last; j += per_pass) {
+            id_pass(w, x, j, std::min(per_pass, last - j));
         }
-        item += n_panels;
     }
 }
 
