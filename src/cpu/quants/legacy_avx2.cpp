@@ -91,7 +91,9 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
     }
     const int64_t nb     = a.k / kQK32;
     const int64_t paired = F::kPairs ? nb / 2 * 2 : nb; // kPairs: an odd last block is added after the lanes' sum
-    for (int64_t i = 0; i < nb; ++i) {
+    // block i's products into `into` (acc, or where kPairs acc_odd for the odd blocks: a loop step takes one of
+    // each, so that both stay in registers rather than being picked by address)
+    const auto block = [&](int64_t i, __m256 (&into)[C]) __attribute__((always_inline)) {
         const uint8_t * wb = w + i * F::kBytes;
         prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
         const __m256i v  = F::levels(wb);
@@ -107,11 +109,23 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
                 last_sum[c] = sum_i32x8(p);
                 continue;
             }
-            __m256 & into = F::kPairs && i % 2 == 1 ? acc_odd[c] : acc[c];
-            into          = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), into);
+            into[c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), into[c]);
             if constexpr (F::kHasMin) {
                 mins[c] = fma_ss(F::min(wb), half_to_float(ab + 2), mins[c]);
             }
+        }
+    };
+    if constexpr (F::kPairs) {
+        for (int64_t i = 0; i < paired; i += 2) {
+            block(i, acc);
+            block(i + 1, acc_odd);
+        }
+        if (paired < nb) {
+            block(paired, acc);
+        }
+    } else {
+        for (int64_t i = 0; i < nb; ++i) {
+            block(i, acc);
         }
     }
     for (int c = 0; c < C; ++c) {
