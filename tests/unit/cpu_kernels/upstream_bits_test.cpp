@@ -42,7 +42,7 @@ using switchyard::testing::reference::convert_activations;
 const std::vector<ggml_type> & quantized_types() {
     static const std::vector<ggml_type> types = {
         GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
-        GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_MXFP4, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
     };
     return types;
 }
@@ -58,6 +58,11 @@ float sum_lanes8(const float * a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a
 // ---- 32-element formats ---------------------------------------------------------------------------------------
 
 constexpr int8_t kIq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+// MXFP4's E2M1 values doubled (its E8M0 scale carries the factor 1/2)
+constexpr int8_t kMxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// 2^(e - 128) (upstream's GGML_E8M0_TO_FP32_HALF): e < 2 are subnormal floats.
+float e8m0_half(uint8_t e) { return std::ldexp(1.0f, static_cast<int>(e) - 128); }
 
 struct LegacyBlock {
     int   v[32]; // the signed levels upstream multiplies (q4_1 / q5_1: unsigned, their min apart)
@@ -102,16 +107,23 @@ LegacyBlock decode_legacy(ggml_type t, const uint8_t * b) {
             }
             return out;
         }
+        case GGML_TYPE_MXFP4: // e, nibbles as iq4_nl's into its own table
+            out.d = e8m0_half(b[0]);
+            for (int j = 0; j < 16; ++j) {
+                out.v[j]      = kMxfp4[b[1 + j] & 15];
+                out.v[j + 16] = kMxfp4[b[1 + j] >> 4];
+            }
+            return out;
         default: ADD_FAILURE() << "not a 32-element format"; return out;
     }
 }
 
 // Upstream's ggml_vec_dot_<type>_q8_0 / _q8_1 (x86, AVX2): q4_1 / q5_1 add m_w * s_a per block into one float
-// (fused by upstream's compiler); iq4_nl pairs blocks over two accumulator sets and adds an odd last block after the
-// sum (d * sum, not fused).
+// (fused by upstream's compiler); iq4_nl and mxfp4 pair blocks over two accumulator sets and add an odd last block
+// after the sum (d * sum, not fused).
 float upstream_dot_legacy(ggml_type t, const uint8_t * w, const uint8_t * act, int64_t k) {
     const bool    q8_1  = t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
-    const bool    pairs = t == GGML_TYPE_IQ4_NL;
+    const bool    pairs = t == GGML_TYPE_IQ4_NL || t == GGML_TYPE_MXFP4;
     const size_t  abytes = q8_1 ? 36 : 34, aqs = q8_1 ? 4 : 2;
     const int64_t nb = k / 32, paired = pairs ? nb / 2 * 2 : nb;
     float         acc[2][8] = {}, mins = 0.0f, tail = 0.0f;
