@@ -35,7 +35,7 @@ bool repackable(const ggml_tensor * t) {
            ggml_is_contiguous(t);
 }
 
-// The rows stored, all experts' one after another (repacked_rows, buffer_type.h).
+// Panels of the rows stored: all experts' rows one after another (repacked_rows, buffer_type.h).
 int64_t n_panels(const ggml_tensor * t) { return (repacked_rows(t) + kPanelRows - 1) / kPanelRows; }
 
 // The whole tensor from its original bytes `w` (ggml_nbytes) into its panels.

@@ -387,8 +387,8 @@ size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
 // Phase 1: every thread groups the pairs by expert (the same groups in each slot), then converts its share of them,
 // in grouped order, into the experts' chunks (expert x's c-th pair: column c % 8 of chunk start[x] + c / 8); barrier.
 // Phase 2: work items are (expert with pairs, panel of 16 rows), a thread takes a contiguous run of them of about
-// equal cost and multiplies each pass of an expert's panels with the expert's chunks (id_pass). Each output is the tile's sum over
-// one column, as in MUL_MAT (mul_mat.h): the same bits whatever other pairs share the node.
+// equal cost and multiplies each pass of an expert's panels with the expert's chunks (id_pass). Each output is the
+// tile's sum over one column, as in MUL_MAT (mul_mat.h): the same bits whatever other pairs share the node.
 void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor *      as  = dst->src[0];
     const ggml_tensor *      b   = dst->src[1];
@@ -397,12 +397,12 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
     const int64_t            k = as->ne[0], n_expert = as->ne[2], n_used = ids->ne[0], n_pairs = n_pairs_of(dst);
     const IdSlot             lay = id_slot(dst);
     const size_t             cb  = quants::gemm_chunk_bytes(f, k);
-    char *   slot   = static_cast<char *>(p.wdata) + line(cb * static_cast<size_t>(id_chunks_max(dst))) +
-                      static_cast<size_t>(p.ith) * lay.total();
-    auto *   offset = reinterpret_cast<int32_t *>(slot);
-    int32_t * pairs = offset + n_expert + 2;
-    auto *   start  = reinterpret_cast<int32_t *>(slot + lay.groups);
-    char *   act    = slot + lay.groups + lay.starts;
+    char *    slot   = static_cast<char *>(p.wdata) + line(cb * static_cast<size_t>(id_chunks_max(dst))) +
+                       static_cast<size_t>(p.ith) * lay.total();
+    int32_t * offset = reinterpret_cast<int32_t *>(slot);
+    int32_t * pairs  = offset + n_expert + 2;
+    int32_t * start  = reinterpret_cast<int32_t *>(slot + lay.groups);
+    char *    act    = slot + lay.groups + lay.starts;
     if (!group_expert_pairs(p, as, ids, offset, pairs)) {
         return; // every thread returns here, before the barrier
     }
@@ -411,8 +411,8 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
         start[x + 1] = start[x] + (offset[x + 1] - offset[x] + static_cast<int32_t>(kGemmMaxCols) - 1) /
                                       static_cast<int32_t>(kGemmMaxCols);
     }
-    char *      chunks = static_cast<char *>(p.wdata);
-    const kernels::Range mine = kernels::thread_range(p, n_pairs);
+    char *               chunks = static_cast<char *>(p.wdata);
+    const kernels::Range mine   = kernels::thread_range(p, n_pairs);
     for (int64_t g = mine.begin, x = 0; g < mine.end; ++g) {
         while (offset[x + 1] <= g) {
             ++x;
