@@ -74,9 +74,7 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     constexpr size_t kFactorBytes = kLegacyFactorBytes<kType>;
     const int64_t    ng           = k / quant::kQK32;
     const uint8_t *  sc           = panel + static_cast<size_t>(ng) * kGroupBytes;
-    constexpr int    kBias        = quants::cpu_type_row(kType).gemm_bias;
-    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>, kBias)
-                                                                  : _mm512_setzero_si512();
+    const __m512i    table        = level_table_zmm<kType>();
     const __mmask64  live         = live_bytes(rows);
     const __mmask16  lanes        = live_lanes(rows);
     for (int64_t g = 0; g < ng; ++g, panel += kGroupBytes, sc += kFactorBytes, out += kGemmGroupBytes) {
@@ -89,8 +87,7 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
         } else {
             nibble_group<kLevelTable<kType> != nullptr>(panel, out, table, live);
         }
-        const __m512 s = _mm512_maskz_mov_ps(lanes, kE8M0Scales<kType> ? e8m0_halves_to_floats(sc)
-                                                                       : halves_to_floats(sc));
+        const __m512 s = _mm512_maskz_mov_ps(lanes, group_scales<kType>(sc));
         const __m512 m = kLegacyMin<kType> ? _mm512_maskz_mov_ps(lanes, halves_to_floats(sc + kScaleGroupBytes))
                                            : _mm512_setzero_ps();
         store_factors(out, s, m);

@@ -126,14 +126,30 @@ inline void fifth_bit_levels(__m512i v, __m512i high, int j, __m512i & lo, __m51
     hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), b_hi, low4, 0xEC);
 }
 
-// A value table's levels + the GEMM's bias (iq4_nl's 128, mxfp4's 12) in every 16-byte lane, for vpshufb and for
-// vpermb (whose index bits 4 and 5 then select equal lanes).
-inline __m512i level_table_zmm(const int8_t * values, int bias) {
-    alignas(16) int8_t t[16];
-    for (int i = 0; i < 16; ++i) {
-        t[i] = static_cast<int8_t>(values[i] + bias);
+// The value table of a 32-element format T (iq4_nl, mxfp4), its levels + the GEMM's bias (iq4_nl's 128, mxfp4's 12),
+// in every 16-byte lane, for vpshufb and for vpermb (whose index bits 4 and 5 then select equal lanes); zero for the
+// formats whose nibbles are the levels.
+template <ggml_type T>
+inline __m512i level_table_zmm() {
+    if constexpr (kLevelTable<T> == nullptr) {
+        return _mm512_setzero_si512();
+    } else {
+        alignas(16) int8_t t[16];
+        for (int i = 0; i < 16; ++i) {
+            t[i] = static_cast<int8_t>(kLevelTable<T>[i] + quants::cpu_type_row(T).gemm_bias);
+        }
+        return _mm512_maskz_broadcast_i32x4(kAll, _mm_load_si128(reinterpret_cast<const __m128i *>(t)));
     }
-    return _mm512_maskz_broadcast_i32x4(kAll, _mm_load_si128(reinterpret_cast<const __m128i *>(t)));
+}
+
+// The 16 rows' scales of a group of a 32-element format T: f16 values, or mxfp4's E8M0 bytes.
+template <ggml_type T>
+inline __m512 group_scales(const uint8_t * p) {
+    if constexpr (kE8M0Scales<T>) {
+        return e8m0_halves_to_floats(p);
+    } else {
+        return halves_to_floats(p);
+    }
 }
 
 } // namespace

@@ -309,7 +309,7 @@ IdSlot id_slot(const ggml_tensor * dst) {
 
 // The work of one thread: its slot's areas and the experts' groups.
 struct IdWork {
-    const ggml_tensor * dst;
+    ggml_tensor *       dst;
     const int32_t *     offset; // expert x's pairs: pairs[offset[x] .. offset[x + 1])
     const int32_t *     pairs;
     const int32_t *     start;  // expert x's chunks: start[x] .. start[x + 1]
@@ -324,7 +324,7 @@ struct IdWork {
 void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
     const ggml_tensor *      as = w.dst->src[0];
     const quants::GemmFormat f  = format_of(w.dst);
-    const int64_t            k = as->ne[0], m = as->ne[1], n_used = w.dst->src[2]->ne[0];
+    const int64_t            k = as->ne[0], m = as->ne[1];
     const int32_t            pairs = w.offset[x + 1] - w.offset[x];
     const size_t             pb = panel_bytes(as->type, k), cb = quants::gemm_chunk_bytes(f, k);
     const char * panels = static_cast<const char *>(as->data) + static_cast<size_t>(x) * expert_bytes(as) +
@@ -364,10 +364,8 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
             }
         }
         for (int c = 0; c < n; ++c) {
-            const int64_t pair = w.pairs[w.offset[x] + c0 + c];
-            auto * col = reinterpret_cast<float *>(static_cast<char *>(w.dst->data) + (pair % n_used) * w.dst->nb[1] +
-                                                   (pair / n_used) * w.dst->nb[2]);
-            std::memcpy(col + r0, w.out + c * w.out_col, static_cast<size_t>(rows) * sizeof(float));
+            std::memcpy(kernels::pair_output(w.dst, w.pairs[w.offset[x] + c0 + c]) + r0, w.out + c * w.out_col,
+                        static_cast<size_t>(rows) * sizeof(float));
         }
     }
 }
@@ -394,7 +392,7 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor *      b   = dst->src[1];
     const ggml_tensor *      ids = dst->src[2];
     const quants::GemmFormat f   = format_of(dst);
-    const int64_t            k = as->ne[0], n_expert = as->ne[2], n_used = ids->ne[0], n_pairs = n_pairs_of(dst);
+    const int64_t            k = as->ne[0], n_expert = as->ne[2], n_pairs = n_pairs_of(dst);
     const IdSlot             lay = id_slot(dst);
     const size_t             cb  = quants::gemm_chunk_bytes(f, k);
     char *    slot   = static_cast<char *>(p.wdata) + line(cb * static_cast<size_t>(id_chunks_max(dst))) +
@@ -417,10 +415,10 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
         while (offset[x + 1] <= g) {
             ++x;
         }
-        const int64_t pair = pairs[g], c = g - offset[x];
-        const auto *  row  = reinterpret_cast<const float *>(static_cast<const char *>(b->data) +
-                                                           ((pair % n_used) % b->ne[1]) * b->nb[1] +
-                                                           (pair / n_used) * b->nb[2]);
+        const kernels::PairRow in  = kernels::pair_input(dst, pairs[g]);
+        const int64_t          c   = g - offset[x];
+        const auto *           row = reinterpret_cast<const float *>(static_cast<const char *>(b->data) +
+                                                                     in.i11 * b->nb[1] + in.i12 * b->nb[2]);
         quants::gemm_activation(f, row, k, act, chunks + static_cast<size_t>(start[x] + c / kGemmMaxCols) * cb,
                                 static_cast<int>(c % kGemmMaxCols));
     }

@@ -138,9 +138,7 @@ void legacy_tile(const GemmTileArgs & a) {
     const auto *     lv           = static_cast<const uint8_t *>(a.panel);
     const auto *     sc           = lv + static_cast<size_t>(ng) * kGroupBytes;
     const auto *     cg           = static_cast<const uint8_t *>(a.chunk);
-    constexpr int    kBias        = quants::cpu_type_row(kType).gemm_bias;
-    const __m512i    table        = kLevelTable<kType> != nullptr ? level_table_zmm(kLevelTable<kType>, kBias)
-                                                                  : _mm512_setzero_si512();
+    const __m512i    table        = level_table_zmm<kType>();
     Outputs<kCols>          out;
     GroupSums<kCols, kType> sums;
     for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kFactorBytes, cg += kChunkGroupBytes) {
@@ -153,7 +151,7 @@ void legacy_tile(const GemmTileArgs & a) {
             init[c] = _mm512_set1_epi32(kMin ? 0 : aux_of(cg, c).word);
         }
         sums.run(lv, cg, init, table, lv + 4 * 64);
-        const __m512 s = kE8M0Scales<kType> ? e8m0_halves_to_floats(sc) : halves_to_floats(sc);
+        const __m512 s = group_scales<kType>(sc);
         const __m512 m = kMin ? halves_to_floats(sc + kScaleGroupBytes) : _mm512_setzero_ps();
         for (int c = 0; c < kCols; ++c) {
             out.v[c] = scale_group<kMin>(out.v[c], sums.acc[c], s, m, aux_of(cg, c));

@@ -59,6 +59,13 @@ struct Experts {
     Experts(const Experts &)             = delete;
     Experts & operator=(const Experts &) = delete;
 
+    // Sets the experts to weights quantized from normal floats; returns their bytes.
+    std::vector<uint8_t> load(std::mt19937 & rng) const {
+        const std::vector<uint8_t> bytes = quantized_rows(w->type, w->ne[1] * w->ne[2], w->ne[0], rng);
+        ggml_backend_tensor_set(w, bytes.data(), 0, bytes.size());
+        return bytes;
+    }
+
     // Allocates ctx's tensors (call once, after building the node).
     void allocate() { buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type()); }
 
@@ -138,8 +145,7 @@ TEST(RepackExperts, MulMatIdGivesEachPairTheBitsOfItsExpertAlone) {
             const int64_t k = k_of(type), m = 48, n_expert = 7, n_used = 2, n_tokens = 40;
             Experts       ex(rp::repack_buffer_type(), type, k, m, n_expert);
             ASSERT_TRUE(rp::is_repacked(ex.w));
-            const std::vector<uint8_t> bytes = quantized_rows(type, m * n_expert, k, rng);
-            ggml_backend_tensor_set(ex.w, bytes.data(), 0, bytes.size());
+            const std::vector<uint8_t> bytes = ex.load(rng);
             ggml_tensor * b   = ggml_new_tensor_3d(ex.ctx, GGML_TYPE_F32, k, n_b, n_tokens);
             ggml_tensor * ids = ggml_new_tensor_2d(ex.ctx, GGML_TYPE_I32, n_used, n_tokens);
             ggml_tensor * out = ggml_mul_mat_id(ex.ctx, ex.w, b, ids);
@@ -190,8 +196,7 @@ TEST(RepackExperts, MulMatOfA3DWeightTakesEachSlicesExpert) {
         const int64_t k = k_of(type), m = 32, n_expert = 2, n = 5, slices = 4;
         Experts       ex(rp::repack_buffer_type(), type, k, m, n_expert);
         ASSERT_TRUE(rp::is_repacked(ex.w));
-        const std::vector<uint8_t> bytes = quantized_rows(type, m * n_expert, k, rng);
-        ggml_backend_tensor_set(ex.w, bytes.data(), 0, bytes.size());
+        const std::vector<uint8_t> bytes = ex.load(rng);
         ggml_tensor * b   = ggml_new_tensor_3d(ex.ctx, GGML_TYPE_F32, k, n, slices);
         ggml_tensor * out = ggml_mul_mat(ex.ctx, ex.w, b);
         ex.allocate();
@@ -246,8 +251,7 @@ TEST(RepackExperts, SchedulerRunsTheExpertsOnTheCpu) {
     const int64_t  k = 256, m = 32, n_expert = 4, n_used = 2, n_tokens = 3;
     Experts        ex(rp::repack_buffer_type(), type, k, m, n_expert);
     ASSERT_TRUE(rp::is_repacked(ex.w));
-    const std::vector<uint8_t> bytes = quantized_rows(type, m * n_expert, k, rng);
-    ggml_backend_tensor_set(ex.w, bytes.data(), 0, bytes.size());
+    const std::vector<uint8_t> bytes = ex.load(rng);
     ggml_tensor * b   = ggml_new_tensor_3d(ex.ctx, GGML_TYPE_F32, k, 1, n_tokens);
     ggml_tensor * ids = ggml_new_tensor_2d(ex.ctx, GGML_TYPE_I32, n_used, n_tokens);
     ggml_set_input(b);

@@ -19,4 +19,18 @@ size_t expert_groups_bytes(const ggml_tensor * dst);
 bool group_expert_pairs(const ComputeParams & p, const ggml_tensor * as, const ggml_tensor * ids, int32_t * offset,
                         int32_t * pairs);
 
+// A pair's input, src1 row (slot % n_b, token), and the dst column (slot, token) its result goes to.
+struct PairRow {
+    int64_t i11, i12;
+};
+inline PairRow pair_input(const ggml_tensor * dst, int64_t pair) {
+    const int64_t n_used = dst->src[2]->ne[0];
+    return {(pair % n_used) % dst->src[1]->ne[1], pair / n_used};
+}
+inline float * pair_output(ggml_tensor * dst, int64_t pair) {
+    const int64_t n_used = dst->src[2]->ne[0];
+    return reinterpret_cast<float *>(static_cast<char *>(dst->data) + (pair % n_used) * dst->nb[1] +
+                                     (pair / n_used) * dst->nb[2]);
+}
+
 } // namespace switchyard::cpu::kernels

@@ -270,16 +270,22 @@ size_t expert_row_bytes(const ggml_tensor * as) {
     return as->type == GGML_TYPE_F32 ? 0 : scratch_floats(as->ne[0]);
 }
 
+// MUL_MAT_ID's path, chosen here for compute and work_size as MUL_MAT's is: repacked experts through
+// repack/mul_mat.h, types with a matrix-vector kernel through vec.h, the others by the float path below.
+Path mul_mat_id_path(const ggml_tensor * dst) {
+    if (repack::is_repacked(dst->src[0])) {
+        return Path::kRepack;
+    }
+    return mul_mat_id_vec_applies(dst) ? Path::kVec : Path::kFloat;
+}
+
 // MUL_MAT_ID: as [K, N, n_expert], b [K, n_b, n_tokens], ids I32 [n_used, n_tokens] -> dst [N, n_used, n_tokens]
 // dst[:, e, t] = as[ids[e, t]] * b[:, e % n_b, t]
 void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
-    if (repack::is_repacked(dst->src[0])) {
-        repack::mul_mat_id_compute(p, dst);
-        return;
-    }
-    if (mul_mat_id_vec_applies(dst)) {
-        mul_mat_id_vec_compute(p, dst);
-        return;
+    switch (mul_mat_id_path(dst)) {
+        case Path::kRepack: repack::mul_mat_id_compute(p, dst); return;
+        case Path::kVec:    mul_mat_id_vec_compute(p, dst); return;
+        default:            break;
     }
     const ggml_tensor * as   = dst->src[0];
     const ggml_tensor * b    = dst->src[1];
@@ -306,11 +312,10 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
 }
 
 size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
-    if (repack::is_repacked(dst->src[0])) {
-        return repack::mul_mat_id_work_size(dst, n_threads);
-    }
-    if (mul_mat_id_vec_applies(dst)) {
-        return mul_mat_id_vec_work_size(dst, n_threads);
+    switch (mul_mat_id_path(dst)) {
+        case Path::kRepack: return repack::mul_mat_id_work_size(dst, n_threads);
+        case Path::kVec:    return mul_mat_id_vec_work_size(dst, n_threads);
+        default:            break;
     }
     return src1_converted_bytes(dst->src[0], dst->src[1]) + static_cast<size_t>(n_threads) * expert_row_bytes(dst->src[0]);
 }
@@ -319,10 +324,14 @@ size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
 bool mul_mat_id_supports(const ggml_tensor * dst) {
     const ggml_tensor * as  = dst->src[0];
     const ggml_tensor * ids = dst->src[2];
-    if (as && repack::placed_repacked(as) && as->view_src == nullptr) {
+    if (as == nullptr) {
+        return false;
+    }
+    const bool repacked = repack::placed_repacked(as); // a view of repacked experts: refused
+    if (repacked && as->view_src == nullptr) {
         return repack::mul_mat_id_supports(dst);
     }
-    return as && !repack::placed_repacked(as) && mul_mat_supports(dst) && ids && ids->type == GGML_TYPE_I32;
+    return !repacked && mul_mat_supports(dst) && ids && ids->type == GGML_TYPE_I32;
 }
 
 // OUT_PROD: a [M, K, ne2, ne3], b [P, K, ne12, ne13] -> dst [M, P, ne12, ne13]; dst[m, p] = sum_k a[m, k] * b[p, k]

@@ -217,7 +217,7 @@ void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
     if (!group_expert_pairs(p, as, ids, offset, pairs)) {
         return; // after the last barrier (prepare_activations)
     }
-    const int64_t rows = as->ne[1], n_used = ids->ne[0];
+    const int64_t rows = as->ne[1];
     const int64_t runs = (rows + lay.item_rows - 1) / lay.item_rows;
     const size_t  rb   = k.act_row_bytes(b->ne[0]);
     // items (expert, run) over the experts with pairs, in expert order
@@ -240,14 +240,12 @@ void mul_mat_id_vec_compute(const ComputeParams & p, ggml_tensor * dst) {
             for (int32_t c0 = offset[x]; c0 < offset[x + 1]; c0 += static_cast<int32_t>(lay.gather_cols)) {
                 const int32_t cols = std::min<int32_t>(static_cast<int32_t>(lay.gather_cols), offset[x + 1] - c0);
                 for (int32_t c = 0; c < cols; ++c) {
-                    const int64_t pair = pairs[c0 + c];
-                    std::memcpy(gather + static_cast<size_t>(c) * rb, acts.row((pair % n_used) % b->ne[1], pair / n_used, 0), rb);
+                    const PairRow in = pair_input(dst, pairs[c0 + c]);
+                    std::memcpy(gather + static_cast<size_t>(c) * rb, acts.row(in.i11, in.i12, 0), rb);
                 }
                 run_columns(k, as, w + static_cast<size_t>(r0) * as->nb[1], 0, n, gather, rb, cols, out, lay.item_rows);
                 for (int32_t c = 0; c < cols; ++c) {
-                    const int64_t pair = pairs[c0 + c];
-                    char * col = static_cast<char *>(dst->data) + (pair % n_used) * dst->nb[1] + (pair / n_used) * dst->nb[2];
-                    std::memcpy(reinterpret_cast<float *>(col) + r0, out + static_cast<size_t>(c * lay.item_rows),
+                    std::memcpy(pair_output(dst, pairs[c0 + c]) + r0, out + static_cast<size_t>(c * lay.item_rows),
                                 static_cast<size_t>(n) * sizeof(float));
                 }
             }
