@@ -73,10 +73,10 @@ int main(int argc, char ** argv) {
         std::fprintf(stderr, "usage: %s [rows]\n", argv[0]);
         return 1;
     }
-    const ggml_type types[] = {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_MXFP4, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
-                               GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q5_K,
-                               GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K, GGML_TYPE_BF16,
-                               GGML_TYPE_F16};
+    const ggml_type types[] = {GGML_TYPE_Q2_K,   GGML_TYPE_Q3_K,   GGML_TYPE_MXFP4, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
+                               GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q4_K,  GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+                               GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,   GGML_TYPE_Q8_0,  GGML_TYPE_Q8_1, GGML_TYPE_Q8_K,
+                               GGML_TYPE_BF16,   GGML_TYPE_F16};
     const auto gauss   = make_data(false, rows * kRowLength, 1);
     const auto heavy   = make_data(true, rows * kRowLength, 2);
     const auto imatrix = make_imatrix(3);

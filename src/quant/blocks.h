@@ -155,6 +155,18 @@ struct BlockIQ4_NL {
     uint8_t  qs[kQK32 / 2];
 };
 
+// IQ4_XS: IQ4_NL's levels in 256-element super-blocks. Sub-block b (32 elements) has the 6-bit scale
+// ls = (low nibble b % 2 of scales_l[b / 2]) | (bits 2 b, 2 b + 1 of scales_h) << 4, and value
+// = d * (ls - 32) * kIq4nlValues[nibble]; qs[16 b + j] holds element 32 b + j low and 32 b + j + 16 high.
+struct BlockIQ4_XS {
+    static constexpr ggml_type kType = GGML_TYPE_IQ4_XS;
+
+    uint16_t d;
+    uint16_t scales_h;
+    uint8_t  scales_l[kQK_K / 64];
+    uint8_t  qs[kQK_K / 2];
+};
+
 // TQ2_0 (ternary): value = (q - 1) * d with q in {0, 1, 2} (3 unused), four 2-bit values per byte. Element
 // i = 128 h + 32 l + m (h < 2, l < 4, m < 32) sits in qs[32 h + m] at bit 2 l.
 struct BlockTQ2_0 {
@@ -194,6 +206,8 @@ static_assert(sizeof(BlockQ6_K) == 210 && offsetof(BlockQ6_K, qh) == 128 && offs
 static_assert(sizeof(BlockQ8_K) == 292 && offsetof(BlockQ8_K, qs) == 4 && offsetof(BlockQ8_K, bsums) == 260);
 static_assert(sizeof(BlockIQ4_NL) == 18 && offsetof(BlockIQ4_NL, qs) == 2);
 static_assert(sizeof(BlockMXFP4) == 17 && offsetof(BlockMXFP4, qs) == 1);
+static_assert(sizeof(BlockIQ4_XS) == 136 && offsetof(BlockIQ4_XS, scales_h) == 2 &&
+              offsetof(BlockIQ4_XS, scales_l) == 4 && offsetof(BlockIQ4_XS, qs) == 8);
 
 // The struct that stores type T (its kType), void for types without one here: the block formats' one mapping from
 // type to struct, which code generic over types (the CPU's type rows, type_rows.h) reads.

@@ -44,7 +44,8 @@ struct Format {
     ScaleField        scales[2];     // fields validated per block (kind kNone: unused slot)
 };
 
-// The format table entry for `type`, or nullptr for types without conversions (formats not implemented here such as the IQ2/IQ3/IQ1 grids, TQ1_0, NVFP4, Q1_0, Q2_0).
+// The format table entry for `type`, or nullptr for types without conversions (formats not implemented here:
+// the IQ2 / IQ3 / IQ1 grids, TQ1_0, NVFP4, Q1_0, Q2_0).
 const Format * find_format(ggml_type type);
 
 // Runs quantize_one(x, y, n_per_row, imatrix) on each row; y advances by row_bytes. Returns nrows * row_bytes.
@@ -59,10 +60,10 @@ size_t quantize_each_row(const float * src, void * dst, int64_t nrows, int64_t n
 }
 
 // The formats, one object per type, defined in the family files (plain.cpp, q4_q5_q8.cpp, kquants_*.cpp,
-// iq4_nl.cpp, mxfp4.cpp, tq2_0.cpp).
+// iq4.cpp, mxfp4.cpp, tq2_0.cpp).
 extern const Format kFormatF32, kFormatF16, kFormatBF16, kFormatF64, kFormatI8, kFormatI16, kFormatI32, kFormatI64;
 extern const Format kFormatQ4_0, kFormatQ4_1, kFormatQ5_0, kFormatQ5_1, kFormatQ8_0, kFormatQ8_1;
 extern const Format kFormatQ2_K, kFormatQ3_K, kFormatQ4_K, kFormatQ5_K, kFormatQ6_K, kFormatQ8_K;
-extern const Format kFormatIQ4_NL, kFormatMXFP4, kFormatTQ2_0;
+extern const Format kFormatIQ4_NL, kFormatIQ4_XS, kFormatMXFP4, kFormatTQ2_0;
 
 } // namespace switchyard::quant

@@ -13,7 +13,8 @@
 //       be produced: the call logs an error naming the function and leaves y untouched, so a module that needs
 //       those formats loads but must not be used for them.
 //   size_t quantize_iq4_xs(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float * imatrix)
-//       IQ4_XS is not implemented here: logs an error naming the function and returns 0 (no bytes written).
+//       nrows rows of n_per_row floats (a multiple of 256) into IQ4_XS rows, as ggml_quantize_chunk; returns the
+//       bytes written. Bad sizes or a NULL buffer: an error naming the function, 0, nothing written.
 #include "base/log.h"
 #include "quant/blocks.h"
 #include "quant/formats.h"
@@ -122,8 +123,18 @@ void quantize_row_tq1_0_ref(const float * x, void * y, int64_t k) { quantize_row
 void quantize_row_tq2_0_ref(const float * x, void * y, int64_t k) { quantize_row_ref(kTQ2_0, x, y, k); }
 
 size_t quantize_iq4_xs(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float * imatrix) {
-    log_error("[quantize_iq4_xs] this library does not implement IQ4_XS; nothing is written\n");
-    return 0;
+    const int64_t block_size = switchyard::type_info(GGML_TYPE_IQ4_XS).blck_size;
+    if (nrows < 0 || n_per_row <= 0 || n_per_row % block_size != 0) {
+        log_error("[quantize_iq4_xs] nrows = %lld, n_per_row = %lld: n_per_row must be a positive multiple of %lld; "
+                  "nothing is written\n",
+                  static_cast<long long>(nrows), static_cast<long long>(n_per_row), static_cast<long long>(block_size));
+        return 0;
+    }
+    if (nrows > 0 && (src == nullptr || dst == nullptr)) {
+        log_error("[quantize_iq4_xs] %s is NULL\n", src == nullptr ? "src" : "dst");
+        return 0;
+    }
+    return switchyard::quant::find_format(GGML_TYPE_IQ4_XS)->quantize_rows(src, dst, nrows, n_per_row, imatrix);
 }
 
 } // extern "C"

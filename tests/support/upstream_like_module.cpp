@@ -15,9 +15,10 @@
 //                                symbol: ggml_aligned_malloc/free (64-byte aligned; size 0 gives NULL),
 //                                ggml_critical_section_start/end, ggml_log_internal (logs
 //                                "[upstream_like_probe] log_internal 42 ok"), quantize_row_<t>_ref number i on the
-//                                kProbeElements floats of x into out + i * out_stride, and quantize_iq4_xs (which
-//                                must write nothing and return 0 here). False if malloc, alignment or iq4_xs
-//                                misbehaved.
+//                                kProbeElements floats of x into out + i * out_stride, and quantize_iq4_xs (one
+//                                row, no importance matrix) after them, into out + (number of rows) * out_stride.
+//                                False if malloc or alignment misbehaved, or quantize_iq4_xs returned other than
+//                                the row's 136 bytes.
 //   "upstream_like_own_symbols"  int (*)(void): calls ggml_backend_cpu_init() and ggml_graph_compute() from inside
 //                                the module; bit 0 set when the module's own ggml_backend_cpu_init ran, bit 1 when
 //                                its own ggml_graph_compute ran (3: both calls stayed inside the module).
@@ -126,13 +127,7 @@ bool probe(const float * x, uint8_t * out, size_t out_stride) {
         kRowRefs[i].fn(x, out + i * out_stride, kProbeElements);
     }
 
-    uint8_t iq4_xs[kProbeElements];
-    std::memset(iq4_xs, 0xab, sizeof(iq4_xs));
-    ok = quantize_iq4_xs(x, iq4_xs, 1, kProbeElements, nullptr) == 0 && ok;
-    for (uint8_t byte : iq4_xs) {
-        ok = byte == 0xab && ok;
-    }
-    return ok;
+    return quantize_iq4_xs(x, out + std::size(kRowRefs) * out_stride, 1, kProbeElements, nullptr) == 136 && ok;
 }
 
 bool g_own_cpu_init_ran      = false;

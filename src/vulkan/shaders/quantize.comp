@@ -114,7 +114,7 @@ void affine_levels(const float x[32], float top, out uint L[32], out float d, ou
 
 const int kIq4nlValues[16] = int[16](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
 
-// IQ4_NL, the reference quantizer (src/quant/iq4_nl.cpp without importance weights): the scale mapping the value
+// IQ4_NL, the reference quantizer (src/quant/iq4.cpp without importance weights): the scale mapping the value
 // of largest magnitude onto -127 picks the nearest table level of each value (the upper one at a midpoint), then
 // the scale is refitted by least squares with weights x^2; returns it
 float iq4nl_levels(const float x[32], out uint L[32]) {

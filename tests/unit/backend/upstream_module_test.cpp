@@ -26,6 +26,7 @@ void   ggml_critical_section_end(void);
 void   ggml_log_internal(enum ggml_log_level level, const char * format, ...);
 void   quantize_row_q4_0_ref(const float * x, void * y, int64_t k);
 void   quantize_row_nvfp4_ref(const float * x, void * y, int64_t k);
+void   quantize_row_q1_0_ref(const float * x, void * y, int64_t k);
 size_t quantize_iq4_xs(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float * imatrix);
 }
 
@@ -143,12 +144,15 @@ TEST_F(UpstreamModule, ProbeRunsEveryInternalSymbol) {
     ASSERT_EQ(names.size(), 19u);
 
     const std::vector<float> x = probe_input();
-    std::vector<uint8_t>     out(names.size() * kOutStride, kUntouched);
+    std::vector<uint8_t>     out((names.size() + 1) * kOutStride, kUntouched); // and quantize_iq4_xs's row
     LogCapture               log;
     EXPECT_TRUE(probe(x.data(), out.data(), kOutStride));
     EXPECT_TRUE(log.contains("[upstream_like_probe] log_internal 42 ok\n")) << log.text();
     EXPECT_TRUE(log.contains("[ggml_aligned_malloc]")) << log.text(); // the size-0 warning
-    EXPECT_TRUE(log.contains("[quantize_iq4_xs]")) << log.text();
+    EXPECT_FALSE(log.contains("[quantize_iq4_xs]")) << log.text();
+    std::vector<uint8_t> iq4_xs(kOutStride, kUntouched);
+    ggml_get_type_traits(GGML_TYPE_IQ4_XS)->from_float_ref(x.data(), iq4_xs.data(), kProbeElements);
+    EXPECT_EQ(std::memcmp(out.data() + names.size() * kOutStride, iq4_xs.data(), kOutStride), 0);
 
     std::vector<std::string> unimplemented;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -212,8 +216,21 @@ TEST(UpstreamAbi, UnimplementedFormatsLogOncePerCallAndWriteNothing) {
     quantize_row_nvfp4_ref(x.data(), y.data(), kProbeElements);
     EXPECT_EQ(log.errors(), 1u);
     EXPECT_TRUE(log.contains("[quantize_row_nvfp4_ref]")) << log.text();
-    EXPECT_EQ(quantize_iq4_xs(x.data(), y.data(), 1, kProbeElements, nullptr), 0u);
+    quantize_row_q1_0_ref(x.data(), y.data(), 128);
     EXPECT_EQ(log.errors(), 2u);
+    EXPECT_TRUE(log.contains("[quantize_row_q1_0_ref]")) << log.text();
+    EXPECT_EQ(y, std::vector<uint8_t>(kOutStride, kUntouched));
+}
+
+TEST(UpstreamAbi, QuantizeIq4XsWritesTheFormatsRowsAndRejectsBadSizes) {
+    const std::vector<float> x = probe_input();
+    std::vector<uint8_t>     got(kOutStride, kUntouched), want(kOutStride, kUntouched);
+    EXPECT_EQ(quantize_iq4_xs(x.data(), got.data(), 1, kProbeElements, nullptr), 136u);
+    EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_IQ4_XS, x.data(), want.data(), 0, 1, kProbeElements, nullptr), 136u);
+    EXPECT_EQ(got, want);
+    LogCapture log;
+    std::vector<uint8_t> y(kOutStride, kUntouched);
+    EXPECT_EQ(quantize_iq4_xs(x.data(), y.data(), 1, 128, nullptr), 0u);
     EXPECT_TRUE(log.contains("[quantize_iq4_xs]")) << log.text();
     EXPECT_EQ(y, std::vector<uint8_t>(kOutStride, kUntouched));
 }

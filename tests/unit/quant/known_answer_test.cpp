@@ -280,6 +280,31 @@ TEST(KnownAnswer, IQ4_NL) {
     expect_values(GGML_TYPE_IQ4_NL, b, want);
 }
 
+TEST(KnownAnswer, IQ4_XS) {
+    // d = 0.5 at byte 0; sub-block g's 6-bit scale ls_g = 32 + g - 4 (signed scale g - 4: -4..3): low nibbles in
+    // scales_l (byte 4 + g / 2, low nibble for even g), top two bits in scales_h (bytes 2..3, bits 2g, 2g + 1);
+    // sub-block 7 takes ls = 63 (scale 31) and sub-block 6 ls = 0 (scale -32) to reach both ends. Element
+    // 32 g + j (j < 16) is the low nibble of byte 8 + 16 g + j, element 32 g + j + 16 its high nibble.
+    const int  table[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+    const auto q         = random_levels(256, 15, 36);
+    Bytes      b(136);
+    b.u16(0, kHalfHalf);
+    int ls[8];
+    for (int g = 0; g < 8; ++g) {
+        ls[g] = g == 7 ? 63 : g == 6 ? 0 : 32 + g - 4;
+        b.or8(4 + static_cast<size_t>(g / 2), static_cast<uint8_t>((ls[g] & 0xf) << (g % 2 == 0 ? 0 : 4)));
+        b.or8(2 + static_cast<size_t>(g / 4), static_cast<uint8_t>((ls[g] >> 4) << (2 * (g % 4))));
+    }
+    std::vector<float> want(256);
+    for (int i = 0; i < 256; ++i) {
+        const int g = i / 32, j = i % 32, level = q[static_cast<size_t>(i)];
+        b.or8(8 + static_cast<size_t>(16 * g + j % 16), static_cast<uint8_t>(level << (j < 16 ? 0 : 4)));
+        want[static_cast<size_t>(i)] = 0.5f * static_cast<float>(ls[g] - 32) * static_cast<float>(table[level]);
+    }
+    EXPECT_EQ(b.data()[3] >> 6, 0x3); // ls[7] = 63: its top bits 0b11 at bits 14, 15 of scales_h
+    expect_values(GGML_TYPE_IQ4_XS, b, want);
+}
+
 TEST(KnownAnswer, TQ2_0) {
     // element i = 128 h + 32 l + m is code (qs[32 h + m] >> 2 l) & 3, value (code - 1) * d; d = 0.5 at byte 64.
     // Random codes 0..2, and code 3 (unused by the quantizer) once: it decodes to 2 d.

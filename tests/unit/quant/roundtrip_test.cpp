@@ -27,6 +27,7 @@ const Bound kBounds[] = {
     {GGML_TYPE_Q2_K, 0.31, 0.40, 0.0075},  {GGML_TYPE_Q3_K, 0.16, 0.215, 0.004},
     {GGML_TYPE_MXFP4, 0.12, 0.16, 0.002},  {GGML_TYPE_Q4_0, 0.09, 0.145, 0.002},
     {GGML_TYPE_Q4_1, 0.082, 0.115, 0.002}, {GGML_TYPE_IQ4_NL, 0.082, 0.117, 0.002},
+    {GGML_TYPE_IQ4_XS, 0.084, 0.115, 0.002},
     {GGML_TYPE_Q4_K, 0.075, 0.105, 0.002}, {GGML_TYPE_Q5_0, 0.045, 0.075, 0.002},
     {GGML_TYPE_Q5_1, 0.040, 0.057, 0.002}, {GGML_TYPE_Q5_K, 0.038, 0.054, 0.002},
     {GGML_TYPE_Q6_K, 0.019, 0.030, 0.002}, {GGML_TYPE_Q8_0, 0.0057, 0.010, 0.002},
@@ -119,6 +120,11 @@ std::vector<float> on_grid(ggml_type type, uint32_t seed) {
                 x[i]                = scale * static_cast<float>(table[j == 0 ? 0 : r % 16]);
                 break;
             }
+            case GGML_TYPE_IQ4_XS: { // every sub-block's extreme -127 * scale: each one's scale is the block's
+                const int table[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+                x[i]                = scale * static_cast<float>(table[j % 32 == 0 ? 0 : r % 16]);
+                break;
+            }
             case GGML_TYPE_MXFP4: {
                 const float e2m1[16] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, 0, -0.5f, -1, -1.5f, -2, -3, -4, -6};
                 x[i]                 = scale * e2m1[j == 0 ? 15 : r % 16];
@@ -131,9 +137,9 @@ std::vector<float> on_grid(ggml_type type, uint32_t seed) {
 }
 
 TEST(RoundTrip, RepresentableDataComesBackExactly) {
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,  GGML_TYPE_Q8_0,
-                               GGML_TYPE_Q8_1, GGML_TYPE_Q8_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_F16,
-                               GGML_TYPE_BF16, GGML_TYPE_F32,  GGML_TYPE_F64};
+    const ggml_type types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,  GGML_TYPE_Q8_0,
+                               GGML_TYPE_Q8_1,  GGML_TYPE_Q8_K,   GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4,
+                               GGML_TYPE_F16,   GGML_TYPE_BF16,   GGML_TYPE_F32,    GGML_TYPE_F64};
     for (ggml_type t : types) {
         const auto x = on_grid(t, 21);
         EXPECT_EQ(round_trip_ref(t, x), x) << ggml_type_name(t) << " (reference)";
@@ -245,7 +251,7 @@ TEST(Imatrix, WeightedQuantizationReducesWeightedError) {
         EXPECT_LT(weighted_sse(x, weighted, imatrix, false), weighted_sse(x, plain, imatrix, false));
         EXPECT_LT(weighted_sse(x, weighted, imatrix, true), weighted_sse(x, plain, imatrix, true));
     }
-    EXPECT_EQ(checked, 11); // Q2_K..Q6_K, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4
+    EXPECT_EQ(checked, 12); // Q2_K..Q6_K, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, IQ4_XS, MXFP4
 }
 
 TEST(Imatrix, EightBitFormatsIgnoreIt) {
