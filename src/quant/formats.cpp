@@ -14,7 +14,9 @@ const std::array<const Format *, GGML_TYPE_COUNT> & format_table() {
         const Format * all[] = {&kFormatF32,  &kFormatF16,  &kFormatBF16, &kFormatF64,  &kFormatQ4_0,
                                 &kFormatQ4_1, &kFormatQ5_0, &kFormatQ5_1, &kFormatQ8_0, &kFormatQ8_1,
                                 &kFormatQ2_K, &kFormatQ3_K, &kFormatQ4_K, &kFormatQ5_K, &kFormatQ6_K,
-                                &kFormatQ8_K, &kFormatIQ4_NL, &kFormatIQ4_XS, &kFormatMXFP4, &kFormatTQ2_0, &kFormatI8,
+                                &kFormatQ8_K, &kFormatIQ4_NL, &kFormatIQ4_XS, &kFormatMXFP4, &kFormatTQ1_0, &kFormatTQ2_0,
+                                &kFormatIQ2_XXS, &kFormatIQ2_XS, &kFormatIQ2_S, &kFormatIQ3_XXS, &kFormatIQ3_S,
+                                &kFormatIQ1_S, &kFormatIQ1_M, &kFormatI8,
                                 &kFormatI16,  &kFormatI32,  &kFormatI64};
         for (const Format * f : all) {
             t[f->type] = f;
