@@ -572,9 +572,10 @@ void warm_decode_case(ggml_backend_t be, const Options & o, ggml_type type, ggml
 }
 
 void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
-    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-                               GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
+    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16,   GGML_TYPE_Q8_0,  GGML_TYPE_Q4_0,
+                               GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
+                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,
+                               GGML_TYPE_IQ4_XS};
     for (ggml_type type : types) {
         decode_case(be, o, p, type, nullptr);
     }
@@ -645,7 +646,7 @@ void batch_cases(ggml_backend_t be, const Options & o) {
         {16, GGML_TYPE_F16},   {16, GGML_TYPE_BF16},   {32, GGML_TYPE_F16},    {32, GGML_TYPE_BF16},
         {512, GGML_TYPE_F32},  {512, GGML_TYPE_F16},   {512, GGML_TYPE_BF16},  {512, GGML_TYPE_Q8_0},
         {512, GGML_TYPE_Q4_0}, {512, GGML_TYPE_Q4_K},  {512, GGML_TYPE_IQ4_NL}, {512, GGML_TYPE_Q4_1},
-        {512, GGML_TYPE_Q5_K}, {512, GGML_TYPE_Q6_K},
+        {512, GGML_TYPE_Q5_K}, {512, GGML_TYPE_Q6_K},  {512, GGML_TYPE_IQ4_XS},
     };
     for (const Case & c : cases) {
         batch_case(be, o, c.n, c.type, nullptr);

@@ -221,7 +221,8 @@ struct FindBlock<T, B, Rest...> {
 };
 template <ggml_type T>
 using BlockOf = typename FindBlock<T, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, BlockQ8_1, BlockQ2_K, BlockQ3_K,
-                                   BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockQ8_K, BlockIQ4_NL, BlockTQ2_0, BlockMXFP4>::type;
+                                   BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockQ8_K, BlockIQ4_NL, BlockIQ4_XS, BlockTQ2_0,
+                                   BlockMXFP4>::type;
 
 // The 16 levels of a format whose nibbles index a table (its kValues: IQ4_NL, MXFP4), nullptr for the others.
 template <class Block>

@@ -1,11 +1,12 @@
-// AVX-512 VNNI kernels of the K-quants (q2_K .. q6_K) against q8_K activations. A super-block is four vectors of
-// 64 unsigned level codes in element order, so the activations are used as they are (64-byte loads, no
+// AVX-512 VNNI kernels of the K-quants (q2_K .. q6_K) and of iq4_xs against q8_K activations. A super-block is
+// four vectors of 64 level codes in element order, so the activations are used as they are (64-byte loads, no
 // rearranging):
 //
 //  - q4_K / q5_K: two 64-byte loads of qs; low and high nibbles, regrouped by 256-bit halves into elements
 //    0..63, 64..127, ...; q5_K adds its fifth bit from a broadcast of qh (one bit test per vector);
 //  - q6_K: low 4 bits from ql as q4_K's, the high 2 bits from a broadcast of qh shifted per 256-bit half;
 //  - q2_K / q3_K: the 2-bit planes of a broadcast of qs, shifted per half; q3_K's high bit as q5_K's;
+//  - iq4_xs: nibbles as q4_K's through IQ4_NL's table, signed (their magnitudes times the signed activations);
 //
 // then vpmaddubsw (codes x levels, int16 pairs; q3_K's codes minus 4 per element, as upstream) and vpdpwssd with
 // the sub-block scales spread over their lanes (int32, exact). Int32 lane m of vector q holds elements
@@ -180,6 +181,52 @@ struct Q3_K : TypeRow<GGML_TYPE_Q3_K> {
     }
 };
 
+// IQ4_XS: IQ4_NL's signed table levels (vpshufb of the nibbles), the 6-bit scales minus 32 per 32 elements. Its
+// products are |level| times the activation with the level's sign (vpmaddubsw needs an unsigned operand), as
+// upstream's mul_add_epi8 forms them, so the int16 pairs are upstream's own.
+struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
+    static constexpr MinTerm kMin     = MinTerm::kNone;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        uint16_t high;
+        uint32_t low;
+        std::memcpy(&high, b + 2, sizeof(high));
+        std::memcpy(&low, b + 4, sizeof(low));
+        uint64_t ls = 0; // byte g: sub-block g's 6-bit scale
+        for (int g = 0; g < 8; ++g) {
+            ls |= static_cast<uint64_t>(((low >> (4 * g)) & 0xf) | (((high >> (2 * g)) & 3u) << 4)) << (8 * g);
+        }
+        const __m256i sc = _mm256_sub_epi16(per16_from_per32(ls), _mm256_set1_epi16(32));
+        return {sc, _mm256_setzero_si256(), half(b), 0.0f};
+    }
+    // elements 64 q .. 64 q + 63: sub-blocks 2 q and 2 q + 1, each its 16 low nibbles, then its 16 high ones
+    static void codes(const uint8_t * b, __m512i * u) {
+        const __m512i low4  = _mm512_set1_epi8(0x0f);
+        const __m512i table =
+            _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(quant::kIq4nlValues)));
+        for (int h = 0; h < 2; ++h) {
+            const __m512i qs = _mm512_loadu_si512(b + 8 + 64 * h); // sub-blocks 4 h .. 4 h + 3, one per 128 bits
+            const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(qs, low4));
+            const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(qs, 4), low4));
+            const __m512i a  = _mm512_shuffle_i64x2(lo, hi, 0x44); // lo 0, lo 1, hi 0, hi 1
+            const __m512i c  = _mm512_shuffle_i64x2(lo, hi, 0xee); // lo 2, lo 3, hi 2, hi 3
+            u[2 * h]         = _mm512_shuffle_i64x2(a, a, 0xd8);   // lo 0, hi 0, lo 1, hi 1
+            u[2 * h + 1]     = _mm512_shuffle_i64x2(c, c, 0xd8);
+        }
+    }
+};
+
+// Whether F's codes are signed levels (IQ4_XS) rather than unsigned codes.
+template <class F>
+constexpr bool signed_codes() {
+    if constexpr (requires { F::kSigned; }) {
+        return F::kSigned;
+    } else {
+        return false;
+    }
+}
+
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, const __m512i * lanes) {
     const auto * act = static_cast<const uint8_t *>(a.act);
@@ -196,11 +243,16 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
             dot[c] = _mm512_setzero_si512();
         }
         for (int q = 0; q < 4; ++q) {
-            const __m512i scq = _mm512_permutexvar_epi16(lanes[q], sc);
+            const __m512i   scq  = _mm512_permutexvar_epi16(lanes[q], sc);
+            const __mmask64 neg  = signed_codes<F>() ? _mm512_movepi8_mask(u[q]) : 0;
+            const __m512i   mags = signed_codes<F>() ? _mm512_abs_epi8(u[q]) : u[q];
             for (int c = 0; c < C; ++c) {
                 const uint8_t * y  = act + static_cast<size_t>(c) * a.act_col + i * kActBytes + kActQs + 64 * q;
-                const __m512i   yv = _mm512_loadu_si512(y);
-                __m512i         pairs = _mm512_maddubs_epi16(u[q], yv);
+                __m512i         yv = _mm512_loadu_si512(y);
+                if constexpr (signed_codes<F>()) { // the activation with the level's sign (-(-128) stays -128)
+                    yv = _mm512_mask_sub_epi8(yv, neg, _mm512_setzero_si512(), yv);
+                }
+                __m512i pairs = _mm512_maddubs_epi16(mags, yv);
                 if constexpr (F::kOffset4) { // (code - 4) * y, exact in int16 as upstream computes it
                     pairs = _mm512_sub_epi16(pairs, _mm512_maddubs_epi16(_mm512_set1_epi8(4), yv));
                 }
@@ -236,7 +288,7 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn kquants_avx512vnni(ggml_type weight) {
-    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K>(weight, []<class F>() { return kernel<F>; });
+    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS>(weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

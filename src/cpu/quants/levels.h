@@ -237,6 +237,23 @@ inline KLevels levels(const quant::BlockQ6_K & b) {
     return l;
 }
 
+// IQ4_XS: IQ4_NL's table levels, signed 6-bit scales per 32 elements (kept per 16, twice).
+inline KLevels levels(const quant::BlockIQ4_XS & b) {
+    KLevels l;
+    for (int g = 0; g < kQK_K / kQK32; ++g) {
+        for (int j = 0; j < kQK32 / 2; ++j) {
+            l.v[32 * g + j]      = quant::kIq4nlValues[b.qs[16 * g + j] & 0xf];
+            l.v[32 * g + j + 16] = quant::kIq4nlValues[b.qs[16 * g + j] >> 4];
+        }
+        const int ls     = ((b.scales_l[g / 2] >> (4 * (g % 2))) & 0xf) | (((b.scales_h >> (2 * g)) & 3) << 4);
+        l.scale[2 * g]   = l.scale[2 * g + 1] = static_cast<int8_t>(ls - 32);
+        l.min[2 * g]     = l.min[2 * g + 1] = 0;
+    }
+    l.d    = fp16_to_fp32(b.d);
+    l.dmin = 0.0f;
+    return l;
+}
+
 // The min / offset term of each K-quant (upstream_order.h) and whether its lanes take the levels plus 32 (q6_K,
 // whose offset goes through the bsums instead): the kernels written over KLevels (scalar, NEON) read it.
 template <class Block>

@@ -77,7 +77,7 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K},
-    {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K},
+    {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kNone},
     {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K},
     {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K},
 };

@@ -43,6 +43,7 @@ const std::vector<ggml_type> & quantized_types() {
     static const std::vector<ggml_type> types = {
         GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
         GGML_TYPE_MXFP4, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_IQ4_XS,
     };
     return types;
 }
@@ -230,6 +231,17 @@ KBlock decode_k(ggml_type t, const uint8_t * b) {
             }
             out.d = half(b + 208);
             return out;
+        case GGML_TYPE_IQ4_XS: // d, scales_h (2 high bits per 32), scales_l[4] (low nibbles), qs[128]; scale - 32
+            for (int i = 0; i < 256; ++i) {
+                const uint8_t byte = b[8 + 16 * (i / 32) + i % 16];
+                out.code[i]        = kIq4nl[(i % 32) < 16 ? byte & 15 : byte >> 4];
+            }
+            for (int j = 0; j < 16; ++j) {
+                const int g = j / 2, lo = (b[4 + g / 2] >> (4 * (g % 2))) & 15, hi = ((b[2] | (b[3] << 8)) >> (2 * g)) & 3;
+                out.scale[j] = (lo | (hi << 4)) - 32;
+            }
+            out.d = half(b);
+            return out;
         default: ADD_FAILURE() << "not a K-quant"; return out;
     }
 }
@@ -237,7 +249,7 @@ KBlock decode_k(ggml_type t, const uint8_t * b) {
 // Upstream's ggml_vec_dot_<type>_q8_K (x86, AVX2). mins_l = bsums[2 l] f[2 l] + bsums[2 l + 1] f[2 l + 1];
 // dmin = -d_a * dmin_w. q2_K: fma(dmin, mins_l) into the lanes' accumulators first; q4_K: four accumulators of
 // mins_2k + mins_2k+1, summed (0 + 2) + (1 + 3) and added; q5_K: one float fma(dmin, sum of mins) (fused by
-// upstream's compiler), added; q6_K: lanes - mins in integers; q3_K: none (signed levels).
+// upstream's compiler), added; q6_K: lanes - mins in integers; q3_K, iq4_xs: none (signed levels).
 float upstream_dot_k(ggml_type t, const uint8_t * w, const uint8_t * act, int64_t k) {
     float acc[8] = {}, quads[4] = {}, total = 0.0f;
     for (int64_t i = 0; i < k / 256; ++i) {

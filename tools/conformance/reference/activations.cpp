@@ -50,7 +50,8 @@ ggml_type activation_type(ggml_type weight) {
         case GGML_TYPE_Q3_K:
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:
-        case GGML_TYPE_Q6_K:   return GGML_TYPE_Q8_K;
+        case GGML_TYPE_Q6_K:
+        case GGML_TYPE_IQ4_XS: return GGML_TYPE_Q8_K;
         default:               return GGML_TYPE_F32;
     }
 }

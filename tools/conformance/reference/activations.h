@@ -7,7 +7,7 @@
 //   f16 / bf16 weights      activations rounded to f16 / bf16 (nearest even)
 //   q4_0 q5_0 q8_0 iq4_nl mxfp4   q8_0: per 32, d = amax / 127 (fp16), q = nearbyint(x * (127 / amax))
 //   q4_1 q5_1               q8_1: q8_0's d and q, s = fp16(d * sum q)
-//   q2_K .. q6_K            q8_K: upstream's reference quantize_row_q8_K_ref
+//   q2_K .. q6_K, iq4_xs    q8_K: upstream's reference quantize_row_q8_K_ref
 //   f32 and all others      the activations as they are
 #pragma once
 
