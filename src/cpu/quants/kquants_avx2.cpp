@@ -1,5 +1,6 @@
-// AVX2 kernels of the K-quants (q2_K .. q6_K) against q8_K activations. A super-block is taken 32 elements (a
-// "piece") at a time: the piece's unsigned levels in element order (q3_K's minus 4, per element), multiplied with
+// AVX2 kernels of the K-quants (q2_K .. q6_K) and of iq4_xs against q8_K activations. A super-block is taken 32
+// elements (a "piece") at a time: the piece's unsigned levels in element order (q3_K's minus 4, per element;
+// iq4_xs's signed levels as their magnitudes, the activations taking their signs), multiplied with
 // the activations' 32 levels (maddubs: int16 pair sums) and scaled per 16 elements (madd with the sub-block
 // scales) into int32 lanes, lane l taking elements 4 l .. 4 l + 3 of every piece: upstream's lanes. Once per
 // super-block the lanes and the min / offset terms (through the activations' bsums) become floats in upstream's
@@ -121,6 +122,43 @@ struct Q6_K : TypeRow<GGML_TYPE_Q6_K> {
     }
 };
 
+// IQ4_XS: a piece is one sub-block, its 16 low nibbles then its 16 high ones through IQ4_NL's table (signed
+// levels), the 6-bit scales minus 32; the products are |level| times the activation with the level's sign, as
+// upstream's mul_add_epi8 forms them.
+struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
+    static constexpr MinTerm kMin     = MinTerm::kNone;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        uint16_t high;
+        uint32_t low;
+        std::memcpy(&high, b + 2, sizeof(high));
+        std::memcpy(&low, b + 4, sizeof(low));
+        uint64_t ls = 0; // byte g: sub-block g's 6-bit scale
+        for (int g = 0; g < 8; ++g) {
+            ls |= static_cast<uint64_t>(((low >> (4 * g)) & 0xf) | (((high >> (2 * g)) & 3u) << 4)) << (8 * g);
+        }
+        return {_mm256_sub_epi16(per16_from_per32(ls), _mm256_set1_epi16(32)), _mm256_setzero_si256(), half_to_float(b),
+                0.0f};
+    }
+    static __m256i piece(const uint8_t * b, int p) {
+        const __m128i table = load128(quant::kIq4nlValues), low4 = _mm_set1_epi8(0x0f);
+        const __m128i qs    = load128(b + 8 + 16 * p);
+        return _mm256_set_m128i(_mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(qs, 4), low4)),
+                                _mm_shuffle_epi8(table, _mm_and_si128(qs, low4)));
+    }
+};
+
+// Whether F's pieces are signed levels (IQ4_XS) rather than unsigned codes.
+template <class F>
+constexpr bool signed_codes() {
+    if constexpr (requires { F::kSigned; }) {
+        return F::kSigned;
+    } else {
+        return false;
+    }
+}
+
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
     const auto * act = static_cast<const uint8_t *>(a.act);
@@ -134,11 +172,12 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
             sumi[c] = _mm256_setzero_si256();
         }
         for (int p = 0; p < 8; ++p) {
-            const __m256i u  = F::piece(wb, p);
+            const __m256i v  = F::piece(wb, p);
+            const __m256i u  = signed_codes<F>() ? _mm256_sign_epi8(v, v) : v; // magnitudes of signed levels
             const __m256i sc = piece_scales(s.scale, p);
             for (int c = 0; c < C; ++c) {
                 const uint8_t * y  = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes + kQ8KQs + 32 * p;
-                const __m256i   yv = load256(y);
+                const __m256i   yv = signed_codes<F>() ? _mm256_sign_epi8(load256(y), v) : load256(y);
                 __m256i         pairs = dot_u8_i16(u, yv);
                 if constexpr (F::kOffset4) { // (code - 4) * y, exact in int16 as upstream computes it
                     pairs = _mm256_sub_epi16(pairs, dot_u8_i16(_mm256_set1_epi8(4), yv));
@@ -172,7 +211,7 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn kquants_avx2(ggml_type weight) {
-    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K>(weight, []<class F>() { return kernel<F>; });
+    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS>(weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants
