@@ -198,9 +198,9 @@ struct KQuant : TypeRow<B::kType> {
 } // namespace
 
 MatVecFn matvec_neon(ggml_type weight) {
-    using quant::BlockQ2_K, quant::BlockQ3_K, quant::BlockQ4_K, quant::BlockQ5_K, quant::BlockQ6_K;
+    using quant::BlockQ2_K, quant::BlockQ3_K, quant::BlockQ4_K, quant::BlockQ5_K, quant::BlockQ6_K, quant::BlockIQ4_XS;
     return kernel_for<F32, F16, Q4_0, Q8_0, KQuant<BlockQ2_K>, KQuant<BlockQ3_K>, KQuant<BlockQ4_K>,
-                      KQuant<BlockQ5_K>, KQuant<BlockQ6_K>>(weight, []<class F>() -> MatVecFn {
+                      KQuant<BlockQ5_K>, KQuant<BlockQ6_K>, KQuant<BlockIQ4_XS>>(weight, []<class F>() -> MatVecFn {
         if constexpr (requires { F::load(nullptr); }) {
             return kernel<F>; // the 32-element formats, sixteen products at a time
         } else if constexpr (requires { typename F::Block; }) {
