@@ -189,14 +189,7 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
     static constexpr bool    kOffset4 = false;
     static constexpr bool    kSigned  = true;
     static Scales scales(const uint8_t * b) {
-        uint16_t high;
-        uint32_t low;
-        std::memcpy(&high, b + 2, sizeof(high));
-        std::memcpy(&low, b + 4, sizeof(low));
-        uint64_t ls = 0; // byte g: sub-block g's 6-bit scale
-        for (int g = 0; g < 8; ++g) {
-            ls |= static_cast<uint64_t>(((low >> (4 * g)) & 0xf) | (((high >> (2 * g)) & 3u) << 4)) << (8 * g);
-        }
+        const uint64_t ls = iq4_xs_scale_bytes(b);
         const __m256i sc = _mm256_sub_epi16(per16_from_per32(ls), _mm256_set1_epi16(32));
         return {sc, _mm256_setzero_si256(), half(b), 0.0f};
     }
@@ -216,16 +209,6 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
         }
     }
 };
-
-// Whether F's codes are signed levels (IQ4_XS) rather than unsigned codes.
-template <class F>
-constexpr bool signed_codes() {
-    if constexpr (requires { F::kSigned; }) {
-        return F::kSigned;
-    } else {
-        return false;
-    }
-}
 
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, const __m512i * lanes) {

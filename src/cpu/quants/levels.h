@@ -237,21 +237,45 @@ inline KLevels levels(const quant::BlockQ6_K & b) {
     return l;
 }
 
+// IQ4_XS: byte g the 6-bit scale (unsigned, before its - 32) of sub-block g, from the block's bytes 2..7.
+inline uint64_t iq4_xs_scale_bytes(const uint8_t * block) {
+    uint16_t high;
+    uint32_t low;
+    std::memcpy(&high, block + 2, sizeof(high));
+    std::memcpy(&low, block + 4, sizeof(low));
+    uint64_t ls = 0;
+    for (int g = 0; g < 8; ++g) {
+        ls |= static_cast<uint64_t>(((low >> (4 * g)) & 0xf) | (((high >> (2 * g)) & 3u) << 4)) << (8 * g);
+    }
+    return ls;
+}
+
 // IQ4_XS: IQ4_NL's table levels, signed 6-bit scales per 32 elements (kept per 16, twice).
 inline KLevels levels(const quant::BlockIQ4_XS & b) {
-    KLevels l;
+    KLevels        l;
+    const uint64_t ls = iq4_xs_scale_bytes(reinterpret_cast<const uint8_t *>(&b));
     for (int g = 0; g < kQK_K / kQK32; ++g) {
         for (int j = 0; j < kQK32 / 2; ++j) {
             l.v[32 * g + j]      = quant::kIq4nlValues[b.qs[16 * g + j] & 0xf];
             l.v[32 * g + j + 16] = quant::kIq4nlValues[b.qs[16 * g + j] >> 4];
         }
-        const int ls     = ((b.scales_l[g / 2] >> (4 * (g % 2))) & 0xf) | (((b.scales_h >> (2 * g)) & 3) << 4);
-        l.scale[2 * g]   = l.scale[2 * g + 1] = static_cast<int8_t>(ls - 32);
-        l.min[2 * g]     = l.min[2 * g + 1] = 0;
+        l.scale[2 * g] = l.scale[2 * g + 1] = static_cast<int8_t>(static_cast<int>((ls >> (8 * g)) & 0xff) - 32);
+        l.min[2 * g] = l.min[2 * g + 1] = 0;
     }
     l.d    = fp16_to_fp32(b.d);
     l.dmin = 0.0f;
     return l;
+}
+
+// Whether a kernel's format struct F has signed levels (kSigned: IQ4_XS) rather than unsigned codes: the x86 kernels
+// then multiply the levels' magnitudes with the activations carrying the levels' signs, as upstream does.
+template <class F>
+constexpr bool signed_codes() {
+    if constexpr (requires { F::kSigned; }) {
+        return F::kSigned;
+    } else {
+        return false;
+    }
 }
 
 // The min / offset term of each K-quant (upstream_order.h) and whether its lanes take the levels plus 32 (q6_K,
