@@ -396,3 +396,20 @@ TEST(IqGridKnownAnswer, TQ1_0RoundTripsTernaryData) {
 }
 
 } // namespace
+
+// The formats are registered: ggml_get_type_traits hands out their dequantizers (and TQ1_0's quantizer), and the
+// grid formats, which have no quantizer here, report none.
+TEST(IqGridFormats, TraitsListTheirConversions) {
+    const std::pair<ggml_type, const sq::Format *> formats[] = {
+        {GGML_TYPE_IQ2_XXS, &sq::kFormatIQ2_XXS}, {GGML_TYPE_IQ2_XS, &sq::kFormatIQ2_XS},
+        {GGML_TYPE_IQ2_S, &sq::kFormatIQ2_S},     {GGML_TYPE_IQ3_XXS, &sq::kFormatIQ3_XXS},
+        {GGML_TYPE_IQ3_S, &sq::kFormatIQ3_S},     {GGML_TYPE_IQ1_S, &sq::kFormatIQ1_S},
+        {GGML_TYPE_IQ1_M, &sq::kFormatIQ1_M},     {GGML_TYPE_TQ1_0, &sq::kFormatTQ1_0},
+    };
+    for (const auto & [type, format] : formats) {
+        const ggml_type_traits * tt = ggml_get_type_traits(type);
+        EXPECT_EQ(tt->to_float, format->to_float) << ggml_type_name(type);
+        EXPECT_NE(tt->to_float, nullptr) << ggml_type_name(type);
+        EXPECT_EQ(tt->from_float_ref != nullptr, type == GGML_TYPE_TQ1_0) << ggml_type_name(type);
+    }
+}
