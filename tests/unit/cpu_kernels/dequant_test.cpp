@@ -1,6 +1,7 @@
 // The matrix kernels' fast dequantizers (every ISA table this CPU can run) against the reference to_float of
 // the type traits, bit for bit, on blocks of random bytes: every level, every packed scale/min pattern, and
-// half-precision scales across the finite range (subnormals and signed zeros included).
+// half-precision scales across the finite range (subnormals and signed zeros included). The IQ grid formats'
+// random bytes reach every grid point, sign pattern and sub-scale.
 #include "cpu/simd/isa.h"
 #include "cpu/kernels/mul_mat/dequant.h"
 
@@ -33,12 +34,13 @@ std::vector<const DequantKernels *> tables() {
     return t;
 }
 
-// Byte offsets of the fp16 scale fields in one block.
+// Byte offsets of the fp16 scale fields in one block (IQ1_M spreads its scale over nibbles: random_blocks).
 std::vector<size_t> half_fields(ggml_type t) {
     switch (t) {
-        case GGML_TYPE_Q4_K: return {0, 2};
-        case GGML_TYPE_Q6_K: return {208};
-        default:             return {0};
+        case GGML_TYPE_Q4_K:  return {0, 2};
+        case GGML_TYPE_Q6_K:  return {208};
+        case GGML_TYPE_IQ1_M: return {};
+        default:              return {0};
     }
 }
 
@@ -61,13 +63,18 @@ std::vector<uint8_t> random_blocks(ggml_type t, int64_t n_blocks, std::mt19937 &
             }
             std::memcpy(&data[i * bs + off], &h, sizeof h);
         }
+        if (t == GGML_TYPE_IQ1_M) { // its fp16 scale's bit 14 (top exponent bit) is bit 14 of the last scale word
+            data[i * bs + 55] = static_cast<uint8_t>(data[i * bs + 55] & ~0x40u);
+        }
     }
     return data;
 }
 
 TEST(Dequant, MatchesReferenceBitForBit) {
     std::mt19937 rng(1234);
-    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K}) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ2_XXS,
+                        GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S,
+                        GGML_TYPE_IQ1_M}) {
         const ggml_type_traits * tt = ggml_get_type_traits(t);
         ASSERT_NE(tt->to_float, nullptr);
         for (int64_t n_blocks : {1, 3, 64}) {
