@@ -9,6 +9,7 @@
 
 #include "base/fp16.h"
 #include "quant/blocks.h"
+#include "quant/iq_grid_walk.h"
 
 #include <immintrin.h>
 
@@ -100,15 +101,32 @@ void dequant_q6_k(const void * x, float * y, int64_t n) {
     }
 }
 
-template <class V>
+// The IQ grid formats: their block walks (quant/iq_grid_walk.h) with the level's steps Put, which must perform the
+// reference steps' float operations (a grid point's bytes widened and converted, times the scale, the signs flipped
+// by an XOR of the sign bit; IQ1's int8 bytes plus delta, times dl).
+template <class V, class Put>
 DequantKernels dequant_table(const char * isa) {
+    namespace walk = quant::iq_walk;
     DequantKernels k;
     k.isa                              = isa;
     k.by_type[quant::BlockQ4_0::kType] = dequant_q4_0<V>;
     k.by_type[quant::BlockQ8_0::kType] = dequant_q8_0<V>;
     k.by_type[quant::BlockQ4_K::kType] = dequant_q4_k<V>;
     k.by_type[quant::BlockQ6_K::kType] = dequant_q6_k<V>;
+    k.by_type[GGML_TYPE_IQ2_XXS]       = walk::dequantize_iq2_xxs<Put>;
+    k.by_type[GGML_TYPE_IQ2_XS]        = walk::dequantize_iq2_xs<Put>;
+    k.by_type[GGML_TYPE_IQ2_S]         = walk::dequantize_iq2_s<Put>;
+    k.by_type[GGML_TYPE_IQ3_XXS]       = walk::dequantize_iq3_xxs<Put>;
+    k.by_type[GGML_TYPE_IQ3_S]         = walk::dequantize_iq3_s<Put>;
+    k.by_type[GGML_TYPE_IQ1_S]         = walk::dequantize_iq1_s<Put>;
+    k.by_type[GGML_TYPE_IQ1_M]         = walk::dequantize_iq1_m<Put>;
     return k;
+}
+
+// IQ1's step on eight float lanes (AVX2 and AVX-512 alike): int8 bytes, plus delta, times dl.
+inline void iq1_shifted_8(uint64_t point, float delta, float dl, float * y) {
+    const __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(static_cast<long long>(point))));
+    _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_set1_ps(dl), _mm256_add_ps(q, _mm256_set1_ps(delta))));
 }
 
 } // namespace
