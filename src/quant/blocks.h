@@ -247,6 +247,11 @@ void store_block(void * base, int64_t index, const Block & b) {
     std::memcpy(static_cast<char *>(base) + index * static_cast<int64_t>(sizeof(Block)), &b, sizeof(Block));
 }
 
+// IQ4_XS: the stored 6-bit scale (0..63; the value is this - 32) of sub-block g (0..7) from scales_h and scales_l.
+inline int iq4_xs_group_scale(uint16_t scales_h, const uint8_t * scales_l, int g) {
+    return ((scales_l[g / 2] >> (4 * (g % 2))) & 0xf) | (((scales_h >> (2 * g)) & 3) << 4);
+}
+
 // Q4_K / Q5_K: the 6-bit scale and min of sub-block j (0..7) from the 12 packed bytes. Sub-blocks 0-3 keep
 // scale and min in the low 6 bits of bytes j and j + 4; sub-blocks 4-7 keep their low 4 bits in the nibbles
 // of byte j + 4 and their top 2 bits in the top bits of bytes j - 4 (scale) and j (min).

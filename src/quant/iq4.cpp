@@ -180,8 +180,7 @@ void dequantize_iq4_xs(const void * x, float * y, int64_t k) {
         const auto  b = load_block<BlockIQ4_XS>(x, i);
         const float d = fp16_to_fp32(b.d);
         for (int g = 0; g < kQK_K / kQK32; ++g) {
-            const int   ls = ((b.scales_l[g / 2] >> (4 * (g % 2))) & 0xf) | (((b.scales_h >> (2 * g)) & 3) << 4);
-            const float dl = d * static_cast<float>(ls - 32);
+            const float dl = d * static_cast<float>(iq4_xs_group_scale(b.scales_h, b.scales_l, g) - 32);
             float *     out = y + i * kQK_K + g * kQK32;
             for (int j = 0; j < kQK32 / 2; ++j) {
                 out[j]      = dl * static_cast<float>(kIq4nlValues[b.qs[16 * g + j] & 0xf]);

@@ -7,10 +7,7 @@
 // times the grid value, then the sign), so the results are identical, not merely close.
 #include "quant/iq_grid_walk.h"
 
-#include "base/fp16.h"
-
 #include <bit>
-#include <cstring>
 
 namespace switchyard::quant {
 

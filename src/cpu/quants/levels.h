@@ -240,12 +240,11 @@ inline KLevels levels(const quant::BlockQ6_K & b) {
 // IQ4_XS: byte g the 6-bit scale (unsigned, before its - 32) of sub-block g, from the block's bytes 2..7.
 inline uint64_t iq4_xs_scale_bytes(const uint8_t * block) {
     uint16_t high;
-    uint32_t low;
-    std::memcpy(&high, block + 2, sizeof(high));
-    std::memcpy(&low, block + 4, sizeof(low));
+    std::memcpy(&high, block + offsetof(quant::BlockIQ4_XS, scales_h), sizeof(high));
     uint64_t ls = 0;
     for (int g = 0; g < 8; ++g) {
-        ls |= static_cast<uint64_t>(((low >> (4 * g)) & 0xf) | (((high >> (2 * g)) & 3u) << 4)) << (8 * g);
+        const int s = quant::iq4_xs_group_scale(high, block + offsetof(quant::BlockIQ4_XS, scales_l), g);
+        ls |= static_cast<uint64_t>(s) << (8 * g);
     }
     return ls;
 }
