@@ -160,6 +160,7 @@ struct BlockIQ4_NL {
 // = d * (ls - 32) * kIq4nlValues[nibble]; qs[16 b + j] holds element 32 b + j low and 32 b + j + 16 high.
 struct BlockIQ4_XS {
     static constexpr ggml_type kType = GGML_TYPE_IQ4_XS;
+    static constexpr const int8_t * kValues = kIq4nlValues;
 
     uint16_t d;
     uint16_t scales_h;
@@ -224,7 +225,8 @@ using BlockOf = typename FindBlock<T, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1
                                    BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockQ8_K, BlockIQ4_NL, BlockIQ4_XS, BlockTQ2_0,
                                    BlockMXFP4>::type;
 
-// The 16 levels of a format whose nibbles index a table (its kValues: IQ4_NL, MXFP4), nullptr for the others.
+// The 16 levels of a format whose nibbles index a table (its kValues: IQ4_NL, IQ4_XS, MXFP4), nullptr for the
+// others.
 template <class Block>
 constexpr const int8_t * value_table() {
     if constexpr (requires { Block::kValues; }) {

@@ -34,6 +34,7 @@ enum class RepackForm : uint8_t {
     kQ4KBlocks, // whole q4_K super-blocks: levels, 6-bit scales and mins
     kQ5KBlocks, // whole q5_K super-blocks: q4_K's, plus the levels' fifth bits
     kQ6KBlocks, // whole q6_K super-blocks: 6-bit levels as nibbles and 2-bit highs, int8 scales per 16
+    kIQ4XSBlocks, // whole iq4_xs super-blocks: table nibbles as iq4_nl's, signed 6-bit scales per 32
     kFloats     // f32, f16, bf16: the values as they are, 16 rows interleaved (bf16 in pairs)
 };
 
@@ -77,7 +78,7 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K},
     {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K},
-    {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kNone},
+    {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kIQ4XSBlocks},
     {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K},
     {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K},
 };

@@ -3,7 +3,7 @@
 // MUL_MAT by many columns unpacks the nibbles once per pass and runs the GEMM's tile on them for every chunk.
 //
 // Per group of 32 elements: each nibble vector (two quads of the 16 rows) gives its low quad with one AND and its
-// high quad with a shift and an AND; iq4_nl and mxfp4 map both with one vpermb each (the 16-entry table repeated
+// high quad with a shift and an AND; iq4_nl, iq4_xs and mxfp4 map both with one vpermb each (the 16-entry table repeated
 // four times, so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past
 // `rows` (whose index 0 would map to a level above 0); q5_K adds each quad's fifth bit. The factors: s = f16 scale
 // (q4_0, iq4_nl, q8_0) or mxfp4's E8M0 2^(e - 128), or for q4_K / q5_K s = d * scale and m = -dmin * min in float
@@ -95,22 +95,32 @@ void expand_legacy(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
 }
 
 // q4_K, q5_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles (q5_K: then their 8
-// vectors of fifth bits).
+// vectors of fifth bits); iq4_xs: d and the signed scales, then 8 groups of table nibbles.
 template <ggml_type kType>
 void expand_k4(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    constexpr bool  kXs   = kType == GGML_TYPE_IQ4_XS;
     const int64_t   nsb   = k / quant::kQK_K;
     const __mmask16 lanes = live_lanes(rows);
+    const __m512i   table = level_table_zmm<kType>();
     for (int64_t b = 0; b < nsb; ++b, panel += superblock_bytes(quants::cpu_type_row(kType).repack)) {
         const __m512 d    = halves_to_floats(panel);
-        const __m512 dmin = negated_halves_to_floats(panel + 32);
+        const __m512 dmin = kXs ? _mm512_setzero_ps() : negated_halves_to_floats(panel + 32);
         for (int j = 0; j < 8; ++j, out += kGemmGroupBytes) {
-            if constexpr (kType == GGML_TYPE_Q5_K) {
-                fifth_bit_group(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, panel + kQ5KHighAt + j * 64, out);
+            const uint8_t * lv = panel + (kXs ? kIQ4XSHeaderBytes : kQ4KHeaderBytes) + j * kNibbleGroupBytes;
+            __m512          s, m;
+            if constexpr (kXs) { // the rows past `rows` zeroed: their index 0 maps to a level above 0
+                nibble_group<true>(lv, out, table, live_bytes(rows));
+                s = _mm512_maskz_mul_ps(lanes, d, signed_bytes_to_floats(panel + kIQ4XSScalesAt + j * kPanelRows));
+                m = _mm512_setzero_ps();
             } else {
-                nibble_group<false>(panel + kQ4KHeaderBytes + j * kNibbleGroupBytes, out, _mm512_setzero_si512(), 0);
+                if constexpr (kType == GGML_TYPE_Q5_K) {
+                    fifth_bit_group(lv, panel + kQ5KHighAt + j * 64, out);
+                } else {
+                    nibble_group<false>(lv, out, _mm512_setzero_si512(), 0);
+                }
+                s = _mm512_maskz_mul_ps(lanes, d, bytes_to_floats(panel + kQ4KScalesAt + j * kPanelRows));
+                m = _mm512_maskz_mul_ps(lanes, dmin, bytes_to_floats(panel + kQ4KMinsAt + j * kPanelRows));
             }
-            const __m512 s = _mm512_maskz_mul_ps(lanes, d, bytes_to_floats(panel + kQ4KScalesAt + j * kPanelRows));
-            const __m512 m = _mm512_maskz_mul_ps(lanes, dmin, bytes_to_floats(panel + kQ4KMinsAt + j * kPanelRows));
             store_factors(out, s, m);
         }
     }
@@ -152,7 +162,8 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
         constexpr RepackForm form = quants::cpu_type_row(T).repack;
         if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
             expand_legacy<T>(p, rows, k, out);
-        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+        } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks ||
+                             form == RepackForm::kIQ4XSBlocks) {
             expand_k4<T>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                              form == RepackForm::kQ6KBlocks) {

@@ -1,5 +1,5 @@
 // Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, mxfp4, q2_K,
-// q3_K, q4_K, q5_K, q6_K (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's tiles
+// q3_K, q4_K, q5_K, q6_K, iq4_xs (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's tiles
 // (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original type (4-bit
 // levels stay nibbles).
 //
@@ -42,6 +42,10 @@
 //                  high 2 bits: vector h holds group 2j + h, quad i (0..3) of it in bits 2i, 2i + 1 of each byte
 //                  (3392 bytes for 16 x 256 weights: 6.625 bits a weight, 1 % over q6_K's 6.5625). The GEMM's
 //                  groups of 16 elements: s = d * scale in float, as gemm.cpp's packer computes it.
+//   iq4_xs         per super-block of 256 elements: the 16 rows' f16 d (32 bytes, then 32 of padding), the scales
+//                  ls - 32 as int8 [8 groups of 32][16 rows], then per group 4 nibble vectors as iq4_nl's (2240
+//                  bytes for 16 x 256 weights: 4.375 bits a weight, 2.9 % over iq4_xs's 4.25). u = kIq4nlValues[
+//                  index] + 128; s = d * scale in float, as gemm.cpp's packer computes it.
 //   f32, f16       (the float form) per element, the 16 rows' values in the weight's own type: [k][16], the
 //                  weight's size.
 //   bf16           per pair of elements, the 16 rows' pairs: [k / 2][16][2] (the float GEMM's bf16 panel).
@@ -88,6 +92,9 @@ constexpr size_t kK16ScalesAt      = 64;    // q2_K, q3_K, q6_K: the scale bytes
 constexpr size_t kQ6KHeaderBytes   = 320;   // d (32 bytes), padding (32), scales (256)
 constexpr size_t kQ6KPairBytes     = 4 * 64 + 2 * 64; // 32 elements x 16 rows: low nibbles, then high bits
 constexpr size_t kQ6KBlockBytes    = kQ6KHeaderBytes + 8 * kQ6KPairBytes; // 3392
+constexpr size_t kIQ4XSHeaderBytes = 192;   // d (32 bytes), padding (32), scales (128)
+constexpr size_t kIQ4XSScalesAt    = 64;
+constexpr size_t kIQ4XSBlockBytes  = kIQ4XSHeaderBytes + 8 * kNibbleGroupBytes; // 2240
 static_assert(kQ2KHeaderBytes == kQ6KHeaderBytes && kQ3KHeaderBytes == kQ6KHeaderBytes,
               "the forms with groups of 16 share the header's size (their levels start at the same offset)");
 
@@ -99,6 +106,7 @@ constexpr size_t superblock_bytes(RepackForm form) {
         case RepackForm::kQ4KBlocks: return kQ4KBlockBytes;
         case RepackForm::kQ5KBlocks: return kQ5KBlockBytes;
         case RepackForm::kQ6KBlocks: return kQ6KBlockBytes;
+        case RepackForm::kIQ4XSBlocks: return kIQ4XSBlockBytes;
         default:                     return 0;
     }
 }
@@ -145,7 +153,7 @@ bool       repackable_type(ggml_type type);
 bool repacks(ggml_type type, int64_t k);
 
 // What a kernel templated on a repacked type T reads of it: whether its levels are whole bytes (q8_0) rather than
-// nibbles, and the value table its nibbles index (iq4_nl, mxfp4; u = value + the GEMM's bias), nullptr where they
+// nibbles, and the value table its nibbles index (iq4_nl, iq4_xs, mxfp4; u = value + the GEMM's bias), nullptr where they
 // are the levels.
 template <ggml_type T>
 inline constexpr bool kByteLevels = quants::cpu_type_row(T).repack == RepackForm::kBytes;

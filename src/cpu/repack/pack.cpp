@@ -381,6 +381,36 @@ quant::BlockQ6_K unpack_superblock<quant::BlockQ6_K>(const uint8_t * base, int r
     return blk;
 }
 
+// ---- iq4_xs: super-block header (d, the scales as int8), then groups of nibbles as iq4_nl's ------------------------
+
+void pack_superblock(const quant::BlockIQ4_XS & blk, int r, uint8_t * base) {
+    store_u16(base + 2 * r, blk.d);
+    for (int g = 0; g < 8; ++g) {
+        const int ls = quant::iq4_xs_group_scale(blk.scales_h, blk.scales_l, g);
+        base[kIQ4XSScalesAt + g * kPanelRows + r] = static_cast<uint8_t>(static_cast<int8_t>(ls - 32));
+        uint8_t * lv = base + kIQ4XSHeaderBytes + g * kNibbleGroupBytes + r * 4;
+        for (int q = 0; q < 4; ++q) { // qs[16 g + 4 q ..]: quad q low, quad q + 4 high, as an iq4_nl block's qs
+            std::memcpy(lv + q * kQuadBytes, blk.qs + 16 * g + 4 * q, 4);
+        }
+    }
+}
+
+template <>
+quant::BlockIQ4_XS unpack_superblock<quant::BlockIQ4_XS>(const uint8_t * base, int r) {
+    quant::BlockIQ4_XS blk{};
+    blk.d = load_u16(base + 2 * r);
+    for (int g = 0; g < 8; ++g) {
+        const int ls = static_cast<int8_t>(base[kIQ4XSScalesAt + g * kPanelRows + r]) + 32; // 0..63
+        blk.scales_l[g / 2] = static_cast<uint8_t>(blk.scales_l[g / 2] | (ls & 0xf) << (4 * (g % 2)));
+        blk.scales_h        = static_cast<uint16_t>(blk.scales_h | (ls >> 4) << (2 * g));
+        const uint8_t * lv = base + kIQ4XSHeaderBytes + g * kNibbleGroupBytes + r * 4;
+        for (int q = 0; q < 4; ++q) {
+            std::memcpy(blk.qs + 16 * g + 4 * q, lv + q * kQuadBytes, 4);
+        }
+    }
+    return blk;
+}
+
 // ---- f32, f16, bf16: the values, 16 rows interleaved per element (bf16: per pair) --------------------------------
 
 // A float panel is [steps][16 rows] of one word: an f32 or f16 element, or a bf16 pair (4 bytes). Row r's words

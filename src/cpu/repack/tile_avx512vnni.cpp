@@ -1,6 +1,6 @@
 // The repacked layout's tile on AVX-512 VNNI (format.h): 16 weight rows (the lanes of a zmm) times 1..8
 // activation columns, straight from the stored panel. A nibble vector gives two quads of byte levels with one AND
-// and one shift + AND (iq4_nl and mxfp4 map the low nibbles with one vpermb of their table repeated four times,
+// and one shift + AND (iq4_nl, iq4_xs and mxfp4 map the low nibbles with one vpermb of their table repeated four times,
 // which ignores the high nibble, and the high ones with a shift + vpermb; q6_K puts its two high bits on top with a
 // shift, an AND and one ternary logic op, lanes_avx512.h); per group and column G / 4 vpdpbusd add the products,
 // then one conversion and one or two multiply-adds scale the group into the column's float accumulator,
@@ -161,29 +161,39 @@ void legacy_tile(const GemmTileArgs & a) {
 }
 
 // q4_K, q5_K: per super-block the header (d, dmin, scales, mins), then 8 groups of nibbles (and q5_K's 8 vectors of
-// fifth bits); s = d * scale and m = -dmin * min in float, as gemm.cpp packs them.
+// fifth bits); s = d * scale and m = -dmin * min in float, as gemm.cpp packs them. iq4_xs: the header d and the
+// signed scales, then 8 groups of table nibbles; s = d * scale, the sums from the column's -128 * sum(q), no min.
 template <int kCols, ggml_type kType>
 void k4_tile(const GemmTileArgs & a) {
+    constexpr bool   kXs         = kType == GGML_TYPE_IQ4_XS;
     constexpr size_t kBlockBytes = superblock_bytes(quants::cpu_type_row(kType).repack);
+    constexpr size_t kLevelsAt   = kXs ? kIQ4XSHeaderBytes : kQ4KHeaderBytes;
     const int64_t    nsb         = a.k / quant::kQK_K;
     const auto *     blk         = static_cast<const uint8_t *>(a.panel);
     const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
+    const __m512i    table       = level_table_zmm<kType>();
     Outputs<kCols>   out;
-    __m512i          zero[kCols];
-    for (int c = 0; c < kCols; ++c) {
-        zero[c] = _mm512_setzero_si512();
-    }
     GroupSums<kCols, kType> sums;
     for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
         simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512 d    = halves_to_floats(blk);
-        const __m512 dmin = negated_halves_to_floats(blk + 32);
+        const __m512 dmin = kXs ? _mm512_setzero_ps() : negated_halves_to_floats(blk + 32);
         for (int j = 0; j < 8; ++j, cg += kChunkGroupBytes) {
-            sums.run(blk + kQ4KHeaderBytes + j * kNibbleGroupBytes, cg, zero, zero[0], blk + kQ5KHighAt + j * 64);
-            const __m512 s = _mm512_mul_ps(d, bytes_to_floats(blk + kQ4KScalesAt + j * kPanelRows));
-            const __m512 m = _mm512_mul_ps(dmin, bytes_to_floats(blk + kQ4KMinsAt + j * kPanelRows));
+            __m512i init[kCols];
             for (int c = 0; c < kCols; ++c) {
-                out.v[c] = scale_group<true>(out.v[c], sums.acc[c], s, m, aux_of(cg, c));
+                init[c] = _mm512_set1_epi32(kXs ? aux_of(cg, c).word : 0);
+            }
+            sums.run(blk + kLevelsAt + j * kNibbleGroupBytes, cg, init, table, blk + kQ5KHighAt + j * 64);
+            __m512 s, m;
+            if constexpr (kXs) {
+                s = _mm512_mul_ps(d, signed_bytes_to_floats(blk + kIQ4XSScalesAt + j * kPanelRows));
+                m = _mm512_setzero_ps();
+            } else {
+                s = _mm512_mul_ps(d, bytes_to_floats(blk + kQ4KScalesAt + j * kPanelRows));
+                m = _mm512_mul_ps(dmin, bytes_to_floats(blk + kQ4KMinsAt + j * kPanelRows));
+            }
+            for (int c = 0; c < kCols; ++c) {
+                out.v[c] = scale_group<!kXs>(out.v[c], sums.acc[c], s, m, aux_of(cg, c));
             }
         }
     }
@@ -239,7 +249,8 @@ void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
             constexpr RepackForm form = quants::cpu_type_row(T).repack;
             if constexpr (form == RepackForm::kNibbles || form == RepackForm::kBytes) {
                 legacy_tile<kCols, T>(a);
-            } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks) {
+            } else if constexpr (form == RepackForm::kQ4KBlocks || form == RepackForm::kQ5KBlocks ||
+                                 form == RepackForm::kIQ4XSBlocks) {
                 k4_tile<kCols, T>(a);
             } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                                  form == RepackForm::kQ6KBlocks) {

@@ -51,7 +51,7 @@ void add_fifth_bits(const uint8_t * high, int r, int * u) {
 // What row_group reads of the type, looked up once per tile or panel rather than per group.
 struct Layout {
     RepackForm     form;
-    const int8_t * values; // the value table the nibbles index (iq4_nl, mxfp4), or nullptr
+    const int8_t * values; // the value table the nibbles index (iq4_nl, iq4_xs, mxfp4), or nullptr
     // the 32-element formats: bytes of a group's levels and factors, fifth bits (q5_0, q5_1), a min (q4_1, q5_1),
     // E8M0 scales (mxfp4); the GEMM's bias (added to a table's values)
     size_t level_bytes = 0, factor_bytes = 0;
@@ -119,6 +119,17 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         const float dmin = fp16_to_fp32(load_u16(base + 32 + 2 * r));
         o.s              = d * static_cast<float>(base[kQ4KScalesAt + j * kPanelRows + r]);
         o.m              = -dmin * static_cast<float>(base[kQ4KMinsAt + j * kPanelRows + r]);
+        return o;
+    }
+    if (form == RepackForm::kIQ4XSBlocks) {
+        const uint8_t * base = panel + static_cast<size_t>(g / 8) * superblock_bytes(form);
+        const int       j    = static_cast<int>(g % 8);
+        nibble_levels(base + kIQ4XSHeaderBytes + j * kNibbleGroupBytes, r, o.u);
+        for (int & u : o.u) {
+            u = t.values[u] + t.bias;
+        }
+        const auto scale = static_cast<int8_t>(base[kIQ4XSScalesAt + j * kPanelRows + r]);
+        o.s              = fp16_to_fp32(load_u16(base + 2 * r)) * static_cast<float>(scale);
         return o;
     }
     const uint8_t * lv = panel + static_cast<size_t>(g) * t.level_bytes;

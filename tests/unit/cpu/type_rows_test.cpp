@@ -114,6 +114,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kQ5KBlocks;
         } else if (r.type == GGML_TYPE_Q6_K) {
             form = RepackForm::kQ6KBlocks;
+        } else if (r.type == GGML_TYPE_IQ4_XS) {
+            form = RepackForm::kIQ4XSBlocks;
         } else if (r.type == GGML_TYPE_F32 || r.type == GGML_TYPE_F16 || r.type == GGML_TYPE_BF16) {
             form = RepackForm::kFloats;
         }
@@ -131,7 +133,8 @@ TEST(CpuTypeRows, BlockOfEveryTypeIsItsStruct) {
                 EXPECT_EQ(Block::kType, T);
                 EXPECT_EQ(sizeof(Block), kTypeTable[T].type_size) << ggml_type_name(T);
                 const int8_t * values = switchyard::quant::value_table<Block>();
-                EXPECT_EQ(values != nullptr, T == GGML_TYPE_IQ4_NL || T == GGML_TYPE_MXFP4) << ggml_type_name(T);
+                EXPECT_EQ(values != nullptr, T == GGML_TYPE_IQ4_NL || T == GGML_TYPE_IQ4_XS || T == GGML_TYPE_MXFP4)
+                    << ggml_type_name(T);
                 ++checked;
             }
         });

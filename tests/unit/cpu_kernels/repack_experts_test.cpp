@@ -32,7 +32,7 @@ namespace rp = switchyard::cpu::repack;
 
 const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,
                             GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_IQ4_NL,
-                            GGML_TYPE_MXFP4, GGML_TYPE_Q8_0};
+                            GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS};
 
 int64_t k_of(ggml_type type) { return ggml_blck_size(type) == 256 ? 512 : 256; }
 
