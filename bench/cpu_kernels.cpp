@@ -455,6 +455,16 @@ private:
         std::vector<uint8_t> bytes(ggml_row_size(t->type, ne0) * static_cast<size_t>(chunk));
         if (t->type == GGML_TYPE_F32) {
             std::memcpy(bytes.data(), src.data(), bytes.size());
+        } else if (ggml_get_type_traits(t->type)->from_float_ref == nullptr) {
+            // no quantizer (the grid formats): random blocks, each f16 d (the first field) a moderate scale
+            const size_t block = ggml_type_size(t->type);
+            for (size_t i = 0; i < bytes.size(); ++i) {
+                bytes[i] = static_cast<uint8_t>(rng());
+                if (i % block == 1) {
+                    const ggml_fp16_t h = ggml_fp32_to_fp16(0.01f + 0.001f * static_cast<float>(rng() % 16));
+                    std::memcpy(bytes.data() + i - 1, &h, sizeof(h));
+                }
+            }
         } else {
             ggml_quantize_chunk(t->type, src.data(), bytes.data(), 0, chunk, ne0, nullptr);
         }
@@ -576,7 +586,8 @@ void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
     const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16,   GGML_TYPE_Q8_0,  GGML_TYPE_Q4_0,
                                GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
                                GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,
-                               GGML_TYPE_IQ4_XS};
+                               GGML_TYPE_IQ4_XS, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
+                               GGML_TYPE_IQ3_S};
     for (ggml_type type : types) {
         decode_case(be, o, p, type, nullptr);
     }

@@ -1,4 +1,4 @@
-// AVX2 kernels of the K-quants (q2_K .. q6_K) and of iq4_xs against q8_K activations. A super-block is taken 32
+// AVX2 kernels of the K-quants (q2_K .. q6_K), iq4_xs and the grid formats against q8_K activations. A super-block is taken 32
 // elements (a "piece") at a time: the piece's unsigned levels in element order (q3_K's minus 4, per element;
 // iq4_xs's signed levels as their magnitudes, the activations taking their signs), multiplied with
 // the activations' 32 levels (maddubs: int16 pair sums) and scaled per 16 elements (madd with the sub-block
@@ -10,6 +10,7 @@
 #include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
+#include "cpu/quants/grid_levels.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx2.h"
@@ -142,6 +143,107 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
     }
 };
 
+// ---- the IQ grid formats (grid_levels.h): a piece is one group of 32, 4 runs of grid bytes with their signs ------
+
+// 32 grid magnitudes with their signs: byte e negative where bit e of neg is set (upstream's mask expansion).
+inline __m256i with_signs(__m256i mags, uint32_t neg) {
+    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(neg)),
+                                              _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2,
+                                                               2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    const __m256i m   = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+    return _mm256_sub_epi8(_mm256_xor_si256(mags, m), m);
+}
+
+inline __m256i points4(uint64_t p0, uint64_t p1, uint64_t p2, uint64_t p3) {
+    return _mm256_set_epi64x(static_cast<long long>(p3), static_cast<long long>(p2), static_cast<long long>(p1),
+                             static_cast<long long>(p0));
+}
+
+// 16 per-16 scales 2 s + 1: from 16 nibbles (low first) or 8 bytes per 32 elements (grid_levels.h: scale_word).
+template <bool kPer16>
+inline __m256i odd_scales(uint64_t w) {
+    __m256i s;
+    if constexpr (kPer16) {
+        const __m128i b = _mm_cvtsi64_si128(static_cast<long long>(w)), low4 = _mm_set1_epi8(0x0f);
+        s = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_and_si128(b, low4), _mm_and_si128(_mm_srli_epi16(b, 4), low4)));
+    } else {
+        s = per16_from_per32(w);
+    }
+    return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
+}
+
+template <class Block>
+struct GridFormat {
+    static constexpr MinTerm kMin     = MinTerm::kNone;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        using G = Grid<Block>;
+        return {odd_scales<G::kPer16>(G::scale_word(b)), _mm256_setzero_si256(), half_to_float(b) * G::kConstant,
+                0.0f};
+    }
+};
+
+struct IQ2_XXS : TypeRow<GGML_TYPE_IQ2_XXS>, GridFormat<quant::BlockIQ2_XXS> {
+    static __m256i piece(const uint8_t * b, int p) {
+        const uint8_t *  g    = b + 2 + 8 * p; // 4 index bytes, then the word
+        const uint64_t * grid = quant::kIq2xxsGrid;
+        return with_signs(points4(grid[g[0]], grid[g[1]], grid[g[2]], grid[g[3]]),
+                          grid_detail::even_signs4(grid_detail::u32_at(g + 4)));
+    }
+};
+
+struct IQ2_XS : TypeRow<GGML_TYPE_IQ2_XS>, GridFormat<quant::BlockIQ2_XS> {
+    static __m256i piece(const uint8_t * b, int p) {
+        uint16_t w[4];
+        std::memcpy(w, b + 2 + 8 * p, sizeof(w));
+        const uint64_t * grid = quant::kIq2xsGrid;
+        uint32_t         neg  = 0;
+        for (int r = 0; r < 4; ++r) {
+            neg |= static_cast<uint32_t>(quant::kEvenSigns[w[r] >> 9]) << (8 * r);
+        }
+        return with_signs(points4(grid[w[0] & 511], grid[w[1] & 511], grid[w[2] & 511], grid[w[3] & 511]), neg);
+    }
+};
+
+struct IQ2_S : TypeRow<GGML_TYPE_IQ2_S>, GridFormat<quant::BlockIQ2_S> {
+    static __m256i piece(const uint8_t * b, int p) {
+        const uint8_t *  qs   = b + 2 + 4 * p;
+        const unsigned   qh   = b[66 + p];
+        const uint64_t * grid = quant::kIq2sGrid;
+        return with_signs(points4(grid[qs[0] | ((qh & 3u) << 8)], grid[qs[1] | ((qh & 0xcu) << 6)],
+                                  grid[qs[2] | ((qh & 0x30u) << 4)], grid[qs[3] | ((qh & 0xc0u) << 2)]),
+                          grid_detail::u32_at(b + 34 + 4 * p));
+    }
+};
+
+struct IQ3_XXS : TypeRow<GGML_TYPE_IQ3_XXS>, GridFormat<quant::BlockIQ3_XXS> {
+    static __m256i piece(const uint8_t * b, int p) {
+        const uint8_t *  qs   = b + 2 + 8 * p;
+        const uint32_t * grid = quant::kIq3xxsGrid;
+        const __m256i    mags = _mm256_setr_epi32(static_cast<int>(grid[qs[0]]), static_cast<int>(grid[qs[1]]),
+                                                  static_cast<int>(grid[qs[2]]), static_cast<int>(grid[qs[3]]),
+                                                  static_cast<int>(grid[qs[4]]), static_cast<int>(grid[qs[5]]),
+                                                  static_cast<int>(grid[qs[6]]), static_cast<int>(grid[qs[7]]));
+        return with_signs(mags, grid_detail::even_signs4(grid_detail::u32_at(b + 66 + 4 * p)));
+    }
+};
+
+struct IQ3_S : TypeRow<GGML_TYPE_IQ3_S>, GridFormat<quant::BlockIQ3_S> {
+    static __m256i piece(const uint8_t * b, int p) {
+        const uint8_t *  qs   = b + 2 + 8 * p;
+        const unsigned   qh   = b[66 + p];
+        const uint32_t * grid = quant::kIq3sGrid;
+        int              v[8];
+        for (int t = 0; t < 8; ++t) {
+            v[t] = static_cast<int>(grid[qs[t] | (((qh >> t) & 1u) << 8)]);
+        }
+        return with_signs(_mm256_setr_epi32(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]),
+                          grid_detail::u32_at(b + 74 + 4 * p));
+    }
+};
+
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
     const auto * act = static_cast<const uint8_t *>(a.act);
@@ -194,7 +296,8 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn kquants_avx2(ggml_type weight) {
-    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS>(weight, []<class F>() { return kernel<F>; });
+    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S>(
+        weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

@@ -19,6 +19,7 @@
 #include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
+#include "cpu/quants/grid_levels.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx512.h"
@@ -210,6 +211,123 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
     }
 };
 
+// ---- the IQ grid formats (grid_levels.h): grid bytes with their signs, 2 s + 1 per 16 elements, d x the constant ----
+// Each decodes whole vectors at once rather than through Grid<Block>'s per-run accessors (what the scalar levels
+// read), which would cost twice the time per super-block.
+
+// 16 per-16 scales 2 s + 1 from 16 4-bit s (nibble i of v: low nibble first).
+inline __m256i odd_scales16(uint64_t v) {
+    const __m128i b  = _mm_cvtsi64_si128(static_cast<long long>(v));
+    const __m128i lo = _mm_and_si128(b, _mm_set1_epi8(0x0f));
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), _mm_set1_epi8(0x0f));
+    const __m256i s  = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(lo, hi));
+    return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
+}
+
+// 8 per-32 s (bytes of v) as 16 per-16 int16 2 s + 1.
+inline __m256i odd_scales32(uint64_t v) {
+    const __m256i s = per16_from_per32(v);
+    return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
+}
+
+// Grid magnitudes with their signs: byte i negative where bit i of neg is set.
+inline __m512i with_signs(__m512i mags, __mmask64 neg) {
+    return _mm512_mask_sub_epi8(mags, neg, _mm512_setzero_si512(), mags);
+}
+
+inline __m512i points8(const uint64_t * p) {
+    return _mm512_set_epi64(static_cast<long long>(p[7]), static_cast<long long>(p[6]), static_cast<long long>(p[5]),
+                            static_cast<long long>(p[4]), static_cast<long long>(p[3]), static_cast<long long>(p[2]),
+                            static_cast<long long>(p[1]), static_cast<long long>(p[0]));
+}
+
+// The sign bytes of two groups' runs from their words w0, w1 (7-bit kEvenSigns indices at bits 7 r).
+inline uint64_t even_signs(uint32_t w0, uint32_t w1) {
+    return grid_detail::even_signs4(w0) | static_cast<uint64_t>(grid_detail::even_signs4(w1)) << 32;
+}
+
+template <class Block>
+struct GridFormat {
+    static constexpr MinTerm kMin     = MinTerm::kNone;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        using G           = Grid<Block>;
+        const uint64_t sw = G::scale_word(b);
+        return {G::kPer16 ? odd_scales16(sw) : odd_scales32(sw), _mm256_setzero_si256(), half(b) * G::kConstant, 0.0f};
+    }
+};
+
+// Elements 64 q .. 64 q + 63 are groups 2 q and 2 q + 1 (runs 8 q .. 8 q + 7) in each codes() below.
+struct IQ2_XXS : TypeRow<GGML_TYPE_IQ2_XXS>, GridFormat<quant::BlockIQ2_XXS> {
+    static void codes(const uint8_t * b, __m512i * u) {
+        for (int q = 0; q < 4; ++q) {
+            const uint8_t * g = b + 2 + 16 * q; // two groups: 4 index bytes, then a word, each
+            const uint64_t  p[8] = {quant::kIq2xxsGrid[g[0]], quant::kIq2xxsGrid[g[1]], quant::kIq2xxsGrid[g[2]],
+                                    quant::kIq2xxsGrid[g[3]], quant::kIq2xxsGrid[g[8]], quant::kIq2xxsGrid[g[9]],
+                                    quant::kIq2xxsGrid[g[10]], quant::kIq2xxsGrid[g[11]]};
+            u[q] = with_signs(points8(p), even_signs(grid_detail::u32_at(g + 4), grid_detail::u32_at(g + 12)));
+        }
+    }
+};
+
+struct IQ2_XS : TypeRow<GGML_TYPE_IQ2_XS>, GridFormat<quant::BlockIQ2_XS> {
+    static void codes(const uint8_t * b, __m512i * u) {
+        for (int q = 0; q < 4; ++q) {
+            uint16_t w[8];
+            std::memcpy(w, b + 2 + 16 * q, sizeof(w));
+            uint64_t p[8], neg = 0;
+            for (int r = 0; r < 8; ++r) {
+                p[r] = quant::kIq2xsGrid[w[r] & 511];
+                neg |= static_cast<uint64_t>(quant::kEvenSigns[w[r] >> 9]) << (8 * r);
+            }
+            u[q] = with_signs(points8(p), neg);
+        }
+    }
+};
+
+struct IQ2_S : TypeRow<GGML_TYPE_IQ2_S>, GridFormat<quant::BlockIQ2_S> {
+    static void codes(const uint8_t * b, __m512i * u) {
+        for (int q = 0; q < 4; ++q) {
+            const uint8_t * qs = b + 2 + 8 * q;
+            const unsigned  qh = b[66 + 2 * q] | (b[67 + 2 * q] << 8); // run i's two high bits at 2 i
+            uint64_t        p[8];
+            for (int i = 0; i < 8; ++i) {
+                p[i] = quant::kIq2sGrid[qs[i] | (((qh >> (2 * i)) & 3u) << 8)];
+            }
+            uint64_t neg;
+            std::memcpy(&neg, b + 34 + 8 * q, sizeof(neg));
+            u[q] = with_signs(points8(p), neg);
+        }
+    }
+};
+
+// The IQ3 formats: 16 4-byte points per 64 elements, gathered.
+struct IQ3_XXS : TypeRow<GGML_TYPE_IQ3_XXS>, GridFormat<quant::BlockIQ3_XXS> {
+    static void codes(const uint8_t * b, __m512i * u) {
+        const auto * grid = reinterpret_cast<const int *>(quant::kIq3xxsGrid);
+        for (int q = 0; q < 4; ++q) {
+            const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 2 + 16 * q)));
+            const uint64_t neg = even_signs(grid_detail::u32_at(b + 66 + 8 * q), grid_detail::u32_at(b + 70 + 8 * q));
+            u[q]               = with_signs(_mm512_i32gather_epi32(idx, grid, 4), neg);
+        }
+    }
+};
+
+struct IQ3_S : TypeRow<GGML_TYPE_IQ3_S>, GridFormat<quant::BlockIQ3_S> {
+    static void codes(const uint8_t * b, __m512i * u) {
+        const auto * grid = reinterpret_cast<const int *>(quant::kIq3sGrid);
+        for (int q = 0; q < 4; ++q) { // index i's ninth bit: bit i of qh's two bytes
+            const auto    high = static_cast<__mmask16>(b[66 + 2 * q] | (b[67 + 2 * q] << 8));
+            const __m512i low  = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 2 + 16 * q)));
+            const __m512i idx  = _mm512_mask_or_epi32(low, high, low, _mm512_set1_epi32(256));
+            uint64_t      neg;
+            std::memcpy(&neg, b + 74 + 8 * q, sizeof(neg));
+            u[q] = with_signs(_mm512_i32gather_epi32(idx, grid, 4), neg);
+        }
+    }
+};
+
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, const __m512i * lanes) {
     const auto * act = static_cast<const uint8_t *>(a.act);
@@ -271,7 +389,8 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn kquants_avx512vnni(ggml_type weight) {
-    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS>(weight, []<class F>() { return kernel<F>; });
+    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S>(
+        weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

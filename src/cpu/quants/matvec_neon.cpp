@@ -2,8 +2,8 @@
 // give the scalar results bit for bit (for the quantized types upstream's x86 backend's too, upstream_order.h):
 //   - q4_0, q8_0 against q8_0: per 32-element block eight exact int32 lanes, lane l the products of elements
 //     4 l .. 4 l + 3, sixteen products at a time; acc_l = fma(d_w * d_a, lane_l, acc_l); upstream's final sum;
-//   - the K-quants (q2_K .. q6_K) against q8_K: the levels unpacked by the portable levels.h, the lanes (times
-//     their 16-element scales) in NEON, mins and floats as the scalar kernel;
+//   - the K-quants (q2_K .. q6_K), iq4_xs and the grid formats (grid_levels.h) against q8_K: the levels unpacked by
+//     the portable levels.h, the lanes (times their 16-element scales) in NEON, mins and floats as the scalar kernel;
 //   - f32, f16: eight partial sums of unfused products (lane l: elements i + l), then the scalar's pairwise sum.
 // Advanced SIMD is part of every ARMv8-A core: no compile flags; the selector still asks the CPU (HWCAP_ASIMD).
 #if defined(__aarch64__) // the whole file: aarch64 code
@@ -11,6 +11,7 @@
 #include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
+#include "cpu/quants/grid_levels.h"
 #include "cpu/quants/levels.h"
 
 #include "base/fp16.h"
@@ -189,7 +190,7 @@ void dot_kernel(const MatVecArgs & a) {
     each_product(a, [&](const uint8_t * w, const uint8_t * y) { return kDot(w, y, a.k); });
 }
 
-// The K-quants' per-row dot, over the portable levels of levels.h.
+// The K-quants' per-row dot, over the portable levels of levels.h (the grid formats': grid_levels.h).
 template <class B>
 struct KQuant : TypeRow<B::kType> {
     using Block = B;
@@ -199,8 +200,10 @@ struct KQuant : TypeRow<B::kType> {
 
 MatVecFn matvec_neon(ggml_type weight) {
     using quant::BlockQ2_K, quant::BlockQ3_K, quant::BlockQ4_K, quant::BlockQ5_K, quant::BlockQ6_K, quant::BlockIQ4_XS;
-    return kernel_for<F32, F16, Q4_0, Q8_0, KQuant<BlockQ2_K>, KQuant<BlockQ3_K>, KQuant<BlockQ4_K>,
-                      KQuant<BlockQ5_K>, KQuant<BlockQ6_K>, KQuant<BlockIQ4_XS>>(weight, []<class F>() -> MatVecFn {
+    using quant::BlockIQ2_XXS, quant::BlockIQ2_XS, quant::BlockIQ2_S, quant::BlockIQ3_XXS, quant::BlockIQ3_S;
+    return kernel_for<F32, F16, Q4_0, Q8_0, KQuant<BlockQ2_K>, KQuant<BlockQ3_K>, KQuant<BlockQ4_K>, KQuant<BlockQ5_K>,
+                      KQuant<BlockQ6_K>, KQuant<BlockIQ4_XS>, KQuant<BlockIQ2_XXS>, KQuant<BlockIQ2_XS>,
+                      KQuant<BlockIQ2_S>, KQuant<BlockIQ3_XXS>, KQuant<BlockIQ3_S>>(weight, []<class F>() -> MatVecFn {
         if constexpr (requires { F::load(nullptr); }) {
             return kernel<F>; // the 32-element formats, sixteen products at a time
         } else if constexpr (requires { typename F::Block; }) {

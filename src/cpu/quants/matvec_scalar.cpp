@@ -5,6 +5,7 @@
 #include "cpu/quants/matvec_driver.h"
 #include "cpu/quants/matvec_isa.h"
 
+#include "cpu/quants/grid_levels.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/upstream_order.h"
 
@@ -152,7 +153,8 @@ float load_bf16(const void * p, int64_t i) {
 
 } // namespace
 
-// Every type with a row and a GEMM form has its levels (levels.h), so this level covers all of them alike.
+// Every type with a row and a GEMM form has its levels (levels.h), and so do the grid formats of grid_levels.h, so
+// this level covers all of them alike.
 MatVecFn matvec_scalar(ggml_type weight) {
     MatVecFn f = nullptr;
     with_type_row(weight, [&]<ggml_type T>() {
@@ -164,6 +166,8 @@ MatVecFn matvec_scalar(ggml_type weight) {
             f = dot_kernel<FloatDot<load_f16, load_f16>>;
         } else if constexpr (T == GGML_TYPE_BF16) {
             f = dot_kernel<FloatDot<load_bf16, load_bf16>>;
+        } else if constexpr (kGridLevels<T>) {
+            f = dot_kernel<KQ8_K<GridBlockOf<T>>>; // grid_levels.h: K-quant levels without a min
         } else if constexpr (row.gemm_group == 0) {
             return; // no levels form: the generic path (vec_dot through to_float)
         } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {

@@ -18,11 +18,13 @@
 
 #include "cpu/quants/matvec.h"
 #include "cpu/simd/isa.h"
+#include "quant/iq_grids.h"
 
 #include "ggml-cpu.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -45,6 +47,13 @@ const std::vector<ggml_type> & quantized_types() {
         GGML_TYPE_MXFP4, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
         GGML_TYPE_IQ4_XS,
     };
+    return types;
+}
+
+// The grid formats with an integer kernel: no quantizer here, so random blocks only.
+const std::vector<ggml_type> & grid_types() {
+    static const std::vector<ggml_type> types = {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
+                                                 GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S};
     return types;
 }
 
@@ -160,7 +169,70 @@ struct KBlock {
     int   scale[16];  // per 16 elements
     int   factor[16]; // the bsums factor per 16: mins (q2_K, q4_K, q5_K), 32 * scale (q6_K)
     float d, dmin;
+    float constant = 1.0f; // the grid formats: the final sum's factor (0.125f * hsum_float_8(accumf))
 };
+
+uint32_t u32_at(const uint8_t * p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+// Element j of a run: grid byte j of `point`, negative where bit j of signs is set.
+int grid_code(uint64_t point, unsigned signs, int j) {
+    const int m = static_cast<int>((point >> (8 * j)) & 0xff);
+    return (signs >> j) & 1 ? -m : m;
+}
+
+// The grid formats (iq_blocks.h's layouts; d at byte 0): run r (8 elements) of group g (32) is element
+// 32 g + 8 r + j; the scales 2 s + 1 per 32 (iq2_xxs, iq3_xxs, iq3_s) or per 16 (iq2_xs, iq2_s).
+void decode_grid(ggml_type t, const uint8_t * b, KBlock & out) {
+    using namespace switchyard::quant;
+    out.d = half(b);
+    const uint8_t * qs = b + 2;
+    for (int g = 0; g < 8; ++g) {
+        int s[2] = {};
+        for (int r = 0; r < 4; ++r) {
+            int * code = out.code + 32 * g + 8 * r;
+            if (t == GGML_TYPE_IQ2_XXS) { // 8 bytes a group: 4 indices, then w (signs 7 bits a run, s in bits 28..31)
+                const uint32_t w = u32_at(qs + 8 * g + 4);
+                const unsigned signs = kEvenSigns[(w >> (7 * r)) & 127];
+                for (int j = 0; j < 8; ++j) code[j] = grid_code(kIq2xxsGrid[qs[8 * g + r]], signs, j);
+                s[0] = s[1] = static_cast<int>(w >> 28);
+                out.constant = 0.125f;
+            } else if (t == GGML_TYPE_IQ2_XS) { // qs: 9-bit index, 7-bit signs; then scales[8]
+                const unsigned q = qs[2 * (4 * g + r)] | (qs[2 * (4 * g + r) + 1] << 8);
+                for (int j = 0; j < 8; ++j) code[j] = grid_code(kIq2xsGrid[q & 511], kEvenSigns[q >> 9], j);
+                s[0] = b[66 + g] & 15;
+                s[1] = b[66 + g] >> 4;
+                out.constant = 0.125f;
+            } else if (t == GGML_TYPE_IQ2_S) { // qs[32] indices, qs[32..63] sign bytes, qh[8], scales[8]
+                const unsigned index = qs[4 * g + r] | (((b[66 + g] >> (2 * r)) & 3) << 8);
+                for (int j = 0; j < 8; ++j) code[j] = grid_code(kIq2sGrid[index], qs[32 + 4 * g + r], j);
+                s[0] = b[74 + g] & 15;
+                s[1] = b[74 + g] >> 4;
+                out.constant = 0.125f;
+            } else if (t == GGML_TYPE_IQ3_XXS) { // qs[64] indices (two a run), then w per group as iq2_xxs's
+                const uint32_t w     = u32_at(qs + 64 + 4 * g);
+                const unsigned signs = kEvenSigns[(w >> (7 * r)) & 127];
+                for (int j = 0; j < 8; ++j) {
+                    code[j] = grid_code(kIq3xxsGrid[qs[8 * g + 2 * r + j / 4]], signs >> (j / 4 * 4), j % 4);
+                }
+                s[0] = s[1] = static_cast<int>(w >> 28);
+                out.constant = 0.25f;
+            } else { // iq3_s: qs[64], qh[8] (bit 2r + h: the index's ninth), signs[32], scales[4] (a nibble a group)
+                for (int j = 0; j < 8; ++j) {
+                    const int      h     = 2 * r + j / 4;
+                    const unsigned index = qs[8 * g + h] | (((b[66 + g] >> h) & 1) << 8);
+                    code[j] = grid_code(kIq3sGrid[index], b[74 + 4 * g + r] >> (j / 4 * 4), j % 4);
+                }
+                s[0] = s[1] = (b[106 + g / 2] >> (4 * (g % 2))) & 15;
+            }
+        }
+        out.scale[2 * g]     = 2 * s[0] + 1;
+        out.scale[2 * g + 1] = 2 * s[1] + 1;
+    }
+}
 
 // Q4_K / Q5_K: the 6-bit scale and min of sub-block j from the 12 packed bytes.
 void k4_scale_min(const uint8_t * s, int j, int & sc, int & m) {
@@ -242,6 +314,11 @@ KBlock decode_k(ggml_type t, const uint8_t * b) {
             }
             out.d = half(b);
             return out;
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S: decode_grid(t, b, out); return out;
         default: ADD_FAILURE() << "not a K-quant"; return out;
     }
 }
@@ -249,11 +326,13 @@ KBlock decode_k(ggml_type t, const uint8_t * b) {
 // Upstream's ggml_vec_dot_<type>_q8_K (x86, AVX2). mins_l = bsums[2 l] f[2 l] + bsums[2 l + 1] f[2 l + 1];
 // dmin = -d_a * dmin_w. q2_K: fma(dmin, mins_l) into the lanes' accumulators first; q4_K: four accumulators of
 // mins_2k + mins_2k+1, summed (0 + 2) + (1 + 3) and added; q5_K: one float fma(dmin, sum of mins) (fused by
-// upstream's compiler), added; q6_K: lanes - mins in integers; q3_K, iq4_xs: none (signed levels).
+// upstream's compiler), added; q6_K: lanes - mins in integers; q3_K, iq4_xs: none (signed levels); the grid
+// formats: none, the sum times their constant.
 float upstream_dot_k(ggml_type t, const uint8_t * w, const uint8_t * act, int64_t k) {
-    float acc[8] = {}, quads[4] = {}, total = 0.0f;
+    float acc[8] = {}, quads[4] = {}, total = 0.0f, constant = 1.0f;
     for (int64_t i = 0; i < k / 256; ++i) {
         const KBlock    x = decode_k(t, w + i * ggml_type_size(t));
+        constant          = x.constant;
         const uint8_t * y = act + i * 292; // q8_K: float d, int8 qs[256], int16 bsums[16]
         float           da;
         std::memcpy(&da, y, 4);
@@ -281,7 +360,7 @@ float upstream_dot_k(ggml_type t, const uint8_t * w, const uint8_t * act, int64_
     const float r = sum_lanes8(acc);
     if (t == GGML_TYPE_Q4_K) return r + ((quads[0] + quads[2]) + (quads[1] + quads[3]));
     if (t == GGML_TYPE_Q5_K) return r + total;
-    return r;
+    return constant * r;
 }
 
 // Upstream's product of one weight row with k activations (converted here as upstream converts them).
@@ -300,8 +379,11 @@ uint32_t bits(float f) {
 
 // Every matrix-vector kernel this CPU runs (scalar, AVX2, AVX-512 VNNI, ...) on the reference's activation bytes.
 TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
-    std::mt19937 rng(71);
-    for (ggml_type type : quantized_types()) {
+    std::mt19937           rng(71);
+    std::vector<ggml_type> types = quantized_types();
+    types.insert(types.end(), grid_types().begin(), grid_types().end());
+    for (ggml_type type : types) {
+        const bool grid = std::find(grid_types().begin(), grid_types().end(), type) != grid_types().end();
         const bool k_quant = ggml_blck_size(type) == 256;
         for (size_t level = 0; level < switchyard::cpu::simd::kIsaCount; ++level) {
             const auto isa = static_cast<Isa>(level);
@@ -314,6 +396,9 @@ TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
             for (int64_t len : lens) {
                 const int64_t rows = 3;
                 for (bool random_bytes : {false, true}) {
+                    if (grid && !random_bytes) {
+                        continue; // no quantizer: random blocks only
+                    }
                     const std::vector<uint8_t> w = random_bytes ? random_block_rows(type, rows, len, rng)
                                                                 : quantized_rows(type, rows, len, rng);
                     for (int cols = 1; cols <= switchyard::cpu::quants::kMaxCols; ++cols) {
@@ -350,14 +435,18 @@ TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
 // in its MLP-down matrix; fewer rows, to stay quick) through MUL_MAT on the CPU, for the column counts of decoding
 // and of short prompts (the matrix-vector path), on 1 and 3 threads.
 TEST(UpstreamBits, MulMatOfALayerGivesUpstreamsBits) {
-    std::mt19937 rng(72);
-    for (ggml_type type : quantized_types()) {
+    std::mt19937           rng(72);
+    std::vector<ggml_type> types = quantized_types();
+    types.insert(types.end(), grid_types().begin(), grid_types().end());
+    for (ggml_type type : types) {
+        const bool grid = std::find(grid_types().begin(), grid_types().end(), type) != grid_types().end();
         for (const auto & [k, rows] : {std::pair<int64_t, int64_t>{256, 96}, std::pair<int64_t, int64_t>{1024, 40}}) {
             for (int64_t cols : {1, 2, 3, 7, 16, 32}) {
                 Ctx           ctx;
                 ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, rows);
                 ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, cols);
-                const std::vector<uint8_t> w = quantized_rows(type, rows, k, rng);
+                const std::vector<uint8_t> w =
+                    grid ? random_block_rows(type, rows, k, rng) : quantized_rows(type, rows, k, rng);
                 std::memcpy(a->data, w.data(), w.size());
                 const std::vector<float> x = switchyard::matvec_test::normal_floats(rng, k * cols, 2.0f);
                 std::memcpy(b->data, x.data(), x.size() * sizeof(float));

@@ -51,7 +51,12 @@ ggml_type activation_type(ggml_type weight) {
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:
         case GGML_TYPE_Q6_K:
-        case GGML_TYPE_IQ4_XS: return GGML_TYPE_Q8_K;
+        case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S:  return GGML_TYPE_Q8_K;
         default:               return GGML_TYPE_F32;
     }
 }
