@@ -1,10 +1,10 @@
-// AVX2 kernels of the K-quants (q2_K .. q6_K), iq4_xs and the grid formats against q8_K activations. A super-block is taken 32
-// elements (a "piece") at a time: the piece's unsigned levels in element order (q3_K's minus 4, per element;
-// iq4_xs's signed levels as their magnitudes, the activations taking their signs), multiplied with
-// the activations' 32 levels (maddubs: int16 pair sums) and scaled per 16 elements (madd with the sub-block
-// scales) into int32 lanes, lane l taking elements 4 l .. 4 l + 3 of every piece: upstream's lanes. Once per
-// super-block the lanes and the min / offset terms (through the activations' bsums) become floats in upstream's
-// order (upstream_sums_x86.h). Written once as a template over the format.
+// AVX2 kernels of the K-quants (q2_K .. q6_K), iq4_xs and the grid formats (grid_levels.h) against q8_K activations.
+// A super-block is taken 32 elements (a "piece") at a time: the piece's unsigned levels in element order (q3_K's
+// minus 4, per element; iq4_xs's and the grid formats' signed levels as their magnitudes, the activations taking
+// their signs), multiplied with the activations' 32 levels (maddubs: int16 pair sums) and scaled per 16 elements
+// (madd with the sub-block scales) into int32 lanes, lane l taking elements 4 l .. 4 l + 3 of every piece:
+// upstream's lanes. Once per super-block the lanes and the min / offset terms (through the activations' bsums)
+// become floats in upstream's order (upstream_sums_x86.h). Written once as a template over the format.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/matvec_driver.h"
@@ -147,9 +147,9 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
 
 // 32 grid magnitudes with their signs: byte e negative where bit e of neg is set (upstream's mask expansion).
 inline __m256i with_signs(__m256i mags, uint32_t neg) {
-    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(neg)),
-                                              _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2,
-                                                               2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3,
+                                            3, 3, 3, 3, 3, 3, 3); // byte e / 8 of neg to byte e
+    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(neg)), spread);
     const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
     const __m256i m   = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
     return _mm256_sub_epi8(_mm256_xor_si256(mags, m), m);

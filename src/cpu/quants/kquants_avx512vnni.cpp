@@ -1,12 +1,13 @@
-// AVX-512 VNNI kernels of the K-quants (q2_K .. q6_K) and of iq4_xs against q8_K activations. A super-block is
-// four vectors of 64 level codes in element order, so the activations are used as they are (64-byte loads, no
-// rearranging):
+// AVX-512 VNNI kernels of the K-quants (q2_K .. q6_K), iq4_xs and the grid formats against q8_K activations. A
+// super-block is four vectors of 64 level codes in element order, so the activations are used as they are (64-byte
+// loads, no rearranging):
 //
 //  - q4_K / q5_K: two 64-byte loads of qs; low and high nibbles, regrouped by 256-bit halves into elements
 //    0..63, 64..127, ...; q5_K adds its fifth bit from a broadcast of qh (one bit test per vector);
 //  - q6_K: low 4 bits from ql as q4_K's, the high 2 bits from a broadcast of qh shifted per 256-bit half;
 //  - q2_K / q3_K: the 2-bit planes of a broadcast of qs, shifted per half; q3_K's high bit as q5_K's;
 //  - iq4_xs: nibbles as q4_K's through IQ4_NL's table, signed (their magnitudes times the signed activations);
+//  - the grid formats (iq2_xxs .. iq3_s, grid_levels.h): gathered grid points, their signs as masks (below);
 //
 // then vpmaddubsw (codes x levels, int16 pairs; q3_K's codes minus 4 per element, as upstream) and vpdpwssd with
 // the sub-block scales spread over their lanes (int32, exact). Int32 lane m of vector q holds elements
@@ -24,6 +25,7 @@
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx512.h"
 
+#include <array>
 #include <cstring>
 
 namespace switchyard::cpu::quants {
@@ -213,7 +215,8 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
 
 // ---- the IQ grid formats (grid_levels.h): grid bytes with their signs, 2 s + 1 per 16 elements, d x the constant ----
 // Each decodes whole vectors at once rather than through Grid<Block>'s per-run accessors (what the scalar levels
-// read), which would cost twice the time per super-block.
+// read): the points by gathers, the signs as masks (kEvenSigns through vpermi2b), the magnitudes and the masks apart
+// (kSplitSigns), so the tile's activations take the signs directly.
 
 // 16 per-16 scales 2 s + 1 from 16 4-bit s (nibble i of v: low nibble first).
 inline __m256i odd_scales16(uint64_t v) {
@@ -230,27 +233,12 @@ inline __m256i odd_scales32(uint64_t v) {
     return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
 }
 
-// Grid magnitudes with their signs: byte i negative where bit i of neg is set.
-inline __m512i with_signs(__m512i mags, __mmask64 neg) {
-    return _mm512_mask_sub_epi8(mags, neg, _mm512_setzero_si512(), mags);
-}
-
-inline __m512i points8(const uint64_t * p) {
-    return _mm512_set_epi64(static_cast<long long>(p[7]), static_cast<long long>(p[6]), static_cast<long long>(p[5]),
-                            static_cast<long long>(p[4]), static_cast<long long>(p[3]), static_cast<long long>(p[2]),
-                            static_cast<long long>(p[1]), static_cast<long long>(p[0]));
-}
-
-// The sign bytes of two groups' runs from their words w0, w1 (7-bit kEvenSigns indices at bits 7 r).
-inline uint64_t even_signs(uint32_t w0, uint32_t w1) {
-    return grid_detail::even_signs4(w0) | static_cast<uint64_t>(grid_detail::even_signs4(w1)) << 32;
-}
-
 template <class Block>
 struct GridFormat {
     static constexpr MinTerm kMin     = MinTerm::kNone;
     static constexpr bool    kOffset4 = false;
     static constexpr bool    kSigned  = true;
+    static constexpr bool    kSplitSigns = true; // codes() gives the magnitudes and their signs (masks) apart
     static Scales scales(const uint8_t * b) {
         using G           = Grid<Block>;
         const uint64_t sw = G::scale_word(b);
@@ -258,72 +246,107 @@ struct GridFormat {
     }
 };
 
+inline __m128i load64(const uint8_t * p) { return _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)); }
+inline __m128i load128(const uint8_t * p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
+
+// kEvenSigns as the two 64-byte tables of a vpermi2b.
+inline const std::array<uint8_t, 128> & even_signs_table() {
+    static const std::array<uint8_t, 128> table = [] {
+        std::array<uint8_t, 128> t{};
+        for (size_t i = 0; i < t.size(); ++i) {
+            t[i] = quant::kEvenSigns[i];
+        }
+        return t;
+    }();
+    return table;
+}
+
+// The sign bytes of the 32 runs of an iq2_xxs / iq3_xxs super-block whose 8 words (7-bit kEvenSigns indices at
+// bits 7 r) sit in the high halves of the qwords of w: one multishift picks the indices, one two-table vpermb maps
+// them; then per 64 elements (two groups) the 8 bytes as one mask.
+inline void even_sign_masks(__m512i w, __mmask64 * negs) {
+    const __m512i lo  = _mm512_loadu_si512(even_signs_table().data());
+    const __m512i hi  = _mm512_loadu_si512(even_signs_table().data() + 64);
+    // bytes 0..3 of each qword: bits 32 + 7 r of it (vpermi2b reads an index's low 7 bits)
+    const __m512i idx = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x00000000352e2720ll), w);
+    const __m512i sgn = _mm512_permutex2var_epi8(lo, idx, hi);
+    alignas(64) uint32_t bytes[16];
+    _mm512_store_si512(bytes, sgn);
+    for (int q = 0; q < 4; ++q) {
+        negs[q] = bytes[4 * q] | static_cast<uint64_t>(bytes[4 * q + 2]) << 32;
+    }
+}
+
 // Elements 64 q .. 64 q + 63 are groups 2 q and 2 q + 1 (runs 8 q .. 8 q + 7) in each codes() below.
 struct IQ2_XXS : TypeRow<GGML_TYPE_IQ2_XXS>, GridFormat<quant::BlockIQ2_XXS> {
-    static void codes(const uint8_t * b, __m512i * u) {
-        for (int q = 0; q < 4; ++q) {
-            const uint8_t * g = b + 2 + 16 * q; // two groups: 4 index bytes, then a word, each
-            const uint64_t  p[8] = {quant::kIq2xxsGrid[g[0]], quant::kIq2xxsGrid[g[1]], quant::kIq2xxsGrid[g[2]],
-                                    quant::kIq2xxsGrid[g[3]], quant::kIq2xxsGrid[g[8]], quant::kIq2xxsGrid[g[9]],
-                                    quant::kIq2xxsGrid[g[10]], quant::kIq2xxsGrid[g[11]]};
-            u[q] = with_signs(points8(p), even_signs(grid_detail::u32_at(g + 4), grid_detail::u32_at(g + 12)));
+    static void codes(const uint8_t * b, __m512i * u, __mmask64 * negs) {
+        for (int q = 0; q < 4; ++q) { // two groups: 4 index bytes, then a word, each
+            const uint64_t ib = grid_detail::u32_at(b + 2 + 16 * q) |
+                                uint64_t{grid_detail::u32_at(b + 10 + 16 * q)} << 32;
+            const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(ib)));
+            u[q]               = _mm512_i32gather_epi64(idx, quant::kIq2xxsGrid, 8);
         }
+        even_sign_masks(_mm512_loadu_si512(b + 2), negs); // qword g: group g's index bytes, then its word
     }
 };
 
 struct IQ2_XS : TypeRow<GGML_TYPE_IQ2_XS>, GridFormat<quant::BlockIQ2_XS> {
-    static void codes(const uint8_t * b, __m512i * u) {
+    static void codes(const uint8_t * b, __m512i * u, __mmask64 * negs) {
+        const __m512i words = _mm512_loadu_si512(b + 2); // run r: 9-bit index, 7-bit sign index
         for (int q = 0; q < 4; ++q) {
-            uint16_t w[8];
-            std::memcpy(w, b + 2 + 16 * q, sizeof(w));
-            uint64_t p[8], neg = 0;
-            for (int r = 0; r < 8; ++r) {
-                p[r] = quant::kIq2xsGrid[w[r] & 511];
-                neg |= static_cast<uint64_t>(quant::kEvenSigns[w[r] >> 9]) << (8 * r);
-            }
-            u[q] = with_signs(points8(p), neg);
+            const __m256i w8  = _mm256_cvtepu16_epi32(load128(b + 2 + 16 * q));
+            const __m256i idx = _mm256_and_si256(w8, _mm256_set1_epi32(511));
+            u[q]              = _mm512_i32gather_epi64(idx, quant::kIq2xsGrid, 8);
+        }
+        // each word's top 7 bits through kEvenSigns (vpermi2b reads an index's low 7 bits), one byte a run
+        const __m512i table_lo = _mm512_loadu_si512(even_signs_table().data());
+        const __m512i table_hi = _mm512_loadu_si512(even_signs_table().data() + 64);
+        const __m512i sgn = _mm512_permutex2var_epi8(table_lo, _mm512_srli_epi16(words, 9), table_hi);
+        alignas(32) uint64_t bytes[4];
+        _mm256_store_si256(reinterpret_cast<__m256i *>(bytes), _mm512_cvtepi16_epi8(sgn));
+        for (int q = 0; q < 4; ++q) {
+            negs[q] = bytes[q];
         }
     }
 };
 
 struct IQ2_S : TypeRow<GGML_TYPE_IQ2_S>, GridFormat<quant::BlockIQ2_S> {
-    static void codes(const uint8_t * b, __m512i * u) {
-        for (int q = 0; q < 4; ++q) {
-            const uint8_t * qs = b + 2 + 8 * q;
-            const unsigned  qh = b[66 + 2 * q] | (b[67 + 2 * q] << 8); // run i's two high bits at 2 i
-            uint64_t        p[8];
-            for (int i = 0; i < 8; ++i) {
-                p[i] = quant::kIq2sGrid[qs[i] | (((qh >> (2 * i)) & 3u) << 8)];
-            }
-            uint64_t neg;
-            std::memcpy(&neg, b + 34 + 8 * q, sizeof(neg));
-            u[q] = with_signs(points8(p), neg);
+    static void codes(const uint8_t * b, __m512i * u, __mmask64 * negs) {
+        const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+        for (int q = 0; q < 4; ++q) { // run i: index byte i, its two high bits at 2 i of qh's two bytes
+            const __m256i low  = _mm256_cvtepu8_epi32(load64(b + 2 + 8 * q));
+            const __m256i qh   = _mm256_set1_epi32(b[66 + 2 * q] | (b[67 + 2 * q] << 8));
+            const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(qh, shifts), _mm256_set1_epi32(3));
+            const __m256i idx  = _mm256_or_si256(low, _mm256_slli_epi32(high, 8));
+            u[q]               = _mm512_i32gather_epi64(idx, quant::kIq2sGrid, 8);
+            std::memcpy(&negs[q], b + 34 + 8 * q, sizeof(negs[q]));
         }
     }
 };
 
 // The IQ3 formats: 16 4-byte points per 64 elements, gathered.
 struct IQ3_XXS : TypeRow<GGML_TYPE_IQ3_XXS>, GridFormat<quant::BlockIQ3_XXS> {
-    static void codes(const uint8_t * b, __m512i * u) {
+    static void codes(const uint8_t * b, __m512i * u, __mmask64 * negs) {
         const auto * grid = reinterpret_cast<const int *>(quant::kIq3xxsGrid);
         for (int q = 0; q < 4; ++q) {
-            const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 2 + 16 * q)));
-            const uint64_t neg = even_signs(grid_detail::u32_at(b + 66 + 8 * q), grid_detail::u32_at(b + 70 + 8 * q));
-            u[q]               = with_signs(_mm512_i32gather_epi32(idx, grid, 4), neg);
+            const __m512i idx = _mm512_cvtepu8_epi32(load128(b + 2 + 16 * q));
+            u[q]              = _mm512_i32gather_epi32(idx, grid, 4);
         }
+        // the 8 words into the high halves of 8 qwords
+        const __m512i words = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + 66)));
+        even_sign_masks(_mm512_slli_epi64(words, 32), negs);
     }
 };
 
 struct IQ3_S : TypeRow<GGML_TYPE_IQ3_S>, GridFormat<quant::BlockIQ3_S> {
-    static void codes(const uint8_t * b, __m512i * u) {
+    static void codes(const uint8_t * b, __m512i * u, __mmask64 * negs) {
         const auto * grid = reinterpret_cast<const int *>(quant::kIq3sGrid);
         for (int q = 0; q < 4; ++q) { // index i's ninth bit: bit i of qh's two bytes
             const auto    high = static_cast<__mmask16>(b[66 + 2 * q] | (b[67 + 2 * q] << 8));
-            const __m512i low  = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 2 + 16 * q)));
+            const __m512i low  = _mm512_cvtepu8_epi32(load128(b + 2 + 16 * q));
             const __m512i idx  = _mm512_mask_or_epi32(low, high, low, _mm512_set1_epi32(256));
-            uint64_t      neg;
-            std::memcpy(&neg, b + 74 + 8 * q, sizeof(neg));
-            u[q] = with_signs(_mm512_i32gather_epi32(idx, grid, 4), neg);
+            u[q]               = _mm512_i32gather_epi32(idx, grid, 4);
+            std::memcpy(&negs[q], b + 74 + 8 * q, sizeof(negs[q]));
         }
     }
 };
@@ -337,7 +360,12 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
         prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
         const Scales s = F::scales(wb);
         __m512i      u[4];
-        F::codes(wb, u);
+        __mmask64    negs[4] = {};
+        if constexpr (requires { F::kSplitSigns; }) {
+            F::codes(wb, u, negs); // the grid formats: magnitudes, and their signs as masks
+        } else {
+            F::codes(wb, u);
+        }
         const __m512i sc = _mm512_castsi256_si512(s.scale);
         __m512i       dot[C];
         for (int c = 0; c < C; ++c) {
@@ -345,8 +373,9 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
         }
         for (int q = 0; q < 4; ++q) {
             const __m512i   scq  = _mm512_permutexvar_epi16(lanes[q], sc);
-            const __mmask64 neg  = signed_codes<F>() ? _mm512_movepi8_mask(u[q]) : 0;
-            const __m512i   mags = signed_codes<F>() ? _mm512_abs_epi8(u[q]) : u[q];
+            constexpr bool  kSplit = requires { F::kSplitSigns; };
+            const __mmask64 neg  = kSplit ? negs[q] : signed_codes<F>() ? _mm512_movepi8_mask(u[q]) : 0;
+            const __m512i   mags = signed_codes<F>() && !kSplit ? _mm512_abs_epi8(u[q]) : u[q];
             for (int c = 0; c < C; ++c) {
                 const uint8_t * y  = act + static_cast<size_t>(c) * a.act_col + i * kActBytes + kActQs + 64 * q;
                 __m512i         yv = _mm512_loadu_si512(y);
