@@ -3,6 +3,7 @@
 
 #include "cpu/kernel_registry.h"
 #include "cpu/quants/act_quant.h"
+#include "cpu/quants/grid_levels.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/type_rows.h"
 
@@ -156,7 +157,7 @@ void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows
         return; // no GEMM form (the caller asked gemm_format first)
     }
     with_type_row(weight, [&]<ggml_type T>() {
-        using Block = quant::BlockOf<T>;
+        using Block = LevelsBlockOf<T>;
         if constexpr (cpu_type_row(T).gemm_group == 0) {
             return;
         } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {

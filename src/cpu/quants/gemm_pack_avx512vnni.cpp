@@ -6,6 +6,7 @@
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm.h"
+#include "cpu/quants/grid_avx512.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/type_rows.h"
 
@@ -147,6 +148,33 @@ void kquant_row(const quant::BlockQ6_K & blk, uint8_t * u, float * s, float * m)
     }
 }
 
+// The grid formats (grid_avx512.h): the signed grid bytes + 128 (v ^ 0x80 for a two's complement byte), s = d x the
+// constant x (2 s + 1) per group of the form, as the portable packer computes it from grid_levels.h.
+template <class Block>
+void grid_row(const Block & blk, uint8_t * u, float * s, float * m) {
+    using G = Grid<Block>;
+    const auto * b = reinterpret_cast<const uint8_t *>(&blk);
+    __m512i      mags[4];
+    __mmask64    negs[4];
+    grid_codes<Block>(b, mags, negs);
+    for (int q = 0; q < 4; ++q) {
+        const __m512i v = _mm512_mask_sub_epi8(mags[q], negs[q], _mm512_setzero_si512(), mags[q]);
+        _mm512_storeu_si512(u + 64 * q, _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))));
+    }
+    const float d     = fp16_to_fp32(grid_detail::u16_at(b)) * G::kConstant;
+    const int   per16 = cpu_type_row(Block::kType).gemm_group / 16;
+    for (int j = 0; j < kQK_K / cpu_type_row(Block::kType).gemm_group; ++j) {
+        s[j] = d * static_cast<float>(static_cast<int8_t>(2 * G::s(b, j * per16) + 1));
+        m[j] = 0.0f;
+    }
+}
+
+void kquant_row(const quant::BlockIQ2_XXS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ2_XS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ2_S & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ3_XXS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ3_S & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+
 // ---- the step into the panel -----------------------------------------------------------------------------------
 
 // Groups [g0, g0 + kSpan / group) of the panel from the step: quad q of row r is the dword at u[r][4 q].
@@ -208,7 +236,7 @@ bool gemm_pack_avx512vnni(ggml_type weight, const void * w, size_t w_row, int ro
     }
     bool packed = false;
     with_type_row(weight, [&]<ggml_type T>() {
-        using Block = quant::BlockOf<T>;
+        using Block = LevelsBlockOf<T>;
         if constexpr (cpu_type_row(T).gemm_group == 0) {
             return;
         } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {

@@ -33,6 +33,10 @@ using GridBlockOf = typename quant::FindBlock<T, quant::BlockIQ2_XXS, quant::Blo
 template <ggml_type T>
 inline constexpr bool kGridLevels = !std::is_void_v<GridBlockOf<T>>;
 
+// The block struct whose levels (levels.h, or the grid formats' below) the CPU's kernels read for type T.
+template <ggml_type T>
+using LevelsBlockOf = std::conditional_t<kGridLevels<T>, GridBlockOf<T>, quant::BlockOf<T>>;
+
 namespace grid_detail {
 
 inline uint32_t u32_at(const uint8_t * p) {

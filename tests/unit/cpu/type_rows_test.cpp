@@ -78,6 +78,10 @@ TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
         {GGML_TYPE_Q5_0, GGML_TYPE_Q8_0, 32, 16, false},  {GGML_TYPE_Q8_0, GGML_TYPE_Q8_0, 32, 128, false},
         {GGML_TYPE_Q2_K, GGML_TYPE_Q8_K, 16, 0, true},    {GGML_TYPE_Q3_K, GGML_TYPE_Q8_K, 16, 4, false},
         {GGML_TYPE_Q4_K, GGML_TYPE_Q8_K, 32, 0, true},    {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false},
+        // the grid formats' signed grid bytes (62 at most) + 128; groups of their scales
+        {GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K, 32, 128, false}, {GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K, 16, 128, false},
+        {GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K, 16, 128, false},   {GGML_TYPE_IQ3_XXS, GGML_TYPE_Q8_K, 32, 128, false},
+        {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K, 32, 128, false},
     };
     for (const Expect & e : expected) {
         const GemmFormat f = gemm_format(e.type);
@@ -90,7 +94,8 @@ TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
         EXPECT_EQ(f.superblocks, superblocks) << ggml_type_name(e.type);
     }
     EXPECT_EQ(gemm_format(GGML_TYPE_F32).act_type, GGML_TYPE_COUNT);
-    EXPECT_EQ(gemm_format(GGML_TYPE_IQ2_XXS).act_type, GGML_TYPE_COUNT);
+    EXPECT_EQ(gemm_format(GGML_TYPE_IQ1_S).act_type, GGML_TYPE_COUNT);
+    EXPECT_EQ(gemm_format(GGML_TYPE_TQ2_0).act_type, GGML_TYPE_COUNT);
 }
 
 // The columns the generic sites branch on (with_type_row): exact expectations from the formats and upstream.

@@ -24,7 +24,8 @@ inline const std::vector<ggml_type> & weight_types() {
     static const std::vector<ggml_type> types = {
         GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,
         GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,
-        GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_IQ4_XS,
+        GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_IQ4_XS, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,
+        GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
     };
     return types;
 }
@@ -50,7 +51,14 @@ inline std::vector<float> normal_floats(std::mt19937 & rng, int64_t n, float sig
 }
 
 // rows x k weights of `type`, rows back to back: quantized from normal floats.
+inline std::vector<uint8_t> random_block_rows(ggml_type type, int64_t rows, int64_t k, std::mt19937 & rng);
+
+// rows x k weights quantized from random floats; random blocks (random_block_rows) for the types without a quantizer
+// (the grid formats).
 inline std::vector<uint8_t> quantized_rows(ggml_type type, int64_t rows, int64_t k, std::mt19937 & rng) {
+    if (ggml_is_quantized(type) && ggml_get_type_traits(type)->from_float_ref == nullptr) {
+        return random_block_rows(type, rows, k, rng);
+    }
     const std::vector<float> x = normal_floats(rng, rows * k);
     std::vector<uint8_t>     out(ggml_row_size(type, k) * static_cast<size_t>(rows));
     switch (type) {
