@@ -2,8 +2,9 @@
 // (kquants_avx512vnni.cpp) and the GEMM's packer (gemm_pack_avx512vnni.cpp), both compiled with the AVX-512 VNNI
 // level's flags: grid_codes<Block> gives a super-block's 256 grid bytes as four vectors of 64 magnitudes in element
 // order (elements 64 q .. 64 q + 63: runs 8 q .. 8 q + 7) and their signs as four masks (bit e: element 64 q + e
-// negative). The points come by gathers, the signs straight from the sign bytes (iq2_s, iq3_s) or through kEvenSigns
-// as a vpermi2b table (iq2_xxs, iq2_xs, iq3_xxs). Included only by those files, inside their ISA flags.
+// negative). The points come by scalar loads (iq2_xxs, iq2_xs) or gathers (the others: whichever measured faster), the
+// signs straight from the sign bytes (iq2_s, iq3_s) or through kEvenSigns as a vpermi2b table (iq2_xxs, iq2_xs,
+// iq3_xxs). Included only by those files, inside their ISA flags.
 #pragma once
 
 #include "cpu/quants/grid_levels.h"
@@ -18,6 +19,30 @@ namespace {
 
 inline __m128i load64(const uint8_t * p) { return _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)); }
 inline __m128i load128(const uint8_t * p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
+
+// Eight 8-byte grid points by scalar loads (faster than a vpgatherdq where gathers are microcoded).
+inline __m512i points8(const uint64_t * grid, unsigned i0, unsigned i1, unsigned i2, unsigned i3, unsigned i4,
+                       unsigned i5, unsigned i6, unsigned i7) {
+    const auto    pair = [grid](unsigned x, unsigned y) {
+        return _mm_insert_epi64(_mm_cvtsi64_si128(static_cast<long long>(grid[x])), static_cast<long long>(grid[y]), 1);
+    };
+    const __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(pair(i0, i1)), pair(i2, i3), 1);
+    const __m256i hi = _mm256_inserti128_si256(_mm256_castsi128_si256(pair(i4, i5)), pair(i6, i7), 1);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+// Sixteen 4-byte grid points, indexed by the bytes at idx, by scalar loads.
+inline __m512i points16(const uint32_t * grid, const uint8_t * idx) {
+    const auto quad = [&](int i) {
+        __m128i v = _mm_cvtsi32_si128(static_cast<int>(grid[idx[i]]));
+        v         = _mm_insert_epi32(v, static_cast<int>(grid[idx[i + 1]]), 1);
+        v         = _mm_insert_epi32(v, static_cast<int>(grid[idx[i + 2]]), 2);
+        return _mm_insert_epi32(v, static_cast<int>(grid[idx[i + 3]]), 3);
+    };
+    const __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(quad(0)), quad(4), 1);
+    const __m256i hi = _mm256_inserti128_si256(_mm256_castsi128_si256(quad(8)), quad(12), 1);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
 
 // kEvenSigns as the two 64-byte tables of a vpermi2b.
 inline const std::array<uint8_t, 128> & even_signs_table() {
@@ -42,6 +67,7 @@ inline void even_sign_masks(__m512i w, __mmask64 * negs) {
     const __m512i sgn = _mm512_permutex2var_epi8(lo, idx, hi);
     alignas(64) uint32_t bytes[16];
     _mm512_store_si512(bytes, sgn);
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
         negs[q] = bytes[4 * q] | static_cast<uint64_t>(bytes[4 * q + 2]) << 32;
     }
@@ -52,11 +78,10 @@ void grid_codes(const uint8_t * b, __m512i * u, __mmask64 * negs);
 
 template <>
 inline void grid_codes<quant::BlockIQ2_XXS>(const uint8_t * b, __m512i * u, __mmask64 * negs) {
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) { // two groups: 4 index bytes, then a word, each
-        const uint64_t ib = grid_detail::u32_at(b + 2 + 16 * q) |
-                            uint64_t{grid_detail::u32_at(b + 10 + 16 * q)} << 32;
-        const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(ib)));
-        u[q]               = _mm512_i32gather_epi64(idx, quant::kIq2xxsGrid, 8);
+        const uint8_t * g = b + 2 + 16 * q;
+        u[q]              = points8(quant::kIq2xxsGrid, g[0], g[1], g[2], g[3], g[8], g[9], g[10], g[11]);
     }
     even_sign_masks(_mm512_loadu_si512(b + 2), negs); // qword g: group g's index bytes, then its word
 }
@@ -64,10 +89,12 @@ inline void grid_codes<quant::BlockIQ2_XXS>(const uint8_t * b, __m512i * u, __mm
 template <>
 inline void grid_codes<quant::BlockIQ2_XS>(const uint8_t * b, __m512i * u, __mmask64 * negs) {
     const __m512i words = _mm512_loadu_si512(b + 2); // run r: 9-bit index, 7-bit sign index
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-        const __m256i w8  = _mm256_cvtepu16_epi32(load128(b + 2 + 16 * q));
-        const __m256i idx = _mm256_and_si256(w8, _mm256_set1_epi32(511));
-        u[q]              = _mm512_i32gather_epi64(idx, quant::kIq2xsGrid, 8);
+        uint16_t w[8];
+        std::memcpy(w, b + 2 + 16 * q, sizeof(w));
+        u[q] = points8(quant::kIq2xsGrid, w[0] & 511u, w[1] & 511u, w[2] & 511u, w[3] & 511u, w[4] & 511u,
+                       w[5] & 511u, w[6] & 511u, w[7] & 511u);
     }
     // each word's top 7 bits through kEvenSigns (vpermi2b reads an index's low 7 bits), one byte a run
     const __m512i table_lo = _mm512_loadu_si512(even_signs_table().data());
@@ -75,6 +102,7 @@ inline void grid_codes<quant::BlockIQ2_XS>(const uint8_t * b, __m512i * u, __mma
     const __m512i sgn = _mm512_permutex2var_epi8(table_lo, _mm512_srli_epi16(words, 9), table_hi);
     alignas(32) uint64_t bytes[4];
     _mm256_store_si256(reinterpret_cast<__m256i *>(bytes), _mm512_cvtepi16_epi8(sgn));
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
         negs[q] = bytes[q];
     }
@@ -82,23 +110,22 @@ inline void grid_codes<quant::BlockIQ2_XS>(const uint8_t * b, __m512i * u, __mma
 
 template <>
 inline void grid_codes<quant::BlockIQ2_S>(const uint8_t * b, __m512i * u, __mmask64 * negs) {
-    const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
-    for (int q = 0; q < 4; ++q) { // run i: index byte i, its two high bits at 2 i of qh's two bytes
-        const __m256i low  = _mm256_cvtepu8_epi32(load64(b + 2 + 8 * q));
-        const __m256i qh   = _mm256_set1_epi32(b[66 + 2 * q] | (b[67 + 2 * q] << 8));
-        const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(qh, shifts), _mm256_set1_epi32(3));
-        const __m256i idx  = _mm256_or_si256(low, _mm256_slli_epi32(high, 8));
-        u[q]               = _mm512_i32gather_epi64(idx, quant::kIq2sGrid, 8);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) { // run i: index byte i, its two high bits at 2 (i % 4) of qh[2 q + i / 4]
+        const uint8_t * qs = b + 2 + 8 * q;
+        const unsigned  h0 = b[66 + 2 * q], h1 = b[67 + 2 * q];
+        u[q] = points8(quant::kIq2sGrid, qs[0] | ((h0 << 8) & 0x300u), qs[1] | ((h0 << 6) & 0x300u),
+                       qs[2] | ((h0 << 4) & 0x300u), qs[3] | ((h0 << 2) & 0x300u), qs[4] | ((h1 << 8) & 0x300u),
+                       qs[5] | ((h1 << 6) & 0x300u), qs[6] | ((h1 << 4) & 0x300u), qs[7] | ((h1 << 2) & 0x300u));
         std::memcpy(&negs[q], b + 34 + 8 * q, sizeof(negs[q]));
     }
 }
 
 template <>
 inline void grid_codes<quant::BlockIQ3_XXS>(const uint8_t * b, __m512i * u, __mmask64 * negs) {
-    const auto * grid = reinterpret_cast<const int *>(quant::kIq3xxsGrid);
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-        const __m512i idx = _mm512_cvtepu8_epi32(load128(b + 2 + 16 * q));
-        u[q]              = _mm512_i32gather_epi32(idx, grid, 4);
+        u[q] = points16(quant::kIq3xxsGrid, b + 2 + 16 * q);
     }
     // the 8 words into the high halves of 8 qwords
     const __m512i words = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + 66)));
@@ -108,6 +135,7 @@ inline void grid_codes<quant::BlockIQ3_XXS>(const uint8_t * b, __m512i * u, __mm
 template <>
 inline void grid_codes<quant::BlockIQ3_S>(const uint8_t * b, __m512i * u, __mmask64 * negs) {
     const auto * grid = reinterpret_cast<const int *>(quant::kIq3sGrid);
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) { // index i's ninth bit: bit i of qh's two bytes
         const auto    high = static_cast<__mmask16>(b[66 + 2 * q] | (b[67 + 2 * q] << 8));
         const __m512i low  = _mm512_cvtepu8_epi32(load128(b + 2 + 16 * q));

@@ -273,6 +273,7 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
         for (int c = 0; c < C; ++c) {
             dot[c] = _mm512_setzero_si512();
         }
+#pragma GCC unroll 4 // the codes and masks stay in registers
         for (int q = 0; q < 4; ++q) {
             const __m512i   scq  = _mm512_permutexvar_epi16(lanes[q], sc);
             constexpr bool  kSplit = requires { F::kSplitSigns; };
