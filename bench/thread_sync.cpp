@@ -5,6 +5,9 @@
 //                  hand-off between nodes: every node of a graph ends with one)
 //   graph          a chain of 1,000 tiny ADD nodes (16 floats each) computed by the CPU backend with n threads:
 //                  time per node, nearly all of it synchronisation
+//   with_ctx call  one call of ggml_graph_compute_with_ctx on a graph of one tiny ADD with n threads (no thread
+//                  pool of the caller's: the library's own), against the spin barrier's episode: what a program
+//                  written for ggml's examples pays per graph beyond its nodes
 //
 // usage: thread_sync [--threads N]
 #include "ggml-alloc.h"
@@ -106,6 +109,25 @@ double graph_ns_per_node(int n, int n_nodes) {
     return median(runs);
 }
 
+// Microseconds per ggml_graph_compute_with_ctx of a one-node graph with n threads (median of 9 runs of 500 calls).
+double with_ctx_call_us(int n) {
+    ggml_context * ctx = ggml_init({size_t{1} << 20, nullptr, false});
+    ggml_tensor *  x   = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 16);
+    ggml_tensor *  sum = ggml_add(ctx, x, x);
+    ggml_cgraph *  g   = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, sum);
+    std::vector<double> runs;
+    for (int r = 0; r < 9; ++r) {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < 500; ++i) {
+            ggml_graph_compute_with_ctx(ctx, g, n);
+        }
+        runs.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / 500);
+    }
+    ggml_free(ctx);
+    return median(runs);
+}
+
 } // namespace
 
 int main(int argc, char ** argv) {
@@ -119,12 +141,14 @@ int main(int argc, char ** argv) {
         }
     }
     std::printf("thread synchronisation per graph node, medians\n\n");
-    std::printf("| threads | spin barrier ns/episode | graph of 1000 tiny ADDs, ns/node | ratio |\n");
-    std::printf("|---------|-------------------------|----------------------------------|-------|\n");
+    std::printf("| threads | spin barrier ns/episode | graph of 1000 tiny ADDs, ns/node | ratio | with_ctx call, us | ratio |\n");
+    std::printf("|---------|-------------------------|----------------------------------|-------|-------------------|-------|\n");
     for (int n = 1; n <= threads; ++n) {
         const double spin  = n > 1 ? spin_barrier_ns(n, 100000) : 0.0;
         const double graph = graph_ns_per_node(n, 1000);
-        std::printf("| %7d | %23.1f | %32.1f | %5.2f |\n", n, spin, graph, spin > 0 ? graph / spin : 0.0);
+        const double call  = with_ctx_call_us(n);
+        std::printf("| %7d | %23.1f | %32.1f | %5.2f | %17.1f | %5.0f |\n", n, spin, graph, spin > 0 ? graph / spin : 0.0,
+                    call, spin > 0 ? call * 1000.0 / spin : 0.0);
     }
     return 0;
 }

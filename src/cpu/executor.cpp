@@ -12,8 +12,9 @@
 //
 // Kernels allocate nothing while they run: what they need beyond their tensors is the plan's work memory, sized by
 // their KernelInfo::work_size, so no allocation failure (and no exception) can arise on a worker thread. The only
-// allocations of a computation are the step list and, without a thread pool in the plan, a temporary pool, both
-// before anything runs; their failure is GGML_STATUS_ALLOC_FAILED (list) or a computation on fewer threads (pool).
+// allocations of a computation are the step list and, without a thread pool in the plan, the pool kept for such
+// computations (or a temporary one), both before anything runs; their failure is GGML_STATUS_ALLOC_FAILED (list) or a
+// computation on fewer threads (pool).
 // ggml_graph_compute_with_ctx takes work memory from the context only when the plan asks for some.
 #include "cpu/data_error.h"
 #include "cpu/executor.h"
@@ -32,8 +33,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
+
+#include <unistd.h>
 
 namespace switchyard::cpu {
 
@@ -207,8 +211,54 @@ private:
     DataErrorSlot             errors_;          // the first data error a kernel reported
 };
 
-// The pool to run on: the plan's, or a temporary one (nullptr with n_threads 1, or if it cannot be made).
-ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, std::unique_ptr<ggml_threadpool> & temporary) {
+// The pool of the computations whose plan brings none, kept between them as upstream's OpenMP threads are:
+// starting and joining the workers on every call cost about 80 us (a graph of a few small nodes took 40 times
+// upstream's time). One computation at a time holds it; one that finds it busy (another thread computing) starts a
+// pool of its own. A child process after fork() has none of its parent's workers: it leaves the parent's pool (never
+// joined) and starts its own. Never destroyed: its idle workers sleep until the process ends.
+struct KeptPool {
+    std::mutex                       mutex;
+    std::unique_ptr<ggml_threadpool> pool;
+    pid_t                            owner = 0;
+    std::vector<ggml_threadpool *>   inherited; // pools of parent processes: kept reachable, never joined
+};
+
+KeptPool & kept_pool() {
+    static KeptPool * const kept = new KeptPool;
+    return *kept;
+}
+
+// The kept pool for n_threads (held: its lock, kept until the computation ends), or nullptr when another
+// computation holds it or no pool could be made.
+ggml_threadpool * take_kept_pool(int n_threads, std::unique_lock<std::mutex> & held) {
+    KeptPool &                   kept = kept_pool();
+    std::unique_lock<std::mutex> lock(kept.mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+        return nullptr;
+    }
+    if (kept.pool != nullptr && kept.owner != ::getpid()) { // the parent's: its workers are not in this process
+        try {
+            kept.inherited.push_back(kept.pool.get());
+        } catch (const std::bad_alloc &) { // then it is merely unreachable
+        }
+        static_cast<void>(kept.pool.release());
+    }
+    if (kept.pool == nullptr || kept.pool->n_threads() != n_threads) {
+        kept.pool.reset(); // joins the idle workers of another thread count
+        kept.pool  = ggml_threadpool::create(ggml_threadpool_params_default(n_threads), "ggml_graph_compute");
+        kept.owner = ::getpid();
+    }
+    if (kept.pool == nullptr) {
+        return nullptr;
+    }
+    held = std::move(lock);
+    return kept.pool.get();
+}
+
+// The pool to run on: the plan's, the kept one, or a temporary one (nullptr with n_threads 1, or if none can be
+// made).
+ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, std::unique_ptr<ggml_threadpool> & temporary,
+                            std::unique_lock<std::mutex> & held) {
     if (cplan.threadpool != nullptr) {
         if (n_threads > cplan.threadpool->n_threads()) {
             log_warn("[ggml_graph_compute] the plan asks for %d threads, its thread pool has %d; using %d\n",
@@ -218,6 +268,9 @@ ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, std::uniq
         return cplan.threadpool;
     }
     if (n_threads > 1) {
+        if (ggml_threadpool * kept = take_kept_pool(n_threads, held)) {
+            return kept;
+        }
         temporary = ggml_threadpool::create(ggml_threadpool_params_default(n_threads), "ggml_graph_compute");
         if (temporary == nullptr) {
             log_warn("[ggml_graph_compute] no thread pool of %d threads; computing on one thread\n", n_threads);
@@ -270,7 +323,8 @@ ggml_status run_steps(ggml_cgraph * cgraph, const ggml_cplan & cplan, std::vecto
     const Scratch                    scratch   = scratch_of(cplan);
     int                              n_threads = cplan.n_threads;
     std::unique_ptr<ggml_threadpool> temporary;
-    ggml_threadpool *                pool = pick_pool(cplan, n_threads, temporary);
+    std::unique_lock<std::mutex>     held; // the kept pool's, while this computation runs on it
+    ggml_threadpool *                pool = pick_pool(cplan, n_threads, temporary, held);
     if (n_threads != cplan.n_threads) {
         // fewer threads than planned (small pool, or no pool could be made): recount tasks and scratch
         steps.clear();

@@ -51,6 +51,9 @@ void ThreadPool::stop_workers() {
     {
         std::lock_guard lock(mutex_);
         stop_ = true;
+        // a generation no run publishes: a worker spinning for work (spin_for_work) stops at once rather than after
+        // its spin (a millisecond at the default poll, which every ggml_graph_compute on a temporary pool waited)
+        published_generation_.store(~uint64_t{0}, std::memory_order_release);
     }
     wake_.notify_all();
     for (std::thread & worker : workers_) {

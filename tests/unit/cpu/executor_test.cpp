@@ -10,8 +10,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -117,6 +124,55 @@ TEST(GraphCompute, ResultsAreTheSameOnOneTwoAndFourThreads) {
         EXPECT_EQ(kernel_stats().max_nth.load(), n);
         EXPECT_TRUE(kernel_stats().scratch_ok.load()) << n;
     }
+}
+
+// Without a thread pool in the plan, computations share one pool kept between them (executor.cpp): repeated calls,
+// a change of thread count, two threads computing at once (one of them then starts a pool of its own) and a forked
+// child (which has none of its parent's workers and so starts its own) all compute the chain.
+TEST(GraphCompute, KeptPoolServesRepeatedConcurrentAndForkedComputations) {
+    TestKernels          kernels;
+    HostContext          ctx;
+    Chain                chain(ctx.get());
+    const auto           want = chain.expected()[4];
+    std::vector<uint8_t> work;
+    for (int n : {2, 2, 3, 2}) {
+        fill_all(chain.nodes.back(), 1234.0f);
+        ASSERT_EQ(compute(chain.graph, n, work), GGML_STATUS_SUCCESS) << n << " threads";
+        EXPECT_EQ(values(chain.nodes.back()), want) << n << " threads";
+    }
+    std::atomic<int> wrong{0};
+    const auto       many = [&] {
+        HostContext          own_ctx;
+        Chain                own(own_ctx.get());
+        std::vector<uint8_t> own_work;
+        for (int i = 0; i < 50; ++i) {
+            fill_all(own.nodes.back(), 1234.0f);
+            if (compute(own.graph, 2, own_work) != GGML_STATUS_SUCCESS || values(own.nodes.back()) != want) {
+                ++wrong;
+            }
+        }
+    };
+    std::thread other(many);
+    many();
+    other.join();
+    EXPECT_EQ(wrong.load(), 0);
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer: no fork() of a process with threads";
+#else
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::alarm(30); // a child that waited on its parent's workers would hang: end it
+        fill_all(chain.nodes.back(), 1234.0f);
+        const bool ok = compute(chain.graph, 2, work) == GGML_STATUS_SUCCESS && values(chain.nodes.back()) == want;
+        ::_exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+#endif
 }
 
 TEST(GraphCompute, OnAThreadPoolOfTheCaller) {
