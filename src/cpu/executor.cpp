@@ -255,10 +255,10 @@ ggml_threadpool * take_kept_pool(int n_threads, std::unique_lock<std::mutex> & h
     return kept.pool.get();
 }
 
-// The pool to run on: the plan's, the kept one, or a temporary one (nullptr with n_threads 1, or if none can be
-// made).
-ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, std::unique_ptr<ggml_threadpool> & temporary,
-                            std::unique_lock<std::mutex> & held) {
+// The pool to run on: the plan's, the kept one (where `kept` allows it), or a temporary one (nullptr with n_threads
+// 1, or if none can be made).
+ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, bool kept,
+                            std::unique_ptr<ggml_threadpool> & temporary, std::unique_lock<std::mutex> & held) {
     if (cplan.threadpool != nullptr) {
         if (n_threads > cplan.threadpool->n_threads()) {
             log_warn("[ggml_graph_compute] the plan asks for %d threads, its thread pool has %d; using %d\n",
@@ -268,8 +268,8 @@ ggml_threadpool * pick_pool(const ggml_cplan & cplan, int & n_threads, std::uniq
         return cplan.threadpool;
     }
     if (n_threads > 1) {
-        if (ggml_threadpool * kept = take_kept_pool(n_threads, held)) {
-            return kept;
+        if (ggml_threadpool * pool = kept ? take_kept_pool(n_threads, held) : nullptr) {
+            return pool;
         }
         temporary = ggml_threadpool::create(ggml_threadpool_params_default(n_threads), "ggml_graph_compute");
         if (temporary == nullptr) {
@@ -316,7 +316,9 @@ Scratch scratch_of(const ggml_cplan & cplan) {
 }
 
 // Computes checked steps on the plan's threads.
-ggml_status run_steps(ggml_cgraph * cgraph, const ggml_cplan & cplan, std::vector<Step> & steps) {
+// kept: without a pool in the plan, take the kept pool (ggml_graph_compute); the CPU backend's compute, whose plan
+// lacks one only when its own pool could not be made, takes a temporary one and leaves nothing behind.
+ggml_status run_steps(ggml_cgraph * cgraph, const ggml_cplan & cplan, std::vector<Step> & steps, bool kept) {
     if (steps.empty()) {
         return GGML_STATUS_SUCCESS;
     }
@@ -324,7 +326,7 @@ ggml_status run_steps(ggml_cgraph * cgraph, const ggml_cplan & cplan, std::vecto
     int                              n_threads = cplan.n_threads;
     std::unique_ptr<ggml_threadpool> temporary;
     std::unique_lock<std::mutex>     held; // the kept pool's, while this computation runs on it
-    ggml_threadpool *                pool = pick_pool(cplan, n_threads, temporary, held);
+    ggml_threadpool *                pool = pick_pool(cplan, n_threads, kept, temporary, held);
     if (n_threads != cplan.n_threads) {
         // fewer threads than planned (small pool, or no pool could be made): recount tasks and scratch
         steps.clear();
@@ -363,7 +365,7 @@ ggml_status compute_graph(ggml_cgraph * cgraph, int n_threads, PreparePlan prepa
     if (!prepare(user, cplan)) {
         return GGML_STATUS_ALLOC_FAILED;
     }
-    return run_steps(cgraph, cplan, steps);
+    return run_steps(cgraph, cplan, steps, false);
 }
 
 } // namespace switchyard::cpu
@@ -384,7 +386,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     if (!build_steps(cgraph, cplan->n_threads, scratch_of(*cplan).size, steps)) {
         return GGML_STATUS_FAILED;
     }
-    return run_steps(cgraph, *cplan, steps);
+    return run_steps(cgraph, *cplan, steps, true);
 }
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context * ctx, struct ggml_cgraph * cgraph, int n_threads) {
