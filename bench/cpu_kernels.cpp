@@ -658,7 +658,8 @@ void batch_cases(ggml_backend_t be, const Options & o) {
         {16, GGML_TYPE_F16},   {16, GGML_TYPE_BF16},   {32, GGML_TYPE_F16},    {32, GGML_TYPE_BF16},
         {512, GGML_TYPE_F32},  {512, GGML_TYPE_F16},   {512, GGML_TYPE_BF16},  {512, GGML_TYPE_Q8_0},
         {512, GGML_TYPE_Q4_0}, {512, GGML_TYPE_Q4_K},  {512, GGML_TYPE_IQ4_NL}, {512, GGML_TYPE_Q4_1},
-        {512, GGML_TYPE_Q5_K}, {512, GGML_TYPE_Q6_K},  {512, GGML_TYPE_IQ4_XS},
+        {512, GGML_TYPE_Q5_K}, {512, GGML_TYPE_Q6_K},  {512, GGML_TYPE_IQ4_XS}, {512, GGML_TYPE_IQ2_XXS},
+        {512, GGML_TYPE_IQ3_S},
     };
     for (const Case & c : cases) {
         batch_case(be, o, c.n, c.type, nullptr);

@@ -256,6 +256,7 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
         for (int c = 0; c < C; ++c) {
             sumi[c] = _mm256_setzero_si256();
         }
+#pragma GCC unroll 8
         for (int p = 0; p < 8; ++p) {
             const __m256i v  = F::piece(wb, p);
             const __m256i u  = signed_codes<F>() ? _mm256_sign_epi8(v, v) : v; // magnitudes of signed levels
