@@ -583,10 +583,11 @@ void warm_decode_case(ggml_backend_t be, const Options & o, ggml_type type, ggml
 }
 
 void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
-    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16,   GGML_TYPE_Q8_0,  GGML_TYPE_Q4_0,
-                               GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
-                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,
-                               GGML_TYPE_IQ4_XS, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
+    const ggml_type types[] = {GGML_TYPE_F32,     GGML_TYPE_F16,     GGML_TYPE_BF16,   GGML_TYPE_Q8_0,
+                               GGML_TYPE_Q4_0,    GGML_TYPE_Q4_1,    GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,
+                               GGML_TYPE_Q2_K,    GGML_TYPE_Q3_K,    GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,
+                               GGML_TYPE_Q6_K,    GGML_TYPE_IQ4_NL,  GGML_TYPE_MXFP4,  GGML_TYPE_IQ4_XS,
+                               GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,  GGML_TYPE_IQ2_S,  GGML_TYPE_IQ3_XXS,
                                GGML_TYPE_IQ3_S};
     for (ggml_type type : types) {
         decode_case(be, o, p, type, nullptr);

@@ -141,14 +141,16 @@ int main(int argc, char ** argv) {
         }
     }
     std::printf("thread synchronisation per graph node, medians\n\n");
-    std::printf("| threads | spin barrier ns/episode | graph of 1000 tiny ADDs, ns/node | ratio | with_ctx call, us | ratio |\n");
-    std::printf("|---------|-------------------------|----------------------------------|-------|-------------------|-------|\n");
+    std::printf("| threads | spin barrier ns/episode | graph of 1000 tiny ADDs, ns/node | ratio | with_ctx call, us "
+                "| ratio |\n");
+    std::printf("|---------|-------------------------|----------------------------------|-------|-------------------"
+                "|-------|\n");
     for (int n = 1; n <= threads; ++n) {
         const double spin  = n > 1 ? spin_barrier_ns(n, 100000) : 0.0;
         const double graph = graph_ns_per_node(n, 1000);
         const double call  = with_ctx_call_us(n);
-        std::printf("| %7d | %23.1f | %32.1f | %5.2f | %17.1f | %5.0f |\n", n, spin, graph, spin > 0 ? graph / spin : 0.0,
-                    call, spin > 0 ? call * 1000.0 / spin : 0.0);
+        std::printf("| %7d | %23.1f | %32.1f | %5.2f | %17.1f | %5.0f |\n", n, spin, graph,
+                    spin > 0 ? graph / spin : 0.0, call, spin > 0 ? call * 1000.0 / spin : 0.0);
     }
     return 0;
 }

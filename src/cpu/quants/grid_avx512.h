@@ -2,22 +2,21 @@
 // (kquants_avx512vnni.cpp) and the GEMM's packer (gemm_pack_avx512vnni.cpp), both compiled with the AVX-512 VNNI
 // level's flags: grid_codes<Block> gives a super-block's 256 grid bytes as four vectors of 64 magnitudes in element
 // order (elements 64 q .. 64 q + 63: runs 8 q .. 8 q + 7) and their signs as four masks (bit e: element 64 q + e
-// negative). The points come by scalar loads (iq2_xxs, iq2_xs) or gathers (the others: whichever measured faster), the
-// signs straight from the sign bytes (iq2_s, iq3_s) or through kEvenSigns as a vpermi2b table (iq2_xxs, iq2_xs,
-// iq3_xxs). Included only by those files, inside their ISA flags.
+// negative). The points come by scalar loads (iq2_xxs, iq2_xs, iq2_s, iq3_xxs; faster than gathers where those are
+// microcoded) or a gather (iq3_s, as fast there), the signs straight from the sign bytes (iq2_s, iq3_s) or through
+// kEvenSigns as a vpermi2b table (iq2_xxs, iq2_xs, iq3_xxs). Included only by those files, inside their ISA flags.
 #pragma once
 
 #include "cpu/quants/grid_levels.h"
 
 #include "cpu/simd/intrinsics.h"
 
-#include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace switchyard::cpu::quants {
 namespace {
 
-inline __m128i load64(const uint8_t * p) { return _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)); }
 inline __m128i load128(const uint8_t * p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
 
 // Eight 8-byte grid points by scalar loads (faster than a vpgatherdq where gathers are microcoded).
@@ -44,27 +43,19 @@ inline __m512i points16(const uint32_t * grid, const uint8_t * idx) {
     return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
 }
 
-// kEvenSigns as the two 64-byte tables of a vpermi2b.
-inline const std::array<uint8_t, 128> & even_signs_table() {
-    static const std::array<uint8_t, 128> table = [] {
-        std::array<uint8_t, 128> t{};
-        for (size_t i = 0; i < t.size(); ++i) {
-            t[i] = quant::kEvenSigns[i];
-        }
-        return t;
-    }();
-    return table;
+// The sign bytes of 64 kEvenSigns indices (each byte's low 7 bits) by one two-table vpermi2b.
+inline __m512i even_signs(__m512i idx) {
+    const __m512i lo = _mm512_loadu_si512(quant::kEvenSigns.data());
+    const __m512i hi = _mm512_loadu_si512(quant::kEvenSigns.data() + 64);
+    return _mm512_permutex2var_epi8(lo, idx, hi);
 }
 
 // The sign bytes of the 32 runs of an iq2_xxs / iq3_xxs super-block whose 8 words (7-bit kEvenSigns indices at
 // bits 7 r) sit in the high halves of the qwords of w: one multishift picks the indices, one two-table vpermb maps
 // them; then per 64 elements (two groups) the 8 bytes as one mask.
 inline void even_sign_masks(__m512i w, __mmask64 * negs) {
-    const __m512i lo  = _mm512_loadu_si512(even_signs_table().data());
-    const __m512i hi  = _mm512_loadu_si512(even_signs_table().data() + 64);
-    // bytes 0..3 of each qword: bits 32 + 7 r of it (vpermi2b reads an index's low 7 bits)
-    const __m512i idx = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x00000000352e2720ll), w);
-    const __m512i sgn = _mm512_permutex2var_epi8(lo, idx, hi);
+    // bytes 0..3 of each qword: bits 32 + 7 r of it
+    const __m512i sgn = even_signs(_mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x00000000352e2720ll), w));
     alignas(64) uint32_t bytes[16];
     _mm512_store_si512(bytes, sgn);
 #pragma GCC unroll 4
@@ -96,10 +87,8 @@ inline void grid_codes<quant::BlockIQ2_XS>(const uint8_t * b, __m512i * u, __mma
         u[q] = points8(quant::kIq2xsGrid, w[0] & 511u, w[1] & 511u, w[2] & 511u, w[3] & 511u, w[4] & 511u,
                        w[5] & 511u, w[6] & 511u, w[7] & 511u);
     }
-    // each word's top 7 bits through kEvenSigns (vpermi2b reads an index's low 7 bits), one byte a run
-    const __m512i table_lo = _mm512_loadu_si512(even_signs_table().data());
-    const __m512i table_hi = _mm512_loadu_si512(even_signs_table().data() + 64);
-    const __m512i sgn = _mm512_permutex2var_epi8(table_lo, _mm512_srli_epi16(words, 9), table_hi);
+    // each word's top 7 bits through kEvenSigns, one byte a run
+    const __m512i sgn = even_signs(_mm512_srli_epi16(words, 9));
     alignas(32) uint64_t bytes[4];
     _mm256_store_si256(reinterpret_cast<__m256i *>(bytes), _mm512_cvtepi16_epi8(sgn));
 #pragma GCC unroll 4

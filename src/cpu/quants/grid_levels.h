@@ -11,8 +11,8 @@
 // bytes (the IQ3 formats' two points of 4 in one word), its signs sign_byte(b, i) (bit j: element j negative), and
 // s(b, j) the 4-bit s of the 16 elements 16 j ..; b is the block's bytes. scale_word(b): all s at once, the 16
 // nibbles per 16 elements (low nibble first; kPer16) or 8 bytes per 32 elements. The vector kernels decode points
-// and signs in vectors of their own (a vector per run's accessor would cost twice the time). Layouts and grids: quant/iq_blocks.h,
-// quant/iq_grids.h.
+// and signs in vectors of their own (a vector per run's accessor would cost twice the time). Layouts and grids:
+// quant/iq_blocks.h, quant/iq_grids.h.
 #pragma once
 
 #include "cpu/quants/levels.h"
@@ -51,22 +51,31 @@ inline uint64_t u64_at(const uint8_t * p) {
     return v;
 }
 
-// The top 4 bits of the 8 words at `words`, kStride bytes apart, as the bytes of one word (IQ2_XXS / IQ3_XXS s).
+// IQ2_XXS / IQ3_XXS: group g's word, kStride bytes apart from `words` on: the 7-bit kEvenSigns indices of its 4 runs at
+// bits 7 r, its s in the top 4 bits.
+template <int kStride>
+inline uint32_t group_word(const uint8_t * words, int g) {
+    return u32_at(words + kStride * g);
+}
+
+// The sign byte of run r (0..3) of a group from its word.
+inline unsigned even_sign(uint32_t word, int r) { return quant::kEvenSigns[(word >> (7 * r)) & 127]; }
+
+// The s of the 8 groups' words as the bytes of one word.
 template <int kStride>
 inline uint64_t top_nibbles(const uint8_t * words) {
     uint64_t s = 0;
     for (int g = 0; g < 8; ++g) {
-        s |= static_cast<uint64_t>(u32_at(words + kStride * g) >> 28) << (8 * g);
+        s |= static_cast<uint64_t>(group_word<kStride>(words, g) >> 28) << (8 * g);
     }
     return s;
 }
 
-// The sign bytes of a group's 4 runs (byte r: run r's) from its word's 7-bit kEvenSigns indices at bits 7 r
-// (IQ2_XXS, IQ3_XXS).
+// The sign bytes of a group's 4 runs (byte r: run r's) from its word.
 inline uint32_t even_signs4(uint32_t w) {
     uint32_t signs = 0;
     for (int r = 0; r < 4; ++r) {
-        signs |= static_cast<uint32_t>(quant::kEvenSigns[(w >> (7 * r)) & 127]) << (8 * r);
+        signs |= static_cast<uint32_t>(even_sign(w, r)) << (8 * r);
     }
     return signs;
 }
@@ -90,9 +99,9 @@ struct Grid<quant::BlockIQ2_XXS> {
         return quant::kIq2xxsGrid[b[2 + 8 * (run / 4) + run % 4]];
     }
     static unsigned sign_byte(const uint8_t * b, int run) {
-        return quant::kEvenSigns[(grid_detail::u32_at(b + 6 + 8 * (run / 4)) >> (7 * (run % 4))) & 127];
+        return grid_detail::even_sign(grid_detail::group_word<8>(b + 6, run / 4), run % 4);
     }
-    static unsigned s(const uint8_t * b, int j) { return grid_detail::u32_at(b + 6 + 8 * (j / 2)) >> 28; }
+    static unsigned s(const uint8_t * b, int j) { return grid_detail::group_word<8>(b + 6, j / 2) >> 28; }
     static constexpr bool kPer16 = false;
     static uint64_t       scale_word(const uint8_t * b) { return grid_detail::top_nibbles<8>(b + 6); }
 };
@@ -133,9 +142,9 @@ struct Grid<quant::BlockIQ3_XXS> {
         return quant::kIq3xxsGrid[b[2 + 2 * run]] | static_cast<uint64_t>(quant::kIq3xxsGrid[b[3 + 2 * run]]) << 32;
     }
     static unsigned sign_byte(const uint8_t * b, int run) {
-        return quant::kEvenSigns[(grid_detail::u32_at(b + 66 + 4 * (run / 4)) >> (7 * (run % 4))) & 127];
+        return grid_detail::even_sign(grid_detail::group_word<4>(b + 66, run / 4), run % 4);
     }
-    static unsigned s(const uint8_t * b, int j) { return grid_detail::u32_at(b + 66 + 4 * (j / 2)) >> 28; }
+    static unsigned s(const uint8_t * b, int j) { return grid_detail::group_word<4>(b + 66, j / 2) >> 28; }
     static constexpr bool kPer16 = false;
     static uint64_t       scale_word(const uint8_t * b) { return grid_detail::top_nibbles<4>(b + 66); }
 };
@@ -154,10 +163,9 @@ struct Grid<quant::BlockIQ3_S> {
     static unsigned s(const uint8_t * b, int j) { return (b[106 + j / 4] >> (4 * (j / 2 % 2))) & 0xfu; }
     static constexpr bool kPer16 = false;
     static uint64_t       scale_word(const uint8_t * b) {
-        const uint32_t n = grid_detail::u32_at(b + 106);
-        uint64_t       w = 0;
+        uint64_t w = 0;
         for (int g = 0; g < 8; ++g) {
-            w |= static_cast<uint64_t>((n >> (4 * g)) & 0xfu) << (8 * g);
+            w |= static_cast<uint64_t>(s(b, 2 * g)) << (8 * g);
         }
         return w;
     }

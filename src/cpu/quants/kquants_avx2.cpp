@@ -11,6 +11,7 @@
 #include "cpu/quants/matvec_isa.h"
 
 #include "cpu/quants/grid_levels.h"
+#include "cpu/quants/kquant_scales_x86.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx2.h"
@@ -33,12 +34,6 @@ struct Scales {
     __m256i scale, factor;
     float   d, bsum_d;
 };
-
-// 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
-inline __m256i per16_from_per32(uint64_t v) {
-    const __m256i d = _mm256_cvtepu16_epi32(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v))));
-    return _mm256_or_si256(d, _mm256_slli_epi32(d, 16));
-}
 
 // [scale 2 p x 8 | scale 2 p + 1 x 8]: the int16 scales of piece p's two halves.
 inline __m256i piece_scales(__m256i scale, int p) {
@@ -158,19 +153,6 @@ inline __m256i with_signs(__m256i mags, uint32_t neg) {
 inline __m256i points4(uint64_t p0, uint64_t p1, uint64_t p2, uint64_t p3) {
     return _mm256_set_epi64x(static_cast<long long>(p3), static_cast<long long>(p2), static_cast<long long>(p1),
                              static_cast<long long>(p0));
-}
-
-// 16 per-16 scales 2 s + 1: from 16 nibbles (low first) or 8 bytes per 32 elements (grid_levels.h: scale_word).
-template <bool kPer16>
-inline __m256i odd_scales(uint64_t w) {
-    __m256i s;
-    if constexpr (kPer16) {
-        const __m128i b = _mm_cvtsi64_si128(static_cast<long long>(w)), low4 = _mm_set1_epi8(0x0f);
-        s = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_and_si128(b, low4), _mm_and_si128(_mm_srli_epi16(b, 4), low4)));
-    } else {
-        s = per16_from_per32(w);
-    }
-    return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
 }
 
 template <class Block>

@@ -22,11 +22,11 @@
 
 #include "cpu/quants/grid_avx512.h"
 #include "cpu/quants/grid_levels.h"
+#include "cpu/quants/kquant_scales_x86.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx512.h"
 
-#include <array>
 #include <cstring>
 
 namespace switchyard::cpu::quants {
@@ -67,13 +67,6 @@ inline __mmask64 bit_halves(__m512i v, int a, int b) {
     const __m512i bits = _mm512_inserti64x4(_mm512_set1_epi8(static_cast<char>(1 << a)),
                                             _mm256_set1_epi8(static_cast<char>(1 << b)), 1);
     return _mm512_test_epi8_mask(v, bits);
-}
-
-// 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
-inline __m256i per16_from_per32(uint64_t v) {
-    const __m128i w = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v)));
-    const __m256i d = _mm256_cvtepu16_epi32(w);
-    return _mm256_or_si256(d, _mm256_slli_epi32(d, 16));
 }
 
 // Each format: kMin, how its min / offset term enters the floats; kOffset4, levels minus 4 per element (q3_K).
@@ -218,21 +211,6 @@ struct IQ4_XS : TypeRow<GGML_TYPE_IQ4_XS> {
 // Decoded by grid_avx512.h in whole vectors (not through Grid<Block>'s per-run accessors, which would cost twice the
 // time): the magnitudes and their signs as masks apart (kSplitSigns), so the activations take the signs directly.
 
-// 16 per-16 scales 2 s + 1 from 16 4-bit s (nibble i of v: low nibble first).
-inline __m256i odd_scales16(uint64_t v) {
-    const __m128i b  = _mm_cvtsi64_si128(static_cast<long long>(v));
-    const __m128i lo = _mm_and_si128(b, _mm_set1_epi8(0x0f));
-    const __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), _mm_set1_epi8(0x0f));
-    const __m256i s  = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(lo, hi));
-    return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
-}
-
-// 8 per-32 s (bytes of v) as 16 per-16 int16 2 s + 1.
-inline __m256i odd_scales32(uint64_t v) {
-    const __m256i s = per16_from_per32(v);
-    return _mm256_add_epi16(_mm256_add_epi16(s, s), _mm256_set1_epi16(1));
-}
-
 template <class Block>
 struct GridFormat : TypeRow<Block::kType> {
     static constexpr MinTerm kMin     = MinTerm::kNone;
@@ -242,7 +220,7 @@ struct GridFormat : TypeRow<Block::kType> {
     static Scales scales(const uint8_t * b) {
         using G           = Grid<Block>;
         const uint64_t sw = G::scale_word(b);
-        return {G::kPer16 ? odd_scales16(sw) : odd_scales32(sw), _mm256_setzero_si256(), half(b) * G::kConstant, 0.0f};
+        return {odd_scales<G::kPer16>(sw), _mm256_setzero_si256(), half(b) * G::kConstant, 0.0f};
     }
     static void codes(const uint8_t * b, __m512i * u, __mmask64 * negs) { grid_codes<Block>(b, u, negs); }
 };

@@ -3,13 +3,13 @@
 // MUL_MAT by many columns unpacks the nibbles once per pass and runs the GEMM's tile on them for every chunk.
 //
 // Per group of 32 elements: each nibble vector (two quads of the 16 rows) gives its low quad with one AND and its
-// high quad with a shift and an AND; iq4_nl, iq4_xs and mxfp4 map both with one vpermb each (the 16-entry table repeated
-// four times, so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the rows past
-// `rows` (whose index 0 would map to a level above 0); q5_K adds each quad's fifth bit. The factors: s = f16 scale
-// (q4_0, iq4_nl, q8_0) or mxfp4's E8M0 2^(e - 128), or for q4_K / q5_K s = d * scale and m = -dmin * min in float
-// as gemm.cpp's packer computes them (q2_K, q3_K, q6_K: the same per group of 16, m zero but q2_K's), the rows past
-// `rows` zero. The stored levels of the
-// missing rows are zero (format.h), and so are the levels q4_0, q8_0, the K-quants expand them to.
+// high quad with a shift and an AND; iq4_nl, iq4_xs and mxfp4 map both with one vpermb each (the 16-entry table
+// repeated four times, so that vpermb's six index bits read the nibble alone: no AND for the low quad), zeroing the
+// rows past `rows` (whose index 0 would map to a level above 0); q5_K adds each quad's fifth bit. The factors: s = f16
+// scale (q4_0, iq4_nl, q8_0) or mxfp4's E8M0 2^(e - 128), or for q4_K / q5_K s = d * scale and m = -dmin * min in
+// float as gemm.cpp's packer computes them (iq4_xs: s = d * scale; q2_K, q3_K, q6_K: the same per group of 16, m zero
+// but q2_K's), the rows past `rows` zero. The stored levels of the missing rows are zero (format.h), and so are the
+// levels q4_0, q8_0, the K-quants expand them to.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/repack/format.h"

@@ -1,7 +1,7 @@
 // Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, mxfp4, q2_K,
-// q3_K, q4_K, q5_K, q6_K, iq4_xs (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's tiles
-// (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original type (4-bit
-// levels stay nibbles).
+// q3_K, q4_K, q5_K, q6_K, iq4_xs (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's
+// tiles (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original type
+// (4-bit levels stay nibbles).
 //
 // A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
 // Levels are those of the GEMM's form (gemm.h: u unsigned, element = s * (u - bias) + m) and are laid out so that
@@ -153,8 +153,8 @@ bool       repackable_type(ggml_type type);
 bool repacks(ggml_type type, int64_t k);
 
 // What a kernel templated on a repacked type T reads of it: whether its levels are whole bytes (q8_0) rather than
-// nibbles, and the value table its nibbles index (iq4_nl, iq4_xs, mxfp4; u = value + the GEMM's bias), nullptr where they
-// are the levels.
+// nibbles, and the value table its nibbles index (iq4_nl, iq4_xs, mxfp4; u = value + the GEMM's bias), nullptr where
+// they are the levels.
 template <ggml_type T>
 inline constexpr bool kByteLevels = quants::cpu_type_row(T).repack == RepackForm::kBytes;
 template <ggml_type T>

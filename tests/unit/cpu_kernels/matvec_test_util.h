@@ -50,11 +50,10 @@ inline std::vector<float> normal_floats(std::mt19937 & rng, int64_t n, float sig
     return v;
 }
 
-// rows x k weights of `type`, rows back to back: quantized from normal floats.
 inline std::vector<uint8_t> random_block_rows(ggml_type type, int64_t rows, int64_t k, std::mt19937 & rng);
 
-// rows x k weights quantized from random floats; random blocks (random_block_rows) for the types without a quantizer
-// (the grid formats).
+// rows x k weights of `type`, rows back to back: quantized from normal floats; random blocks (random_block_rows) for
+// the types without a quantizer (the grid formats).
 inline std::vector<uint8_t> quantized_rows(ggml_type type, int64_t rows, int64_t k, std::mt19937 & rng) {
     if (ggml_is_quantized(type) && ggml_get_type_traits(type)->from_float_ref == nullptr) {
         return random_block_rows(type, rows, k, rng);
