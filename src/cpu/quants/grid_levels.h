@@ -16,6 +16,7 @@
 #pragma once
 
 #include "cpu/quants/levels.h"
+#include "cpu/quants/ternary_levels.h"
 
 #include "quant/iq_blocks.h"
 #include "quant/iq_grids.h"
@@ -33,9 +34,11 @@ using GridBlockOf = typename quant::FindBlock<T, quant::BlockIQ2_XXS, quant::Blo
 template <ggml_type T>
 inline constexpr bool kGridLevels = !std::is_void_v<GridBlockOf<T>>;
 
-// The block struct whose levels (levels.h, or the grid formats' below) the CPU's kernels read for type T.
+// The block struct whose levels (levels.h, the grid formats' below, ternary_levels.h) the CPU's kernels read for
+// type T.
 template <ggml_type T>
-using LevelsBlockOf = std::conditional_t<kGridLevels<T>, GridBlockOf<T>, quant::BlockOf<T>>;
+using LevelsBlockOf = std::conditional_t<kGridLevels<T>, GridBlockOf<T>,
+                                         std::conditional_t<kTernaryLevels<T>, TernaryBlockOf<T>, quant::BlockOf<T>>>;
 
 namespace grid_detail {
 

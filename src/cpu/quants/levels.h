@@ -290,15 +290,22 @@ inline constexpr MinTerm kMinTerm<quant::BlockQ5_K> = MinTerm::kTotal;
 template <>
 inline constexpr MinTerm kMinTerm<quant::BlockQ6_K> = MinTerm::kSubtract;
 
+// The formats with kSubtract: what their lanes add to the levels (q6_K's codes are v + 32, the trit formats' v + 1,
+// ternary_levels.h), subtracted again through the bsums times the scale.
+template <class Block>
+inline constexpr int kCodeOffset = 0;
+template <>
+inline constexpr int kCodeOffset<quant::BlockQ6_K> = 32;
+
 // The K-quants' min terms of one super-block as upstream_order.h defines them, for the kernels that compute the
 // lanes their own way (scalar, NEON): mins_l = bsums[2 l] * f[2 l] + bsums[2 l + 1] * f[2 l + 1], f the per-16 mins
-// or, for q6_K, 32 * scale.
+// or, for the kSubtract formats, kCodeOffset * scale.
 template <class Block>
 void kquant_mins(const KLevels & l, const int16_t * bsums, int32_t * mins) {
     for (int m = 0; m < 8; ++m) {
         mins[m] = 0;
         for (int j = 2 * m; j < 2 * m + 2; ++j) {
-            mins[m] += bsums[j] * (kMinTerm<Block> == MinTerm::kSubtract ? 32 * l.scale[j] : l.min[j]);
+            mins[m] += bsums[j] * (kMinTerm<Block> == MinTerm::kSubtract ? kCodeOffset<Block> * l.scale[j] : l.min[j]);
         }
     }
 }

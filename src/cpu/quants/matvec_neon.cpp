@@ -106,7 +106,7 @@ void kernel(const MatVecArgs & a) {
 template <class Block>
 float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
     constexpr MinTerm kMin        = kMinTerm<Block>;
-    constexpr int     kCodeOffset = kMin == MinTerm::kSubtract ? 32 : 0; // q6_K: its codes 0..63
+    constexpr int     kOffset = kCodeOffset<Block>; // q6_K: its codes 0..63; the trit formats: 0..2
     float32x4_t       acc_lo = vdupq_n_f32(0.0f), acc_hi = vdupq_n_f32(0.0f);
     KMinSums<Block>   outside;
     for (int64_t i = 0; i < k / kQK_K; ++i) {
@@ -114,8 +114,8 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
         const auto    q = quant::load_block<BlockQ8_K>(y, i);
         int32x4_t     lanes_lo = vdupq_n_s32(0), lanes_hi = vdupq_n_s32(0);
         for (int j = 0; j < kQK_K / 32; ++j) { // sub-blocks of 32: elements 0..15 feed lanes 0..3, 16..31 lanes 4..7
-            const int8x16_t v0 = vaddq_s8(vld1q_s8(l.v + 32 * j), vdupq_n_s8(kCodeOffset));
-            const int8x16_t v1 = vaddq_s8(vld1q_s8(l.v + 32 * j + 16), vdupq_n_s8(kCodeOffset));
+            const int8x16_t v0 = vaddq_s8(vld1q_s8(l.v + 32 * j), vdupq_n_s8(kOffset));
+            const int8x16_t v1 = vaddq_s8(vld1q_s8(l.v + 32 * j + 16), vdupq_n_s8(kOffset));
             lanes_lo = vmlaq_n_s32(lanes_lo, quad_sums(v0, vld1q_s8(q.qs + 32 * j)), l.scale[2 * j]);
             lanes_hi = vmlaq_n_s32(lanes_hi, quad_sums(v1, vld1q_s8(q.qs + 32 * j + 16)), l.scale[2 * j + 1]);
         }
@@ -201,9 +201,11 @@ struct KQuant : TypeRow<B::kType> {
 MatVecFn matvec_neon(ggml_type weight) {
     using quant::BlockQ2_K, quant::BlockQ3_K, quant::BlockQ4_K, quant::BlockQ5_K, quant::BlockQ6_K, quant::BlockIQ4_XS;
     using quant::BlockIQ2_XXS, quant::BlockIQ2_XS, quant::BlockIQ2_S, quant::BlockIQ3_XXS, quant::BlockIQ3_S;
+    using quant::BlockTQ1_0, quant::BlockTQ2_0;
     return kernel_for<F32, F16, Q4_0, Q8_0, KQuant<BlockQ2_K>, KQuant<BlockQ3_K>, KQuant<BlockQ4_K>, KQuant<BlockQ5_K>,
                       KQuant<BlockQ6_K>, KQuant<BlockIQ4_XS>, KQuant<BlockIQ2_XXS>, KQuant<BlockIQ2_XS>,
-                      KQuant<BlockIQ2_S>, KQuant<BlockIQ3_XXS>, KQuant<BlockIQ3_S>>(weight, []<class F>() -> MatVecFn {
+                      KQuant<BlockIQ2_S>, KQuant<BlockIQ3_XXS>, KQuant<BlockIQ3_S>, KQuant<BlockTQ1_0>,
+                      KQuant<BlockTQ2_0>>(weight, []<class F>() -> MatVecFn {
         if constexpr (requires { F::load(nullptr); }) {
             return kernel<F>; // the 32-element formats, sixteen products at a time
         } else if constexpr (requires { typename F::Block; }) {

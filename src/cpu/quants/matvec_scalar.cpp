@@ -94,7 +94,7 @@ struct KQ8_K {
         for (int64_t i = 0; i < k / kQK_K; ++i) {
             const KLevels l = levels(load_block<Block>(w, i));
             const auto    q = load_block<BlockQ8_K>(y, i);
-            const int     code_offset = kMin == MinTerm::kSubtract ? 32 : 0; // q6_K: its codes 0..63
+            const int     code_offset = kCodeOffset<Block>; // q6_K: its codes 0..63; the trit formats: 0..2
             int32_t       lanes[8] = {}, mins[8];
             for (int e = 0; e < kQK_K; ++e) {
                 lanes[(e % 32) / 4] += l.scale[e / 16] * (l.v[e] + code_offset) * q.qs[e];
@@ -111,6 +111,39 @@ struct KQ8_K {
             outside.add(dmin, mins);
         }
         return outside.finish(sum_lanes8(acc));
+    }
+};
+
+// iq1_s / iq1_m against q8_K in upstream's order (ternary_levels.h): per super-block d = d_a * d_w, the eight lanes
+// of the grid values (2 s + 1) g q and the delta part (2 s + 1) delta q, as one total (iq1_s) or eight more lanes
+// (iq1_m); the levels are v = 8 g + delta and l.d = d_w / 8.
+template <class Block>
+struct Iq1Dot {
+    static constexpr bool kSecondLanes = std::is_same_v<Block, quant::BlockIQ1_M>;
+    static float dot(const void * w, const void * y, int64_t k) {
+        float acc[8] = {}, acc2[8] = {}, total = 0.0f;
+        for (int64_t i = 0; i < k / kQK_K; ++i) {
+            const KLevels l = levels(load_block<Block>(w, i));
+            const auto    q = load_block<BlockQ8_K>(y, i);
+            int32_t       lanes[8] = {}, deltas[8] = {};
+            for (int e = 0; e < kQK_K; ++e) {
+                lanes[(e % 32) / 4] += l.scale[e / 16] * iq1_grid_of(l.v[e]) * q.qs[e];
+                deltas[(e % 32) / 4] += l.scale[e / 16] * iq1_delta_of(l.v[e]) * q.qs[e];
+            }
+            const float d = q.d * (l.d * 8.0f); // l.d * 8 is d_w exactly
+            for (int m = 0; m < 8; ++m) {
+                acc[m]  = std::fma(d, static_cast<float>(lanes[m]), acc[m]);
+                acc2[m] = std::fma(d, static_cast<float>(deltas[m]), acc2[m]);
+            }
+            const int32_t sum = deltas[0] + deltas[1] + deltas[2] + deltas[3] + deltas[4] + deltas[5] + deltas[6] +
+                                deltas[7];
+            total = std::fma(static_cast<float>(sum), d, total);
+        }
+        if constexpr (kSecondLanes) {
+            return std::fma(sum_lanes8(acc2), quant::kIq1Delta, sum_lanes8(acc));
+        } else {
+            return sum_lanes8(acc) + quant::kIq1Delta * total; // two roundings, as upstream's compiler leaves them
+        }
     }
 };
 
@@ -168,6 +201,10 @@ MatVecFn matvec_scalar(ggml_type weight) {
             f = dot_kernel<FloatDot<load_bf16, load_bf16>>;
         } else if constexpr (kGridLevels<T>) {
             f = dot_kernel<KQ8_K<GridBlockOf<T>>>; // grid_levels.h: K-quant levels without a min
+        } else if constexpr (kIq1<TernaryBlockOf<T>>) {
+            f = dot_kernel<Iq1Dot<TernaryBlockOf<T>>>; // ternary_levels.h: a grid value and a shift
+        } else if constexpr (kTernaryLevels<T>) {
+            f = dot_kernel<KQ8_K<TernaryBlockOf<T>>>; // ternary_levels.h: trits, q6_K's offset term
         } else if constexpr (row.gemm_group == 0) {
             return; // no levels form: the generic path (vec_dot through to_float)
         } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {

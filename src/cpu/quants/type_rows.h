@@ -76,11 +76,11 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K, 16, 128},
     {GGML_TYPE_IQ3_XXS, GGML_TYPE_Q8_K, 32, 128},
     {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K, 32, 128},
-    {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K},
-    {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K},
+    {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K, 32, 128},
+    {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K, 16, 128},
     {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kIQ4XSBlocks},
-    {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K},
-    {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K},
+    {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K, 32, 1},
+    {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K, 32, 1},
 };
 
 // The row of type t (type GGML_TYPE_COUNT when it has none).

@@ -22,6 +22,10 @@
 //   q5_K  one float, total = fma(dmin, float(sum of the mins_l), total) (upstream's compiler fuses its
 //         `summs += dmin * sum`); the result adds it
 //   q6_K  lane_l -= mins_l (integers) before the fma
+//   tq1_0 / tq2_0  as q6_K with f = 1 (lane_l = sum t q - bsums[2 l] - bsums[2 l + 1], t the stored trits)
+//   iq1_s          as q5_K with f = (2 s + 1) * delta and the term's factor d / 8 (positive): total / 8 exactly
+//   iq1_m          eight more lanes (the shifts, per element) into eight more accumulators, fma(d / 8, ...), whose
+//                  final sum is added to the lanes' (ternary_levels.h)
 //   q4_1 / q5_1    total = fma(m_w, s_a, total) per block (fused as above), added at the end
 //   iq4_nl / mxfp4 blocks alternate between two sets of accumulators, added lane by lane before the final sum;
 //                  an odd last block: result = result + d * float(its sum), two roundings (upstream's compiler
@@ -34,7 +38,7 @@
 namespace switchyard::cpu::quants {
 
 // How a format's min / offset term enters the floats (see above): q2_K kLanes, q3_K kNone, q4_K kQuads, q5_K
-// kTotal, q6_K kSubtract.
-enum class MinTerm { kNone, kLanes, kQuads, kTotal, kSubtract };
+// kTotal, q6_K kSubtract; iq1_s kTotal, iq1_m kDeltaLanes, tq1_0 / tq2_0 kSubtract (ternary_levels.h).
+enum class MinTerm { kNone, kLanes, kQuads, kTotal, kSubtract, kDeltaLanes };
 
 } // namespace switchyard::cpu::quants

@@ -14,6 +14,7 @@ namespace {
 
 struct UpstreamSums {
     __m256 acc   = _mm256_setzero_ps();
+    __m256 acc2  = _mm256_setzero_ps(); // kDeltaLanes
     __m128 quads = _mm_setzero_ps();
     float  total = 0.0f;
 };
@@ -41,7 +42,8 @@ inline int sum_i32x8(__m256i v) {
     return _mm_cvtsi128_si32(s);
 }
 
-// One K-quant super-block: lanes as above (for q6_K before the subtraction), mins the eight mins_l.
+// One K-quant super-block: lanes as above (for q6_K before the subtraction), mins the eight mins_l (kDeltaLanes:
+// the second lanes, dmin their factor).
 template <MinTerm M>
 inline void add_super_block(UpstreamSums & s, __m256i lanes, __m256i mins, float d, float dmin) {
     if constexpr (M == MinTerm::kLanes) {
@@ -58,6 +60,9 @@ inline void add_super_block(UpstreamSums & s, __m256i lanes, __m256i mins, float
     if constexpr (M == MinTerm::kTotal) {
         s.total = fma_ss(dmin, static_cast<float>(sum_i32x8(mins)), s.total);
     }
+    if constexpr (M == MinTerm::kDeltaLanes) {
+        s.acc2 = _mm256_fmadd_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(mins), s.acc2);
+    }
 }
 
 template <MinTerm M>
@@ -68,6 +73,8 @@ inline float finish(const UpstreamSums & s) {
         return v + _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
     } else if constexpr (M == MinTerm::kTotal) {
         return v + s.total;
+    } else if constexpr (M == MinTerm::kDeltaLanes) {
+        return v + sum_lanes8(s.acc2);
     } else {
         return v;
     }

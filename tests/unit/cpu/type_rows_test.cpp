@@ -82,6 +82,9 @@ TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
         {GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K, 32, 128, false}, {GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K, 16, 128, false},
         {GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K, 16, 128, false},   {GGML_TYPE_IQ3_XXS, GGML_TYPE_Q8_K, 32, 128, false},
         {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K, 32, 128, false},
+        // iq1: 8 g + delta (-9 .. 9) + 128, groups of their scales; the trits' t = v + 1
+        {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K, 32, 128, false},   {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K, 16, 128, false},
+        {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K, 32, 1, false},     {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K, 32, 1, false},
     };
     for (const Expect & e : expected) {
         const GemmFormat f = gemm_format(e.type);
@@ -94,8 +97,8 @@ TEST(CpuTypeRows, GemmFormsAreTheDocumentedOnes) {
         EXPECT_EQ(f.superblocks, superblocks) << ggml_type_name(e.type);
     }
     EXPECT_EQ(gemm_format(GGML_TYPE_F32).act_type, GGML_TYPE_COUNT);
-    EXPECT_EQ(gemm_format(GGML_TYPE_IQ1_S).act_type, GGML_TYPE_COUNT);
-    EXPECT_EQ(gemm_format(GGML_TYPE_TQ2_0).act_type, GGML_TYPE_COUNT);
+    EXPECT_EQ(gemm_format(GGML_TYPE_NVFP4).act_type, GGML_TYPE_COUNT);
+    EXPECT_EQ(gemm_format(GGML_TYPE_Q1_0).act_type, GGML_TYPE_COUNT);
 }
 
 // The columns the generic sites branch on (with_type_row): exact expectations from the formats and upstream.

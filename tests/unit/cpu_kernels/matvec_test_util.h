@@ -25,7 +25,8 @@ inline const std::vector<ggml_type> & weight_types() {
         GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,
         GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,
         GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_IQ4_XS, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,
-        GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+        GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_TQ1_0,
+        GGML_TYPE_TQ2_0,
     };
     return types;
 }
@@ -80,6 +81,9 @@ inline std::vector<size_t> half_fields(ggml_type t) {
         case GGML_TYPE_Q3_K: return {108};
         case GGML_TYPE_Q6_K: return {208};
         case GGML_TYPE_MXFP4: return {};
+        case GGML_TYPE_IQ1_M: return {}; // d in the top nibbles of the scale words (random_block_rows)
+        case GGML_TYPE_TQ1_0: return {52};
+        case GGML_TYPE_TQ2_0: return {64};
         default:             return {0};
     }
 }
@@ -97,6 +101,12 @@ inline std::vector<uint8_t> random_block_rows(ggml_type type, int64_t rows, int6
         uint8_t * blk = out.data() + static_cast<size_t>(i) * bs;
         if (type == GGML_TYPE_MXFP4) {
             blk[0] = static_cast<uint8_t>(118 + rng() % 16);
+        }
+        if (type == GGML_TYPE_IQ1_M) { // nibble n of d is the top nibble of scale word n (bytes 48..55)
+            const uint16_t d = ggml_fp32_to_fp16(scale(rng));
+            for (int n = 0; n < 4; ++n) {
+                blk[49 + 2 * n] = static_cast<uint8_t>((blk[49 + 2 * n] & 0x0f) | (((d >> (4 * n)) & 0xf) << 4));
+            }
         }
         for (size_t off : half_fields(type)) {
             const ggml_fp16_t h = ggml_fp32_to_fp16(scale(rng));

@@ -363,9 +363,113 @@ float upstream_dot_k(ggml_type t, const uint8_t * w, const uint8_t * act, int64_
     return constant * r;
 }
 
+// The -1 / 0 / +1 formats: random blocks (iq1_s, iq1_m have no quantizer here) and quantized ones.
+const std::vector<ggml_type> & ternary_types() {
+    static const std::vector<ggml_type> types = {GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0};
+    return types;
+}
+
+// Trit n of a tq1_0 byte: the top base-3 digit of byte * 3^n (mod 256).
+int tq1_trit(uint8_t byte, int n) {
+    const int pow3[5] = {1, 3, 9, 27, 81};
+    return (static_cast<uint8_t>(byte * pow3[n]) * 3) >> 8;
+}
+
+// The stored trit (0..3) of element e of a tq1_0 / tq2_0 block: tq2_0 four 2-bit values a byte, element 128 h +
+// 32 s + m at bit 2 s of qs[32 h + m]; tq1_0 five trits a byte of qs[0..31] (element 32 n + m), qs[32..47] (160 +
+// 16 n + m), four of qh[0..3] at 48 (240 + 4 n + m).
+int stored_trit(ggml_type t, const uint8_t * b, int e) {
+    if (t == GGML_TYPE_TQ2_0) return (b[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+    if (e < 160) return tq1_trit(b[e % 32], e / 32);
+    if (e < 240) return tq1_trit(b[32 + (e - 160) % 16], (e - 160) / 16);
+    return tq1_trit(b[48 + (e - 240) % 4], (e - 240) / 4);
+}
+
+// Upstream's ggml_vec_dot_{tq1_0,tq2_0,iq1_s,iq1_m}_q8_K (x86, AVX2), d = d_a * d_w per super-block:
+//   tq1_0 / tq2_0  lane l = sum of t q - bsums[2 l] - bsums[2 l + 1] (t the stored trit), acc_l = fma(lane_l, d,
+//                  acc_l) (its mul_ps and add_ps fused by GCC), then the lanes' sum;
+//   iq1_s          lanes of (2 s + 1) g q (g the grid byte, s bits 12..14 of qh[group]), acc_l = fma(d, lane_l, acc_l);
+//                  sumi1 = sum over groups of (bsums[2 g] + bsums[2 g + 1]) * (+-1 by bit 15) * (2 s + 1), total =
+//                  fma(sumi1, d, total) (fused by GCC); result = lanes' sum + 0.125 * total;
+//   iq1_m          the same lanes with the scale of each half group (3 bits at 6 (g % 2) + 3 h of scale word g / 2),
+//                  and eight more: (2 s + 1) * (+-1 per run of 8, bit 3 of its qh nibble) * q; d's fp16 from the
+//                  words' top nibbles; result = fma(sum of the second lanes, 0.125, lanes' sum).
+float upstream_dot_ternary(ggml_type t, const uint8_t * w, const uint8_t * act, int64_t k) {
+    float acc[8] = {}, acc2[8] = {}, total = 0.0f;
+    for (int64_t i = 0; i < k / 256; ++i) {
+        const uint8_t * b = w + i * ggml_type_size(t);
+        const uint8_t * y = act + i * 292;
+        float           da;
+        std::memcpy(&da, y, 4);
+        int16_t bsums[16];
+        std::memcpy(bsums, y + 260, sizeof(bsums));
+        const auto q = [&](int e) { return static_cast<int8_t>(y[4 + e]); };
+        int lanes[8] = {}, lanes2[8] = {}, sumi1 = 0;
+        float dw = 0.0f;
+        if (t == GGML_TYPE_TQ1_0 || t == GGML_TYPE_TQ2_0) {
+            dw = half(b + (t == GGML_TYPE_TQ2_0 ? 64 : 52));
+            for (int e = 0; e < 256; ++e) lanes[(e % 32) / 4] += stored_trit(t, b, e) * q(e);
+            for (int l = 0; l < 8; ++l) lanes[l] -= bsums[2 * l] + bsums[2 * l + 1];
+        } else if (t == GGML_TYPE_IQ1_S) {
+            dw = half(b);
+            for (int g = 0; g < 8; ++g) {
+                uint16_t qh;
+                std::memcpy(&qh, b + 34 + 2 * g, 2);
+                const int ls = 2 * ((qh >> 12) & 7) + 1;
+                for (int r = 0; r < 4; ++r) {
+                    const uint64_t point = switchyard::quant::kIq1sGrid[b[2 + 4 * g + r] | (((qh >> (3 * r)) & 7) << 8)];
+                    for (int j = 0; j < 8; ++j) {
+                        const int e = 32 * g + 8 * r + j;
+                        lanes[(e % 32) / 4] += ls * static_cast<int8_t>(point >> (8 * j)) * q(e);
+                    }
+                }
+                sumi1 += (bsums[2 * g] + bsums[2 * g + 1]) * (qh & 0x8000 ? -1 : 1) * ls;
+            }
+        } else {
+            uint16_t sc[4];
+            std::memcpy(sc, b + 48, sizeof(sc));
+            dw = ggml_fp16_to_fp32(static_cast<ggml_fp16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
+                                                            ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
+            for (int g = 0; g < 8; ++g) {
+                for (int r = 0; r < 4; ++r) {
+                    const int      nib   = (b[32 + 2 * g + r / 2] >> (4 * (r % 2))) & 0xf;
+                    const uint64_t point = switchyard::quant::kIq1sGrid[b[4 * g + r] | ((nib & 7) << 8)];
+                    const int      ls    = 2 * ((sc[g / 2] >> (6 * (g % 2) + 3 * (r / 2))) & 7) + 1;
+                    for (int j = 0; j < 8; ++j) {
+                        const int e = 32 * g + 8 * r + j;
+                        lanes[(e % 32) / 4] += ls * static_cast<int8_t>(point >> (8 * j)) * q(e);
+                        lanes2[(e % 32) / 4] += ls * (nib & 8 ? -1 : 1) * q(e);
+                    }
+                }
+            }
+        }
+        const float d = da * dw;
+        for (int l = 0; l < 8; ++l) {
+            if (t == GGML_TYPE_TQ1_0 || t == GGML_TYPE_TQ2_0) {
+                acc[l] = std::fma(static_cast<float>(lanes[l]), d, acc[l]);
+            } else {
+                acc[l]  = std::fma(d, static_cast<float>(lanes[l]), acc[l]);
+                acc2[l] = std::fma(d, static_cast<float>(lanes2[l]), acc2[l]);
+            }
+        }
+        total = std::fma(static_cast<float>(sumi1), d, total);
+    }
+    if (t == GGML_TYPE_IQ1_M) return std::fma(sum_lanes8(acc2), 0.125f, sum_lanes8(acc));
+    if (t == GGML_TYPE_IQ1_S) {
+        const float shift = 0.125f * total;
+        return sum_lanes8(acc) + shift;
+    }
+    return sum_lanes8(acc);
+}
+
+bool is_ternary(ggml_type t) {
+    return std::find(ternary_types().begin(), ternary_types().end(), t) != ternary_types().end();
+}
+
 // Upstream's product of one weight row with k activations (converted here as upstream converts them).
 float upstream_dot(ggml_type t, const uint8_t * w, const float * x, int64_t k) {
     const std::vector<uint8_t> act = convert_activations(activation_type(t), x, k);
+    if (is_ternary(t)) return upstream_dot_ternary(t, w, act.data(), k);
     return ggml_blck_size(t) == 256 ? upstream_dot_k(t, w, act.data(), k) : upstream_dot_legacy(t, w, act.data(), k);
 }
 
@@ -382,6 +486,7 @@ TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
     std::mt19937           rng(71);
     std::vector<ggml_type> types = quantized_types();
     types.insert(types.end(), grid_types().begin(), grid_types().end());
+    types.insert(types.end(), ternary_types().begin(), ternary_types().end());
     for (ggml_type type : types) {
         const bool grid = std::find(grid_types().begin(), grid_types().end(), type) != grid_types().end();
         const bool k_quant = ggml_blck_size(type) == 256;
@@ -396,7 +501,7 @@ TEST(UpstreamBits, EveryMatVecLevelGivesUpstreamsBits) {
             for (int64_t len : lens) {
                 const int64_t rows = 3;
                 for (bool random_bytes : {false, true}) {
-                    if (grid && !random_bytes) {
+                    if ((grid || type == GGML_TYPE_IQ1_S || type == GGML_TYPE_IQ1_M) && !random_bytes) {
                         continue; // no quantizer: random blocks only
                     }
                     const std::vector<uint8_t> w = random_bytes ? random_block_rows(type, rows, len, rng)
@@ -438,6 +543,7 @@ TEST(UpstreamBits, MulMatOfALayerGivesUpstreamsBits) {
     std::mt19937           rng(72);
     std::vector<ggml_type> types = quantized_types();
     types.insert(types.end(), grid_types().begin(), grid_types().end());
+    types.insert(types.end(), ternary_types().begin(), ternary_types().end());
     for (ggml_type type : types) {
         for (const auto & [k, rows] : {std::pair<int64_t, int64_t>{256, 96}, std::pair<int64_t, int64_t>{1024, 40}}) {
             for (int64_t cols : {1, 2, 3, 7, 16, 32}) {

@@ -56,7 +56,11 @@ ggml_type activation_type(ggml_type weight) {
         case GGML_TYPE_IQ2_XS:
         case GGML_TYPE_IQ2_S:
         case GGML_TYPE_IQ3_XXS:
-        case GGML_TYPE_IQ3_S:  return GGML_TYPE_Q8_K;
+        case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ1_S:
+        case GGML_TYPE_IQ1_M:
+        case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0:  return GGML_TYPE_Q8_K;
         default:               return GGML_TYPE_F32;
     }
 }
