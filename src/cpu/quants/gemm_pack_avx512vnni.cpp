@@ -8,6 +8,7 @@
 #include "cpu/quants/gemm.h"
 #include "cpu/quants/grid_avx512.h"
 #include "cpu/quants/levels.h"
+#include "cpu/quants/ternary_x86.h"
 #include "cpu/quants/type_rows.h"
 
 #include <immintrin.h>
@@ -174,6 +175,46 @@ void kquant_row(const quant::BlockIQ2_XS & blk, uint8_t * u, float * s, float * 
 void kquant_row(const quant::BlockIQ2_S & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
 void kquant_row(const quant::BlockIQ3_XXS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
 void kquant_row(const quant::BlockIQ3_S & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+
+// The -1 / 0 / +1 formats (ternary_x86.h), 32 elements a piece: the trits t (tq1_0, tq2_0: u = v + 1, s = d);
+// 8 g + delta + 128 (iq1_s, iq1_m: s = d / 8 x (2 s + 1) per group of the form), as the portable packer computes
+// them from ternary_levels.h.
+template <class Block>
+void ternary_row(const Block & blk, uint8_t * u, float * s, float * m) {
+    const auto * b = reinterpret_cast<const uint8_t *>(&blk);
+    constexpr int kGroup = cpu_type_row(Block::kType).gemm_group;
+    if constexpr (!kIq1<Block>) {
+        for (int p = 0; p < 8; ++p) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
+                                std::is_same_v<Block, quant::BlockTQ1_0> ? tq1_piece(b, p) : tq2_piece(b, p));
+        }
+        const float d = fp16_to_fp32(ternary_detail::u16_at(b + offsetof(Block, d)));
+        std::fill(s, s + kQK_K / kGroup, d);
+    } else {
+        for (int p = 0; p < 8; ++p) {
+            const __m256i g  = iq1_piece<Block>(b, p);
+            const __m256i g2 = _mm256_add_epi8(g, g), g4 = _mm256_add_epi8(g2, g2);
+            int64_t       shift[4];
+            for (int r = 0; r < 4; ++r) {
+                shift[r] = iq1_run<Block>(b, 4 * p + r).negative ? -1 : 0x0101010101010101ll;
+            }
+            const __m256i delta = _mm256_setr_epi64x(shift[0], shift[1], shift[2], shift[3]);
+            const __m256i v     = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
+                                _mm256_xor_si256(v, _mm256_set1_epi8(static_cast<char>(0x80))));
+        }
+        const float d = fp16_to_fp32(iq1_d_bits<Block>(b)) * 0.125f;
+        for (int j = 0; j < kQK_K / kGroup; ++j) {
+            s[j] = d * static_cast<float>(iq1_run<Block>(b, j * kGroup / 8).scale);
+        }
+    }
+    std::fill(m, m + kQK_K / kGroup, 0.0f);
+}
+
+void kquant_row(const quant::BlockIQ1_S & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ1_M & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
+void kquant_row(const quant::BlockTQ1_0 & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
+void kquant_row(const quant::BlockTQ2_0 & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
 
 // ---- the step into the panel -----------------------------------------------------------------------------------
 

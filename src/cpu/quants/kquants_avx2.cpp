@@ -15,6 +15,7 @@
 #include "cpu/quants/kquant_scales_x86.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/ternary_levels.h"
+#include "cpu/quants/ternary_x86.h"
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx2.h"
 
@@ -242,74 +243,25 @@ struct TritFormat : TypeRow<T> {
 };
 
 struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
-    static __m256i piece(const uint8_t * b, int p) { // elements 32 p ..: bits 2 (p % 4) of qs[32 (p / 4) ..]
-        return _mm256_and_si256(shift_right16(load256(b + 32 * (p / 4)), 2 * (p % 4)), _mm256_set1_epi8(3));
-    }
+    static __m256i piece(const uint8_t * b, int p) { return tq2_piece(b, p); }
 };
 
-// Bytes times 3 (mod 256).
-inline __m256i triple(__m256i x) { return _mm256_add_epi8(x, _mm256_add_epi8(x, x)); }
-inline __m128i triple(__m128i x) { return _mm_add_epi8(x, _mm_add_epi8(x, x)); }
-
-// The top base-3 digit of each byte (0, 1, 2: (3 x) >> 8, i.e. x >= 86 plus x >= 171).
-inline __m256i top_trit(__m256i x) {
-    const __m256i ge86  = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8(86)), x);
-    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8(static_cast<char>(171))), x);
-    return _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge86, ge171));
-}
-
 struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
-    // Trit n of a byte is the top digit of byte * 3^n: pieces 0..4 are trit p of qs[0..31]; pieces 5..7 the trits of
-    // qs[32..47] (0 and 1, 2 and 3, then 4) with, in piece 7's high half, qh's four trits (element 240 + 4 n + m:
-    // trit n of qh[m]).
-    static __m256i piece(const uint8_t * b, int p) {
-        if (p < 5) {
-            __m256i x = load256(b);
-            for (int n = 0; n < p; ++n) {
-                x = triple(x);
-            }
-            return top_trit(x);
-        }
-        __m128i y = load128(b + 32);
-        for (int n = 0; n < 2 * (p - 5); ++n) {
-            y = triple(y);
-        }
-        __m128i hi = triple(y);
-        if (p == 7) {
-            uint32_t qh;
-            std::memcpy(&qh, b + 48, sizeof(qh));
-            const __m128i h1 = _mm_set1_epi32(static_cast<int>(qh)), h3 = triple(h1), h9 = triple(h3);
-            hi = _mm_blend_epi32(_mm_blend_epi32(h1, h3, 0x2), _mm_blend_epi32(h9, triple(h9), 0x8), 0xc);
-        }
-        return top_trit(_mm256_set_m128i(hi, y));
-    }
+    static __m256i piece(const uint8_t * b, int p) { return tq1_piece(b, p); }
 };
 
 // iq1_s / iq1_m: the grid bytes (-1, 0, 1) as signed levels, 2 s + 1 per 16 elements, d = d_w; the shifts through
 // the bsums as a total (iq1_s, factor (2 s + 1) * delta, d_w / 8) or per element as second lanes (iq1_m, delta()).
-template <class Block>
-__m256i iq1_piece(const uint8_t * b, int p) {
-    const uint64_t * grid = quant::kIq1sGrid;
-    return points4(grid[iq1_run<Block>(b, 4 * p).index], grid[iq1_run<Block>(b, 4 * p + 1).index],
-                   grid[iq1_run<Block>(b, 4 * p + 2).index], grid[iq1_run<Block>(b, 4 * p + 3).index]);
-}
-
 struct IQ1_S : TypeRow<GGML_TYPE_IQ1_S> {
     static constexpr MinTerm kMin     = MinTerm::kTotal;
     static constexpr bool    kOffset4 = false;
     static constexpr bool    kSigned  = true;
     static Scales scales(const uint8_t * b) {
-        const __m128i qh  = load128(b + 34);
-        const __m128i ls  = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7)), 1),
-                                         _mm_set1_epi16(1));
-        const __m128i neg = _mm_srai_epi16(qh, 15);
-        const __m128i f   = _mm_sub_epi16(_mm_xor_si128(ls, neg), neg); // (2 s + 1) * delta
-        const auto    twice = [](__m128i x) { // per 32 -> per 16: each int16 twice
-            const __m256i w = _mm256_cvtepu16_epi32(x);
-            return _mm256_or_si256(w, _mm256_slli_epi32(w, 16));
-        };
-        const float d = half_to_float(b);
-        return {twice(ls), twice(f), d, d * 0.125f};
+        Scales s{};
+        iq1_s_scales(b, &s.scale, &s.factor);
+        s.d      = half_to_float(b);
+        s.bsum_d = s.d * 0.125f;
+        return s;
     }
     static __m256i piece(const uint8_t * b, int p) { return iq1_piece<quant::BlockIQ1_S>(b, p); }
 };
@@ -319,19 +271,15 @@ struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
     static constexpr bool    kOffset4 = false;
     static constexpr bool    kSigned  = true;
     static Scales scales(const uint8_t * b) {
-        alignas(32) int16_t ls[16];
-        for (int j = 0; j < 16; ++j) {
-            ls[j] = static_cast<int16_t>(iq1_run<quant::BlockIQ1_M>(b, 2 * j).scale);
-        }
         const float d = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_M>(b));
-        return {load256(ls), _mm256_setzero_si256(), d, d * 0.125f};
+        return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
     }
     static __m256i piece(const uint8_t * b, int p) { return iq1_piece<quant::BlockIQ1_M>(b, p); }
-    // The shifts' signs of piece p: -1 or +1 per element (per run of 8).
+    // The shifts' signs of piece p: -1 or +1 per element (per run of 8: bit 3 of its qh nibble).
     static __m256i delta(const uint8_t * b, int p) {
-        const auto run = [&](int r) {
-            return iq1_run<quant::BlockIQ1_M>(b, 4 * p + r).negative ? -1ll : 0x0101010101010101ll;
-        };
+        uint16_t qh;
+        std::memcpy(&qh, b + offsetof(quant::BlockIQ1_M, qh) + 2 * p, sizeof(qh));
+        const auto run = [&](int r) { return (qh >> (4 * r + 3)) & 1u ? -1ll : 0x0101010101010101ll; };
         return _mm256_setr_epi64x(run(0), run(1), run(2), run(3));
     }
 };

@@ -8,6 +8,8 @@
 //  - q2_K / q3_K: the 2-bit planes of a broadcast of qs, shifted per half; q3_K's high bit as q5_K's;
 //  - iq4_xs: nibbles as q4_K's through IQ4_NL's table, signed (their magnitudes times the signed activations);
 //  - the grid formats (iq2_xxs .. iq3_s, grid_levels.h): gathered grid points, their signs as masks (below);
+//  - the -1 / 0 / +1 formats (ternary_levels.h): tq2_0 as q2_K's planes, tq1_0's trits and iq1's grid bytes in
+//    pieces of 32 (ternary_x86.h), iq1_m's shifts as masks per element;
 //
 // then vpmaddubsw (codes x levels, int16 pairs; q3_K's codes minus 4 per element, as upstream) and vpdpwssd with
 // the sub-block scales spread over their lanes (int32, exact). Int32 lane m of vector q holds elements
@@ -24,10 +26,12 @@
 #include "cpu/quants/grid_levels.h"
 #include "cpu/quants/kquant_scales_x86.h"
 #include "cpu/quants/levels.h"
+#include "cpu/quants/ternary_x86.h"
 #include "cpu/quants/upstream_sums_x86.h"
 #include "cpu/simd/int_avx512.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 
@@ -231,6 +235,137 @@ using IQ2_S   = GridFormat<quant::BlockIQ2_S>;
 using IQ3_XXS = GridFormat<quant::BlockIQ3_XXS>;
 using IQ3_S   = GridFormat<quant::BlockIQ3_S>;
 
+// ---- the -1 / 0 / +1 formats (ternary_levels.h, decoded by ternary_x86.h) ------------------------------------------
+
+// The trit formats: the stored trits as codes, scale 1, q6_K's term with factor 1 (lanes - bsums pairs).
+template <ggml_type T>
+struct TritFormat : TypeRow<T> {
+    static constexpr MinTerm kMin     = MinTerm::kSubtract;
+    static constexpr bool    kOffset4 = false;
+    static Scales scales(const uint8_t * b) {
+        const __m256i one = _mm256_set1_epi16(1);
+        return {one, one, half(b + offsetof(TernaryBlockOf<T>, d)), 0.0f};
+    }
+};
+
+struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
+    static void codes(const uint8_t * b, __m512i * u) { two_bit_planes(b, u); } // q2_K's layout of the 2-bit values
+};
+
+// tq1_0: the bytes times 3^n once each (ternary_x86.h's pieces, without recomputing the powers), the top digits
+// by two compares per 64 bytes.
+struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
+    static __m512i top_trit(__m512i x) {
+        const __m512i one = _mm512_set1_epi8(1);
+        return _mm512_add_epi8(_mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(86)), one),
+                               _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(static_cast<char>(171))),
+                                                     one));
+    }
+    static __m512i pair(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+    static void    codes(const uint8_t * b, __m512i * u) {
+        using ternary_x86::triple;
+        __m256i x[5];
+        x[0] = load256(b);
+        for (int n = 1; n < 5; ++n) {
+            x[n] = triple(x[n - 1]);
+        }
+        __m128i y[5];
+        y[0] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 32));
+        for (int n = 1; n < 5; ++n) {
+            y[n] = triple(y[n - 1]);
+        }
+        uint32_t qh;
+        std::memcpy(&qh, b + 48, sizeof(qh));
+        const __m128i h1 = _mm_set1_epi32(static_cast<int>(qh)), h3 = triple(h1), h9 = triple(h3);
+        const __m128i h  = _mm_blend_epi32(_mm_blend_epi32(h1, h3, 0x2), _mm_blend_epi32(h9, triple(h9), 0x8), 0xc);
+        u[0] = top_trit(pair(x[0], x[1]));
+        u[1] = top_trit(pair(x[2], x[3]));
+        u[2] = top_trit(pair(x[4], _mm256_set_m128i(y[1], y[0])));
+        u[3] = top_trit(pair(_mm256_set_m128i(y[3], y[2]), _mm256_set_m128i(h, y[4])));
+    }
+};
+
+// iq1: the grid bytes (-1, 0, 1) by scalar loads, signed levels; 2 s + 1 per 16 elements; d = d_w. iq1_s's shifts go
+// through the bsums (a total at d_w / 8), iq1_m's per element (second lanes at d_w / 8, from the masks of shifts()).
+// The 32 runs' grid indices (int16 lane i: run i): qs[i] | 3 high bits << 8, the high bits 3 (i % 4) up in the
+// group's qh word (iq1_s) or the low 3 bits of nibble i % 2 of qh byte i / 2 (iq1_m).
+template <class Block>
+inline __m512i iq1_indices(const uint8_t * b) {
+    alignas(64) static constexpr uint16_t kSource[32] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+                                                          4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7};
+    alignas(64) static constexpr uint16_t kShiftS[32] = {0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9,
+                                                          0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9};
+    __m512i high;
+    if constexpr (std::is_same_v<Block, quant::BlockIQ1_S>) { // word g = i / 4
+        const __m512i qh = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 34)));
+        high             = _mm512_srlv_epi16(_mm512_permutexvar_epi16(_mm512_load_si512(kSource), qh),
+                                             _mm512_load_si512(kShiftS));
+    } else { // byte i / 2, nibble i % 2
+        const __m512i qh = _mm512_cvtepu8_epi16(_mm256_castsi128_si256(
+            _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offsetof(quant::BlockIQ1_M, qh)))));
+        const __m512i pairs = _mm512_srli_epi16(_mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19,
+                                                                 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,
+                                                                 3, 2, 1, 0), 1);
+        high = _mm512_srlv_epi16(_mm512_permutexvar_epi16(pairs, qh),
+                                 _mm512_set1_epi32(0x00040000)); // odd lanes: the high nibble
+    }
+    const __m512i low = _mm512_cvtepu8_epi16(_mm256_loadu_si256(
+        reinterpret_cast<const __m256i *>(b + offsetof(Block, qs))));
+    return _mm512_or_si512(low, _mm512_slli_epi16(_mm512_and_si512(high, _mm512_set1_epi16(7)), 8));
+}
+
+// The grid points of the 32 runs by scalar loads (as fast as gathers here, faster where those are microcoded).
+template <class Block>
+inline void iq1_codes(const uint8_t * b, __m512i * u) {
+    alignas(64) uint16_t idx[32];
+    _mm512_store_si512(idx, iq1_indices<Block>(b));
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {
+        const uint16_t * i = idx + 8 * q;
+        u[q] = points8(quant::kIq1sGrid, i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
+    }
+}
+
+struct IQ1_S : TypeRow<GGML_TYPE_IQ1_S> {
+    static constexpr MinTerm kMin     = MinTerm::kTotal;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        Scales s{};
+        iq1_s_scales(b, &s.scale, &s.factor);
+        s.d      = half(b);
+        s.bsum_d = s.d * 0.125f;
+        return s;
+    }
+    static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_S>(b, u); }
+};
+
+struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
+    static constexpr MinTerm kMin     = MinTerm::kDeltaLanes;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        const float d = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_M>(b));
+        return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
+    }
+    static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_M>(b, u); }
+    // Per 64 elements, the elements whose shift is -1/8: element e of vector q is in run 8 q + e / 8, whose sign is
+    // bit 3 + 4 (run % 2) of qh byte run / 2.
+    static void shifts(const uint8_t * b, __mmask64 * neg) {
+        alignas(64) static constexpr uint8_t kByte[64] = {
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+            2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+        const __m512i bit = _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(0x8080808080808080ull),
+                                                                  0x0808080808080808ll)); // runs even, odd
+        for (int q = 0; q < 4; ++q) {
+            uint32_t qh;
+            std::memcpy(&qh, b + offsetof(quant::BlockIQ1_M, qh) + 4 * q, sizeof(qh));
+            const __m512i bytes = _mm512_permutexvar_epi8(_mm512_load_si512(kByte), _mm512_set1_epi32(static_cast<int>(qh)));
+            neg[q]              = _mm512_test_epi8_mask(bytes, bit);
+        }
+    }
+};
+
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, const __m512i * lanes) {
     const auto * act = static_cast<const uint8_t *>(a.act);
@@ -246,10 +381,15 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
         } else {
             F::codes(wb, u);
         }
+        constexpr bool kDeltas = F::kMin == MinTerm::kDeltaLanes;
+        __mmask64      shift_negs[4] = {};
+        if constexpr (kDeltas) {
+            F::shifts(wb, shift_negs);
+        }
         const __m512i sc = _mm512_castsi256_si512(s.scale);
-        __m512i       dot[C];
+        __m512i       dot[C], dot2[C];
         for (int c = 0; c < C; ++c) {
-            dot[c] = _mm512_setzero_si512();
+            dot[c] = dot2[c] = _mm512_setzero_si512();
         }
 #pragma GCC unroll 4 // the codes and masks stay in registers
         for (int q = 0; q < 4; ++q) {
@@ -260,6 +400,10 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
             for (int c = 0; c < C; ++c) {
                 const uint8_t * y  = act + static_cast<size_t>(c) * a.act_col + i * kActBytes + kActQs + 64 * q;
                 __m512i         yv = _mm512_loadu_si512(y);
+                if constexpr (kDeltas) { // the shifts: +-q pairs, as upstream's maddubs of ones
+                    const __m512i shifted = _mm512_mask_sub_epi8(yv, shift_negs[q], _mm512_setzero_si512(), yv);
+                    dot2[c] = _mm512_dpwssd_epi32(dot2[c], _mm512_maddubs_epi16(_mm512_set1_epi8(1), shifted), scq);
+                }
                 if constexpr (signed_codes<F>()) { // the activation with the level's sign (-(-128) stays -128)
                     yv = _mm512_mask_sub_epi8(yv, neg, _mm512_setzero_si512(), yv);
                 }
@@ -276,7 +420,9 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out, con
             std::memcpy(&da, ab, sizeof(da));
             const __m256i sumi = _mm256_add_epi32(_mm512_castsi512_si256(dot[c]), _mm512_extracti64x4_epi64(dot[c], 1));
             __m256i       mins = _mm256_setzero_si256();
-            if constexpr (F::kMin != MinTerm::kNone) {
+            if constexpr (kDeltas) {
+                mins = _mm256_add_epi32(_mm512_castsi512_si256(dot2[c]), _mm512_extracti64x4_epi64(dot2[c], 1));
+            } else if constexpr (F::kMin != MinTerm::kNone) {
                 mins = _mm256_madd_epi16(load256(ab + kActBsums), s.factor);
             }
             add_super_block<F::kMin>(sums[c], sumi, mins, da * s.d, da * s.bsum_d);
@@ -299,8 +445,8 @@ void kernel(const MatVecArgs & a) {
 } // namespace
 
 MatVecFn kquants_avx512vnni(ggml_type weight) {
-    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S>(
-        weight, []<class F>() { return kernel<F>; });
+    return kernel_for<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M, TQ1_0,
+                      TQ2_0>(weight, []<class F>() { return kernel<F>; });
 }
 
 } // namespace switchyard::cpu::quants

@@ -8,7 +8,7 @@
 //   q4_1, q5_1                                 q8_1 (its s = d * sum(qs) carries the weights' min term)
 //   q2_K, q3_K, q4_K, q5_K, q6_K               q8_K (its bsums carry the min / offset terms)
 //   iq4_xs, iq2_xxs, iq2_xs, iq2_s, iq3_xxs,   q8_K
-//   iq3_s
+//   iq3_s, iq1_s, iq1_m, tq1_0, tq2_0
 //
 // The quantized products are integer dot products of the weights' levels with the activations' levels, scaled per
 // block, so each result equals the float dot product of the dequantized weights with the dequantized activations

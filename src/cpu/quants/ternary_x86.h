@@ -1,0 +1,114 @@
+// The x86 decode of the -1 / 0 / +1 formats (ternary_levels.h) in pieces of 32 elements (piece p: elements 32 p ..
+// 32 p + 31), shared by the AVX2 and AVX-512 VNNI matrix-vector kernels (kquants_avx2.cpp, kquants_avx512vnni.cpp):
+// everything is in an unnamed namespace, so each compiles its own copy with its own flags (AVX2 instructions only).
+//
+//   tq1_0    the stored trits (0, 1, 2): trit n of a byte is the top base-3 digit of byte * 3^n (mod 256), so a
+//            vector of bytes times 3^n (additions) gives it by two unsigned compares
+//   tq2_0    the stored 2-bit values
+//   iq1      the grid bytes (-1, 0, 1) of a group's four runs; 2 s + 1 per 16 elements; iq1_s's (2 s + 1) * delta
+//            per 16 (its shifts go through the bsums); iq1_m's shift signs per element
+#pragma once
+
+#if defined(__x86_64__)
+
+#include "cpu/quants/ternary_levels.h"
+
+#include "cpu/simd/intrinsics.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace switchyard::cpu::quants {
+namespace {
+
+namespace ternary_x86 {
+
+inline __m128i load16(const uint8_t * p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
+inline __m256i load32(const uint8_t * p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)); }
+
+// Bytes times 3 (mod 256).
+inline __m256i triple(__m256i x) { return _mm256_add_epi8(x, _mm256_add_epi8(x, x)); }
+inline __m128i triple(__m128i x) { return _mm_add_epi8(x, _mm_add_epi8(x, x)); }
+
+// The top base-3 digit of each byte: (3 x) >> 8, that is (x >= 86) + (x >= 171).
+inline __m256i top_trit(__m256i x) {
+    const __m256i ge86  = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8(86)), x);
+    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8(static_cast<char>(171))), x);
+    return _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge86, ge171));
+}
+
+// int16 values per 32 elements (8) spread per 16 (16: each twice).
+inline __m256i per16_twice(__m128i x) {
+    const __m256i w = _mm256_cvtepu16_epi32(x);
+    return _mm256_or_si256(w, _mm256_slli_epi32(w, 16));
+}
+
+} // namespace ternary_x86
+
+// tq2_0: element 128 h + 32 s + m at bits 2 s of qs[32 h + m].
+inline __m256i tq2_piece(const uint8_t * b, int p) {
+    const __m256i q = ternary_x86::load32(b + 32 * (p / 4));
+    return _mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * (p % 4))), _mm256_set1_epi8(3));
+}
+
+// tq1_0: pieces 0..4 are trit p of qs[0..31]; pieces 5..7 the trits of qs[32..47] (0 and 1, 2 and 3, then 4) with,
+// in piece 7's high half, qh's four trits (element 240 + 4 n + m: trit n of qh[m]).
+inline __m256i tq1_piece(const uint8_t * b, int p) {
+    using namespace ternary_x86;
+    if (p < 5) {
+        __m256i x = load32(b);
+        for (int n = 0; n < p; ++n) {
+            x = triple(x);
+        }
+        return top_trit(x);
+    }
+    __m128i y = load16(b + 32);
+    for (int n = 0; n < 2 * (p - 5); ++n) {
+        y = triple(y);
+    }
+    __m128i hi = triple(y);
+    if (p == 7) {
+        uint32_t qh;
+        std::memcpy(&qh, b + 48, sizeof(qh));
+        const __m128i h1 = _mm_set1_epi32(static_cast<int>(qh)), h3 = triple(h1), h9 = triple(h3);
+        hi = _mm_blend_epi32(_mm_blend_epi32(h1, h3, 0x2), _mm_blend_epi32(h9, triple(h9), 0x8), 0xc);
+    }
+    return top_trit(_mm256_set_m128i(hi, y));
+}
+
+// iq1: the grid bytes of group p's four runs.
+template <class Block>
+inline __m256i iq1_piece(const uint8_t * b, int p) {
+    const uint64_t * grid = quant::kIq1sGrid;
+    const auto       at   = [&](int r) { return static_cast<long long>(grid[iq1_run<Block>(b, 4 * p + r).index]); };
+    return _mm256_set_epi64x(at(3), at(2), at(1), at(0));
+}
+
+// iq1_s: 2 s + 1 per 16 elements, and (2 s + 1) * delta (the bsums' factor).
+inline void iq1_s_scales(const uint8_t * b, __m256i * scale, __m256i * factor) {
+    const __m128i qh  = ternary_x86::load16(b + offsetof(quant::BlockIQ1_S, qh));
+    const __m128i ls  = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7)), 1),
+                                     _mm_set1_epi16(1));
+    const __m128i neg = _mm_srai_epi16(qh, 15); // bit 15: the shift is -1/8
+    *scale            = ternary_x86::per16_twice(ls);
+    *factor           = ternary_x86::per16_twice(_mm_sub_epi16(_mm_xor_si128(ls, neg), neg));
+}
+
+// iq1_m: 2 s + 1 per 16 elements: scale j (run pair j) is bits 6 (j / 2 % 2) + 3 (j % 2) of word j / 4, moved to
+// bits 9..11 by one multiply (the shifts 0, 3, 6, 9 repeat every four lanes).
+inline __m256i iq1_m_scales(const uint8_t * b) {
+    uint64_t words;
+    std::memcpy(&words, b + offsetof(quant::BlockIQ1_M, scales), sizeof(words));
+    const __m256i w = _mm256_shuffle_epi8(_mm256_set1_epi64x(static_cast<long long>(words)),
+                                          _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 4, 5, 4, 5, 4,
+                                                           5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
+    const __m256i aligned = _mm256_mullo_epi16(w, _mm256_setr_epi16(512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1, 512,
+                                                                    64, 8, 1));
+    const __m256i s = _mm256_and_si256(_mm256_srli_epi16(aligned, 9), _mm256_set1_epi16(7));
+    return _mm256_or_si256(_mm256_slli_epi16(s, 1), _mm256_set1_epi16(1));
+}
+
+} // namespace
+} // namespace switchyard::cpu::quants
+
+#endif // __x86_64__
