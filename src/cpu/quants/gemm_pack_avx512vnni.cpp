@@ -184,9 +184,13 @@ void ternary_row(const Block & blk, uint8_t * u, float * s, float * m) {
     const auto * b = reinterpret_cast<const uint8_t *>(&blk);
     constexpr int kGroup = cpu_type_row(Block::kType).gemm_group;
     if constexpr (!kIq1<Block>) {
+        __m256i v[8];
+        if constexpr (std::is_same_v<Block, quant::BlockTQ1_0>) {
+            tq1_pieces(b, v);
+        }
         for (int p = 0; p < 8; ++p) {
             _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
-                                std::is_same_v<Block, quant::BlockTQ1_0> ? tq1_piece(b, p) : tq2_piece(b, p));
+                                std::is_same_v<Block, quant::BlockTQ1_0> ? v[p] : tq2_piece(b, p));
         }
         const float d = fp16_to_fp32(ternary_detail::u16_at(b + offsetof(Block, d)));
         std::fill(s, s + kQK_K / kGroup, d);

@@ -247,7 +247,7 @@ struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
 };
 
 struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
-    static __m256i piece(const uint8_t * b, int p) { return tq1_piece(b, p); }
+    static void pieces(const uint8_t * b, __m256i * v) { tq1_pieces(b, v); }
 };
 
 // iq1_s / iq1_m: the grid bytes (-1, 0, 1) as signed levels, 2 s + 1 per 16 elements, d = d_w; the shifts through
@@ -275,13 +275,7 @@ struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
         return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
     }
     static __m256i piece(const uint8_t * b, int p) { return iq1_piece<quant::BlockIQ1_M>(b, p); }
-    // The shifts' signs of piece p: -1 or +1 per element (per run of 8: bit 3 of its qh nibble).
-    static __m256i delta(const uint8_t * b, int p) {
-        uint16_t qh;
-        std::memcpy(&qh, b + offsetof(quant::BlockIQ1_M, qh) + 2 * p, sizeof(qh));
-        const auto run = [&](int r) { return (qh >> (4 * r + 3)) & 1u ? -1ll : 0x0101010101010101ll; };
-        return _mm256_setr_epi64x(run(0), run(1), run(2), run(3));
-    }
+    static __m256i delta(const uint8_t * b, int p) { return iq1_m_deltas(b, p); }
 };
 
 template <class F, int C>
@@ -297,9 +291,18 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
         for (int c = 0; c < C; ++c) {
             sumi[c] = sumi2[c] = _mm256_setzero_si256();
         }
+        __m256i pieces[8]; // formats that decode a whole super-block at once (pieces()), else piece() each
+        if constexpr (requires { F::pieces(wb, pieces); }) {
+            F::pieces(wb, pieces);
+        }
 #pragma GCC unroll 8
         for (int p = 0; p < 8; ++p) {
-            const __m256i v  = F::piece(wb, p);
+            __m256i v;
+            if constexpr (requires { F::pieces(wb, pieces); }) {
+                v = pieces[p];
+            } else {
+                v = F::piece(wb, p);
+            }
             const __m256i u  = signed_codes<F>() ? _mm256_sign_epi8(v, v) : v; // magnitudes of signed levels
             const __m256i sc = piece_scales(s.scale, p);
             __m256i       delta = _mm256_setzero_si256();

@@ -31,7 +31,6 @@
 #include "cpu/simd/int_avx512.h"
 
 #include <cstring>
-#include <type_traits>
 
 namespace switchyard::cpu::quants {
 
@@ -252,8 +251,7 @@ struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
     static void codes(const uint8_t * b, __m512i * u) { two_bit_planes(b, u); } // q2_K's layout of the 2-bit values
 };
 
-// tq1_0: the bytes times 3^n once each (ternary_x86.h's pieces, without recomputing the powers), the top digits
-// by two compares per 64 bytes.
+// tq1_0: the bytes times 3^n once each (ternary_x86.h), the top digits by two compares per 64 bytes.
 struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
     static __m512i top_trit(__m512i x) {
         const __m512i one = _mm512_set1_epi8(1);
@@ -261,68 +259,23 @@ struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
                                _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(static_cast<char>(171))),
                                                      one));
     }
-    static __m512i pair(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
-    static void    codes(const uint8_t * b, __m512i * u) {
-        using ternary_x86::triple;
-        __m256i x[5];
-        x[0] = load256(b);
-        for (int n = 1; n < 5; ++n) {
-            x[n] = triple(x[n - 1]);
+    static void codes(const uint8_t * b, __m512i * u) {
+        const Tq1Powers t = tq1_powers(b);
+        for (int q = 0; q < 4; ++q) {
+            u[q] = top_trit(_mm512_inserti64x4(_mm512_castsi256_si512(tq1_piece_bytes(t, 2 * q)),
+                                               tq1_piece_bytes(t, 2 * q + 1), 1));
         }
-        __m128i y[5];
-        y[0] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 32));
-        for (int n = 1; n < 5; ++n) {
-            y[n] = triple(y[n - 1]);
-        }
-        uint32_t qh;
-        std::memcpy(&qh, b + 48, sizeof(qh));
-        const __m128i h1 = _mm_set1_epi32(static_cast<int>(qh)), h3 = triple(h1), h9 = triple(h3);
-        const __m128i h  = _mm_blend_epi32(_mm_blend_epi32(h1, h3, 0x2), _mm_blend_epi32(h9, triple(h9), 0x8), 0xc);
-        u[0] = top_trit(pair(x[0], x[1]));
-        u[1] = top_trit(pair(x[2], x[3]));
-        u[2] = top_trit(pair(x[4], _mm256_set_m128i(y[1], y[0])));
-        u[3] = top_trit(pair(_mm256_set_m128i(y[3], y[2]), _mm256_set_m128i(h, y[4])));
     }
 };
 
 // iq1: the grid bytes (-1, 0, 1) by scalar loads, signed levels; 2 s + 1 per 16 elements; d = d_w. iq1_s's shifts go
 // through the bsums (a total at d_w / 8), iq1_m's per element (second lanes at d_w / 8, from the masks of shifts()).
-// The 32 runs' grid indices (int16 lane i: run i): qs[i] | 3 high bits << 8, the high bits 3 (i % 4) up in the
-// group's qh word (iq1_s) or the low 3 bits of nibble i % 2 of qh byte i / 2 (iq1_m).
 template <class Block>
-inline __m512i iq1_indices(const uint8_t * b) {
-    alignas(64) static constexpr uint16_t kSource[32] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
-                                                          4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7};
-    alignas(64) static constexpr uint16_t kShiftS[32] = {0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9,
-                                                          0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9};
-    __m512i high;
-    if constexpr (std::is_same_v<Block, quant::BlockIQ1_S>) { // word g = i / 4
-        const __m512i qh = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 34)));
-        high             = _mm512_srlv_epi16(_mm512_permutexvar_epi16(_mm512_load_si512(kSource), qh),
-                                             _mm512_load_si512(kShiftS));
-    } else { // byte i / 2, nibble i % 2
-        const __m512i qh = _mm512_cvtepu8_epi16(_mm256_castsi128_si256(
-            _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offsetof(quant::BlockIQ1_M, qh)))));
-        const __m512i pairs = _mm512_srli_epi16(_mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19,
-                                                                 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,
-                                                                 3, 2, 1, 0), 1);
-        high = _mm512_srlv_epi16(_mm512_permutexvar_epi16(pairs, qh),
-                                 _mm512_set1_epi32(0x00040000)); // odd lanes: the high nibble
-    }
-    const __m512i low = _mm512_cvtepu8_epi16(_mm256_loadu_si256(
-        reinterpret_cast<const __m256i *>(b + offsetof(Block, qs))));
-    return _mm512_or_si512(low, _mm512_slli_epi16(_mm512_and_si512(high, _mm512_set1_epi16(7)), 8));
-}
-
-// The grid points of the 32 runs by scalar loads (as fast as gathers here, faster where those are microcoded).
-template <class Block>
-inline void iq1_codes(const uint8_t * b, __m512i * u) {
-    alignas(64) uint16_t idx[32];
-    _mm512_store_si512(idx, iq1_indices<Block>(b));
+__attribute__((always_inline)) inline void iq1_codes(const uint8_t * b, __m512i * u) { // kept in registers
 #pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-        const uint16_t * i = idx + 8 * q;
-        u[q] = points8(quant::kIq1sGrid, i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
+        const auto at = [&](int r) { return iq1_run<Block>(b, 8 * q + r).index; };
+        u[q]          = points8(quant::kIq1sGrid, at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
     }
 }
 
@@ -337,7 +290,7 @@ struct IQ1_S : TypeRow<GGML_TYPE_IQ1_S> {
         s.bsum_d = s.d * 0.125f;
         return s;
     }
-    static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_S>(b, u); }
+    __attribute__((always_inline)) static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_S>(b, u); }
 };
 
 struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
@@ -348,7 +301,7 @@ struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
         const float d = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_M>(b));
         return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
     }
-    static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_M>(b, u); }
+    __attribute__((always_inline)) static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_M>(b, u); }
     // Per 64 elements, the elements whose shift is -1/8: element e of vector q is in run 8 q + e / 8, whose sign is
     // bit 3 + 4 (run % 2) of qh byte run / 2.
     static void shifts(const uint8_t * b, __mmask64 * neg) {

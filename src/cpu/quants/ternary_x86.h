@@ -51,30 +51,48 @@ inline __m256i tq2_piece(const uint8_t * b, int p) {
     return _mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * (p % 4))), _mm256_set1_epi8(3));
 }
 
-// tq1_0: pieces 0..4 are trit p of qs[0..31]; pieces 5..7 the trits of qs[32..47] (0 and 1, 2 and 3, then 4) with,
-// in piece 7's high half, qh's four trits (element 240 + 4 n + m: trit n of qh[m]).
-inline __m256i tq1_piece(const uint8_t * b, int p) {
-    using namespace ternary_x86;
-    if (p < 5) {
-        __m256i x = load32(b);
-        for (int n = 0; n < p; ++n) {
-            x = triple(x);
-        }
-        return top_trit(x);
+// tq1_0, before the top digits: x[n] = qs[0..31] times 3^n, y[n] = qs[32..47] times 3^n and h = qh's bytes times
+// 3^n in dword n (element 240 + 4 n + m: trit n of qh[m]). Pieces 0..4 are the top digits of x[p]; pieces 5..7 those
+// of y[0] y[1], y[2] y[3], y[4] h.
+struct Tq1Powers {
+    __m256i x[5];
+    __m128i y[5], h;
+};
+
+inline Tq1Powers tq1_powers(const uint8_t * b) {
+    using ternary_x86::triple;
+    Tq1Powers t;
+    t.x[0] = ternary_x86::load32(b);
+    t.y[0] = ternary_x86::load16(b + 32);
+    for (int n = 1; n < 5; ++n) {
+        t.x[n] = triple(t.x[n - 1]);
+        t.y[n] = triple(t.y[n - 1]);
     }
-    __m128i y = load16(b + 32);
-    for (int n = 0; n < 2 * (p - 5); ++n) {
-        y = triple(y);
-    }
-    __m128i hi = triple(y);
-    if (p == 7) {
-        uint32_t qh;
-        std::memcpy(&qh, b + 48, sizeof(qh));
-        const __m128i h1 = _mm_set1_epi32(static_cast<int>(qh)), h3 = triple(h1), h9 = triple(h3);
-        hi = _mm_blend_epi32(_mm_blend_epi32(h1, h3, 0x2), _mm_blend_epi32(h9, triple(h9), 0x8), 0xc);
-    }
-    return top_trit(_mm256_set_m128i(hi, y));
+    uint32_t qh;
+    std::memcpy(&qh, b + 48, sizeof(qh));
+    const __m128i h1 = _mm_set1_epi32(static_cast<int>(qh)), h3 = triple(h1), h9 = triple(h3);
+    t.h = _mm_blend_epi32(_mm_blend_epi32(h1, h3, 0x2), _mm_blend_epi32(h9, triple(h9), 0x8), 0xc);
+    return t;
 }
+
+// The bytes whose top digits are piece p (0..7).
+inline __m256i tq1_piece_bytes(const Tq1Powers & t, int p) {
+    switch (p) {
+        case 5:  return _mm256_set_m128i(t.y[1], t.y[0]);
+        case 6:  return _mm256_set_m128i(t.y[3], t.y[2]);
+        case 7:  return _mm256_set_m128i(t.h, t.y[4]);
+        default: return t.x[p];
+    }
+}
+
+// tq1_0: all eight pieces.
+inline void tq1_pieces(const uint8_t * b, __m256i * v) {
+    const Tq1Powers t = tq1_powers(b);
+    for (int p = 0; p < 8; ++p) {
+        v[p] = ternary_x86::top_trit(tq1_piece_bytes(t, p));
+    }
+}
+
 
 // iq1: the grid bytes of group p's four runs.
 template <class Block>
@@ -82,6 +100,17 @@ inline __m256i iq1_piece(const uint8_t * b, int p) {
     const uint64_t * grid = quant::kIq1sGrid;
     const auto       at   = [&](int r) { return static_cast<long long>(grid[iq1_run<Block>(b, 4 * p + r).index]); };
     return _mm256_set_epi64x(at(3), at(2), at(1), at(0));
+}
+
+// iq1_m: the shifts' signs of group p, -1 or +1 per element (per run of 8: bit 3 of its qh nibble, bits 3, 7, 11, 15
+// of the group's two qh bytes).
+inline __m256i iq1_m_deltas(const uint8_t * b, int p) {
+    uint16_t qh;
+    std::memcpy(&qh, b + offsetof(quant::BlockIQ1_M, qh) + 2 * p, sizeof(qh));
+    const __m256i bits = _mm256_and_si256(_mm256_set1_epi16(static_cast<int16_t>(qh)),
+                                          _mm256_setr_epi64x(0x8, 0x80, 0x800, 0x8000));
+    const __m256i positive = _mm256_cmpeq_epi64(bits, _mm256_setzero_si256());
+    return _mm256_or_si256(_mm256_set1_epi8(1), _mm256_andnot_si256(positive, _mm256_set1_epi8(-1)));
 }
 
 // iq1_s: 2 s + 1 per 16 elements, and (2 s + 1) * delta (the bsums' factor).
