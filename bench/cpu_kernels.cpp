@@ -456,13 +456,21 @@ private:
         if (t->type == GGML_TYPE_F32) {
             std::memcpy(bytes.data(), src.data(), bytes.size());
         } else if (ggml_get_type_traits(t->type)->from_float_ref == nullptr) {
-            // no quantizer (the grid formats): random blocks, each f16 d (the first field) a moderate scale
+            // no quantizer (the grid formats, iq1): random blocks, each f16 d (the first field; iq1_m: the top
+            // nibbles of its four scale words, bytes 48..55) a moderate scale
             const size_t block = ggml_type_size(t->type);
             for (size_t i = 0; i < bytes.size(); ++i) {
                 bytes[i] = static_cast<uint8_t>(rng());
-                if (i % block == 1) {
+                if (i % block == block - 1) {
+                    uint8_t *         b = bytes.data() + i + 1 - block;
                     const ggml_fp16_t h = ggml_fp32_to_fp16(0.01f + 0.001f * static_cast<float>(rng() % 16));
-                    std::memcpy(bytes.data() + i - 1, &h, sizeof(h));
+                    if (t->type == GGML_TYPE_IQ1_M) {
+                        for (int w = 0; w < 4; ++w) {
+                            b[49 + 2 * w] = static_cast<uint8_t>((b[49 + 2 * w] & 0x0f) | (((h >> (4 * w)) & 0xf) << 4));
+                        }
+                    } else {
+                        std::memcpy(b, &h, sizeof(h));
+                    }
                 }
             }
         } else {
@@ -588,7 +596,8 @@ void decode_cases(ggml_backend_t be, const Options & o, const Peaks & p) {
                                GGML_TYPE_Q2_K,    GGML_TYPE_Q3_K,    GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,
                                GGML_TYPE_Q6_K,    GGML_TYPE_IQ4_NL,  GGML_TYPE_MXFP4,  GGML_TYPE_IQ4_XS,
                                GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,  GGML_TYPE_IQ2_S,  GGML_TYPE_IQ3_XXS,
-                               GGML_TYPE_IQ3_S};
+                               GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,   GGML_TYPE_IQ1_M,  GGML_TYPE_TQ1_0,
+                               GGML_TYPE_TQ2_0};
     for (ggml_type type : types) {
         decode_case(be, o, p, type, nullptr);
     }
@@ -660,7 +669,8 @@ void batch_cases(ggml_backend_t be, const Options & o) {
         {512, GGML_TYPE_F32},  {512, GGML_TYPE_F16},   {512, GGML_TYPE_BF16},  {512, GGML_TYPE_Q8_0},
         {512, GGML_TYPE_Q4_0}, {512, GGML_TYPE_Q4_K},  {512, GGML_TYPE_IQ4_NL}, {512, GGML_TYPE_Q4_1},
         {512, GGML_TYPE_Q5_K}, {512, GGML_TYPE_Q6_K},  {512, GGML_TYPE_IQ4_XS}, {512, GGML_TYPE_IQ2_XXS},
-        {512, GGML_TYPE_IQ3_S},
+        {512, GGML_TYPE_IQ3_S}, {512, GGML_TYPE_IQ1_S},  {512, GGML_TYPE_IQ1_M}, {512, GGML_TYPE_TQ1_0},
+        {512, GGML_TYPE_TQ2_0},
     };
     for (const Case & c : cases) {
         batch_case(be, o, c.n, c.type, nullptr);
