@@ -2,8 +2,9 @@
 // give the scalar results bit for bit (for the quantized types upstream's x86 backend's too, upstream_order.h):
 //   - q4_0, q8_0 against q8_0: per 32-element block eight exact int32 lanes, lane l the products of elements
 //     4 l .. 4 l + 3, sixteen products at a time; acc_l = fma(d_w * d_a, lane_l, acc_l); upstream's final sum;
-//   - the K-quants (q2_K .. q6_K), iq4_xs and the grid formats (grid_levels.h) against q8_K: the levels unpacked by
-//     the portable levels.h, the lanes (times their 16-element scales) in NEON, mins and floats as the scalar kernel;
+//   - the K-quants (q2_K .. q6_K), iq4_xs, the grid formats (grid_levels.h) and the -1 / 0 / +1 formats
+//     (ternary_levels.h) against q8_K: the levels unpacked by the portable levels.h, the lanes (times their
+//     16-element scales) in NEON, mins and floats as the scalar kernel;
 //   - f32, f16: eight partial sums of unfused products (lane l: elements i + l), then the scalar's pairwise sum.
 // Advanced SIMD is part of every ARMv8-A core: no compile flags; the selector still asks the CPU (HWCAP_ASIMD).
 #if defined(__aarch64__) // the whole file: aarch64 code
@@ -21,6 +22,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 
@@ -141,6 +143,58 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
     return outside.finish(((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7])));
 }
 
+// ---- iq1_s, iq1_m against q8_K (ternary_levels.h) ---------------------------------------------------------------
+
+// The scalar kernel's order (matvec_scalar.cpp: Iq1Dot): the levels v = 8 g + delta split into the grid values g =
+// ((v + 9) >> 3) - 1 and the shifts v - 8 g, each's lanes times the 16-element scales; d = d_a * d_w per super-block
+// into the lanes' accumulators, and the shifts' lanes into eight more (iq1_m) or their sum into one total (iq1_s).
+template <class Block>
+float iq1_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
+    constexpr bool kSecondLanes = std::is_same_v<Block, quant::BlockIQ1_M>;
+    float32x4_t    acc_lo = vdupq_n_f32(0.0f), acc_hi = vdupq_n_f32(0.0f), acc2_lo = acc_lo, acc2_hi = acc_lo;
+    float          total  = 0.0f;
+    for (int64_t i = 0; i < k / kQK_K; ++i) {
+        const KLevels l = levels(quant::load_block<Block>(w, i));
+        const auto    q = quant::load_block<BlockQ8_K>(y, i);
+        int32x4_t     lanes_lo = vdupq_n_s32(0), lanes_hi = lanes_lo, shifts_lo = lanes_lo, shifts_hi = lanes_lo;
+        for (int j = 0; j < kQK_K / 32; ++j) { // elements 0..15 feed lanes 0..3, 16..31 lanes 4..7
+            for (int h = 0; h < 2; ++h) {
+                const int8x16_t v = vld1q_s8(l.v + 32 * j + 16 * h);
+                const int8x16_t g = vsubq_s8(vshrq_n_s8(vaddq_s8(v, vdupq_n_s8(9)), 3), vdupq_n_s8(1));
+                const int8x16_t delta = vsubq_s8(v, vshlq_n_s8(g, 3));
+                const int8x16_t qs    = vld1q_s8(q.qs + 32 * j + 16 * h);
+                const int       sc    = l.scale[2 * j + h];
+                int32x4_t &     lanes = h == 0 ? lanes_lo : lanes_hi;
+                int32x4_t &     shift = h == 0 ? shifts_lo : shifts_hi;
+                lanes                 = vmlaq_n_s32(lanes, quad_sums(g, qs), sc);
+                shift                 = vmlaq_n_s32(shift, quad_sums(delta, qs), sc);
+            }
+        }
+        const float d = q.d * (l.d * 8.0f); // l.d * 8 is d_w exactly
+        acc_lo        = vfmaq_n_f32(acc_lo, vcvtq_f32_s32(lanes_lo), d);
+        acc_hi        = vfmaq_n_f32(acc_hi, vcvtq_f32_s32(lanes_hi), d);
+        acc2_lo       = vfmaq_n_f32(acc2_lo, vcvtq_f32_s32(shifts_lo), d);
+        acc2_hi       = vfmaq_n_f32(acc2_hi, vcvtq_f32_s32(shifts_hi), d);
+        total         = std::fma(static_cast<float>(vaddvq_s32(vaddq_s32(shifts_lo, shifts_hi))), d, total);
+    }
+    const auto sum8 = [](float32x4_t lo, float32x4_t hi) {
+        float a[8];
+        vst1q_f32(a, lo);
+        vst1q_f32(a + 4, hi);
+        return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+    };
+    if constexpr (kSecondLanes) {
+        return std::fma(sum8(acc2_lo, acc2_hi), quant::kIq1Delta, sum8(acc_lo, acc_hi));
+    } else {
+        return sum8(acc_lo, acc_hi) + quant::kIq1Delta * total;
+    }
+}
+
+template <class B>
+struct Iq1 : TypeRow<B::kType> {
+    using Iq1Block = B;
+};
+
 // ---- f32, f16 ---------------------------------------------------------------------------------------------------
 
 struct F32 : TypeRow<GGML_TYPE_F32> {
@@ -205,9 +259,11 @@ MatVecFn matvec_neon(ggml_type weight) {
     return kernel_for<F32, F16, Q4_0, Q8_0, KQuant<BlockQ2_K>, KQuant<BlockQ3_K>, KQuant<BlockQ4_K>, KQuant<BlockQ5_K>,
                       KQuant<BlockQ6_K>, KQuant<BlockIQ4_XS>, KQuant<BlockIQ2_XXS>, KQuant<BlockIQ2_XS>,
                       KQuant<BlockIQ2_S>, KQuant<BlockIQ3_XXS>, KQuant<BlockIQ3_S>, KQuant<BlockTQ1_0>,
-                      KQuant<BlockTQ2_0>>(weight, []<class F>() -> MatVecFn {
+                      KQuant<BlockTQ2_0>, Iq1<quant::BlockIQ1_S>, Iq1<quant::BlockIQ1_M>>(weight, []<class F>() -> MatVecFn {
         if constexpr (requires { F::load(nullptr); }) {
             return kernel<F>; // the 32-element formats, sixteen products at a time
+        } else if constexpr (requires { typename F::Iq1Block; }) {
+            return dot_kernel<iq1_dot<typename F::Iq1Block>>;
         } else if constexpr (requires { typename F::Block; }) {
             return dot_kernel<kquant_dot<typename F::Block>>;
         } else {
