@@ -1,5 +1,5 @@
 // The x86 helpers that spread a K-quant form's sub-block scales over the 16 per-16 int16 lanes the matrix-vector
-// kernels scale by, shared by the AVX2 and AVX-512 VNNI kernels (kquants_avx2.cpp, kquants_avx512vnni.cpp). In an
+// kernels scale by (and the Scales they hold them in), shared by the AVX2 and AVX-512 VNNI kernels (kquants_avx2.cpp, kquants_avx512vnni.cpp). In an
 // unnamed namespace, as upstream_sums_x86.h: each ISA's file compiles its own copy with its own flags.
 #pragma once
 
@@ -11,6 +11,14 @@
 
 namespace switchyard::cpu::quants {
 namespace {
+
+// Per super-block values a format decodes once, in registers: the 16 sub-block scales (int16, per 16 elements), the
+// 16 factors of the bsums term (mins, q6_K's 32 * scale, iq1_s's (2 s + 1) * delta; unused where the format has
+// no such term), d and the bsums term's factor (-dmin; q3_K / q6_K: -d, unused; iq1: d / 8).
+struct Scales {
+    __m256i scale, factor;
+    float   d, bsum_d;
+};
 
 // 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
 inline __m256i per16_from_per32(uint64_t v) {

@@ -30,14 +30,6 @@ constexpr size_t kQ8KQs    = 4, kQ8KBsums = 260;
 
 inline __m256i shift_right16(__m256i x, int n) { return _mm256_srl_epi16(x, _mm_cvtsi32_si128(n)); }
 
-// Per super-block values a format decodes once, in registers: the 16 sub-block scales (int16, per 16
-// elements), the 16 factors of the bsums term (mins, or q6_K's 32 * scale; q3_K: unused), d and the bsums term's
-// factor (-dmin; q3_K / q6_K: -d, unused).
-struct Scales {
-    __m256i scale, factor;
-    float   d, bsum_d;
-};
-
 // [scale 2 p x 8 | scale 2 p + 1 x 8]: the int16 scales of piece p's two halves.
 inline __m256i piece_scales(__m256i scale, int p) {
     const __m256i pair = _mm256_permutevar8x32_epi32(scale, _mm256_set1_epi32(p));
@@ -231,17 +223,6 @@ struct IQ3_S : TypeRow<GGML_TYPE_IQ3_S>, GridFormat<quant::BlockIQ3_S> {
 
 // ---- the -1 / 0 / +1 formats (ternary_levels.h) -------------------------------------------------------------------
 
-// The trit formats: the stored trits t as unsigned codes, scale 1, q6_K's term with factor 1 (lanes - bsums pairs).
-template <ggml_type T>
-struct TritFormat : TypeRow<T> {
-    static constexpr MinTerm kMin     = MinTerm::kSubtract;
-    static constexpr bool    kOffset4 = false;
-    static Scales scales(const uint8_t * b) {
-        const __m256i one = _mm256_set1_epi16(1);
-        return {one, one, half_to_float(b + offsetof(TernaryBlockOf<T>, d)), 0.0f};
-    }
-};
-
 struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
     static __m256i piece(const uint8_t * b, int p) { return tq2_piece(b, p); }
 };
@@ -250,30 +231,13 @@ struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
     static void pieces(const uint8_t * b, __m256i * v) { tq1_pieces(b, v); }
 };
 
-// iq1_s / iq1_m: the grid bytes (-1, 0, 1) as signed levels, 2 s + 1 per 16 elements, d = d_w; the shifts through
-// the bsums as a total (iq1_s, factor (2 s + 1) * delta, d_w / 8) or per element as second lanes (iq1_m, delta()).
-struct IQ1_S : TypeRow<GGML_TYPE_IQ1_S> {
-    static constexpr MinTerm kMin     = MinTerm::kTotal;
-    static constexpr bool    kOffset4 = false;
-    static constexpr bool    kSigned  = true;
-    static Scales scales(const uint8_t * b) {
-        Scales s{};
-        iq1_s_scales(b, &s.scale, &s.factor);
-        s.d      = half_to_float(b);
-        s.bsum_d = s.d * 0.125f;
-        return s;
-    }
+// iq1: a piece is one group's grid bytes (ternary_x86.h: Iq1SFormat, Iq1MFormat); iq1_m's shifts per element
+// (delta()) go into the second lanes.
+struct IQ1_S : Iq1SFormat {
     static __m256i piece(const uint8_t * b, int p) { return iq1_piece<quant::BlockIQ1_S>(b, p); }
 };
 
-struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
-    static constexpr MinTerm kMin     = MinTerm::kDeltaLanes;
-    static constexpr bool    kOffset4 = false;
-    static constexpr bool    kSigned  = true;
-    static Scales scales(const uint8_t * b) {
-        const float d = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_M>(b));
-        return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
-    }
+struct IQ1_M : Iq1MFormat {
     static __m256i piece(const uint8_t * b, int p) { return iq1_piece<quant::BlockIQ1_M>(b, p); }
     static __m256i delta(const uint8_t * b, int p) { return iq1_m_deltas(b, p); }
 };

@@ -38,15 +38,7 @@ namespace {
 
 using namespace simd;
 
-
 constexpr size_t kActBytes = sizeof(quant::BlockQ8_K), kActQs = 4, kActBsums = 260;
-
-// Per super-block: the 16 per-16-element scales and the 16 bsums factors (int16: mins, or q6_K's 32 * scale;
-// q3_K: unused), d and the factor of the bsums term (-dmin; q3_K / q6_K: -d, unused).
-struct Scales {
-    __m256i scale, factor;
-    float   d, bsum_d;
-};
 
 // Lane l of vector q (0..3) takes scale 4 q + l / 8 (the 32 int16 lanes of 64 elements, 8 per 16 elements).
 constexpr std::array<uint16_t, 32> scale_lanes(int q) {
@@ -236,17 +228,6 @@ using IQ3_S   = GridFormat<quant::BlockIQ3_S>;
 
 // ---- the -1 / 0 / +1 formats (ternary_levels.h, decoded by ternary_x86.h) ------------------------------------------
 
-// The trit formats: the stored trits as codes, scale 1, q6_K's term with factor 1 (lanes - bsums pairs).
-template <ggml_type T>
-struct TritFormat : TypeRow<T> {
-    static constexpr MinTerm kMin     = MinTerm::kSubtract;
-    static constexpr bool    kOffset4 = false;
-    static Scales scales(const uint8_t * b) {
-        const __m256i one = _mm256_set1_epi16(1);
-        return {one, one, half(b + offsetof(TernaryBlockOf<T>, d)), 0.0f};
-    }
-};
-
 struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
     static void codes(const uint8_t * b, __m512i * u) { two_bit_planes(b, u); } // q2_K's layout of the 2-bit values
 };
@@ -268,8 +249,8 @@ struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
     }
 };
 
-// iq1: the grid bytes (-1, 0, 1) by scalar loads, signed levels; 2 s + 1 per 16 elements; d = d_w. iq1_s's shifts go
-// through the bsums (a total at d_w / 8), iq1_m's per element (second lanes at d_w / 8, from the masks of shifts()).
+// iq1 (ternary_x86.h: Iq1SFormat, Iq1MFormat): the grid bytes by scalar loads; iq1_m's shifts per element as masks
+// (shifts()) into the second lanes.
 template <class Block>
 __attribute__((always_inline)) inline void iq1_codes(const uint8_t * b, __m512i * u) { // kept in registers
 #pragma GCC unroll 4
@@ -279,28 +260,11 @@ __attribute__((always_inline)) inline void iq1_codes(const uint8_t * b, __m512i 
     }
 }
 
-struct IQ1_S : TypeRow<GGML_TYPE_IQ1_S> {
-    static constexpr MinTerm kMin     = MinTerm::kTotal;
-    static constexpr bool    kOffset4 = false;
-    static constexpr bool    kSigned  = true;
-    static Scales scales(const uint8_t * b) {
-        Scales s{};
-        iq1_s_scales(b, &s.scale, &s.factor);
-        s.d      = half(b);
-        s.bsum_d = s.d * 0.125f;
-        return s;
-    }
+struct IQ1_S : Iq1SFormat {
     __attribute__((always_inline)) static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_S>(b, u); }
 };
 
-struct IQ1_M : TypeRow<GGML_TYPE_IQ1_M> {
-    static constexpr MinTerm kMin     = MinTerm::kDeltaLanes;
-    static constexpr bool    kOffset4 = false;
-    static constexpr bool    kSigned  = true;
-    static Scales scales(const uint8_t * b) {
-        const float d = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_M>(b));
-        return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
-    }
+struct IQ1_M : Iq1MFormat {
     __attribute__((always_inline)) static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_M>(b, u); }
     // Per 64 elements, the elements whose shift is -1/8: element e of vector q is in run 8 q + e / 8, whose sign is
     // bit 3 + 4 (run % 2) of qh byte run / 2.

@@ -11,7 +11,10 @@
 
 #if defined(__x86_64__)
 
+#include "cpu/quants/kquant_scales_x86.h"
 #include "cpu/quants/ternary_levels.h"
+#include "cpu/quants/type_rows.h"
+#include "cpu/quants/upstream_order.h"
 
 #include "cpu/simd/intrinsics.h"
 
@@ -136,6 +139,44 @@ inline __m256i iq1_m_scales(const uint8_t * b) {
     const __m256i s = _mm256_and_si256(_mm256_srli_epi16(aligned, 9), _mm256_set1_epi16(7));
     return _mm256_or_si256(_mm256_slli_epi16(s, 1), _mm256_set1_epi16(1));
 }
+
+// ---- the formats' facts for the kernels' structs (kquants_avx2.cpp, kquants_avx512vnni.cpp add their decode) ----
+
+// The trit formats: the stored trits t as unsigned codes, scale 1, q6_K's term with factor 1 (lanes - bsums pairs).
+template <ggml_type T>
+struct TritFormat : TypeRow<T> {
+    static constexpr MinTerm kMin     = MinTerm::kSubtract;
+    static constexpr bool    kOffset4 = false;
+    static Scales scales(const uint8_t * b) {
+        const __m256i one = _mm256_set1_epi16(1);
+        return {one, one, _cvtsh_ss(ternary_detail::u16_at(b + offsetof(TernaryBlockOf<T>, d))), 0.0f};
+    }
+};
+
+// iq1_s / iq1_m: the grid bytes (-1, 0, 1) as signed levels, 2 s + 1 per 16 elements, d = d_w; the shifts at d_w / 8
+// through the bsums as a total (iq1_s, factor (2 s + 1) * delta) or per element as second lanes (iq1_m).
+struct Iq1SFormat : TypeRow<GGML_TYPE_IQ1_S> {
+    static constexpr MinTerm kMin     = MinTerm::kTotal;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        Scales s{};
+        iq1_s_scales(b, &s.scale, &s.factor);
+        s.d      = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_S>(b));
+        s.bsum_d = s.d * 0.125f;
+        return s;
+    }
+};
+
+struct Iq1MFormat : TypeRow<GGML_TYPE_IQ1_M> {
+    static constexpr MinTerm kMin     = MinTerm::kDeltaLanes;
+    static constexpr bool    kOffset4 = false;
+    static constexpr bool    kSigned  = true;
+    static Scales scales(const uint8_t * b) {
+        const float d = _cvtsh_ss(iq1_d_bits<quant::BlockIQ1_M>(b));
+        return {iq1_m_scales(b), _mm256_setzero_si256(), d, d * 0.125f};
+    }
+};
 
 } // namespace
 } // namespace switchyard::cpu::quants
