@@ -659,3 +659,69 @@ TEST(UpstreamBits, KnownAnswersOfUpstreamsCpuBackend) {
         }
     }
 }
+
+namespace {
+
+// Known answers of the -1 / 0 / +1 formats (iq1 has no quantizer here): 4 rows x 2 columns of MUL_MAT, k = 512,
+// weights of random bytes from the LCG (state 777 + type; each byte the top byte of the next state), every block's
+// f16 d then set to 0x2000 + (its second byte % 4) * 0x400 (iq1_m: into the top nibbles of its scale words),
+// activations as above. The values computed by upstream ggml d99724f2's CPU backend (x86-64, built natively with GCC
+// and, the same bits, for AVX2 only): its vec_dot of these types is the AVX2 code the oracle follows.
+const KnownAnswer kUpstreamTernary[] = {
+    {GGML_TYPE_IQ1_S,
+     {0xc066e59au, 0xc089c7b8u, 0x418c4d37u, 0xc046bba7u,
+      0xc03758c3u, 0x3f393b84u, 0xc0f94577u, 0xc17c686au}},
+    {GGML_TYPE_IQ1_M,
+     {0x410a0c47u, 0xc11cf058u, 0xbf92ae60u, 0x3fdf8b58u,
+      0x40db0929u, 0x40d6290cu, 0xc0337ee0u, 0x40038fdeu}},
+    {GGML_TYPE_TQ1_0,
+     {0x3f1b888cu, 0x3e94f95du, 0xbf562930u, 0x3df24e98u,
+      0x3f1cb117u, 0x3fc8d78fu, 0xbeaaab50u, 0x3f0f574eu}},
+    {GGML_TYPE_TQ2_0,
+     {0x407c8959u, 0x3eef2fc4u, 0x40873e9du, 0x40a82a51u,
+      0xbf1db032u, 0x40218ec4u, 0xbf0ddc96u, 0xbf96ada2u}},
+};
+
+// The f16 d of a block of these formats (iq1_m: its nibbles in the top of the four scale words).
+void set_block_d(ggml_type t, uint8_t * b, uint16_t h) {
+    if (t == GGML_TYPE_IQ1_M) {
+        for (int n = 0; n < 4; ++n) {
+            b[49 + 2 * n] = static_cast<uint8_t>((b[49 + 2 * n] & 0x0f) | (((h >> (4 * n)) & 0xf) << 4));
+        }
+        return;
+    }
+    const size_t at = t == GGML_TYPE_TQ1_0 ? 52 : t == GGML_TYPE_TQ2_0 ? 64 : 0;
+    std::memcpy(b + at, &h, sizeof(h));
+}
+
+} // namespace
+
+TEST(UpstreamBits, KnownAnswersOfTheTernaryFormats) {
+    constexpr int64_t kRows = 4, kCols = 2, k = 512;
+    for (const KnownAnswer & ka : kUpstreamTernary) {
+        Ctx           ctx;
+        ggml_tensor * a = ggml_new_tensor_2d(ctx, ka.type, k, kRows);
+        ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, kCols);
+        Generator     gen{777u + static_cast<uint32_t>(ka.type)};
+        auto *        w  = static_cast<uint8_t *>(a->data);
+        const size_t  bs = ggml_type_size(ka.type);
+        for (size_t i = 0; i < ggml_nbytes(a); ++i) {
+            gen.next(1.0f);
+            w[i] = static_cast<uint8_t>(gen.state >> 24);
+        }
+        for (size_t i = 0; i < ggml_nbytes(a); i += bs) {
+            set_block_d(ka.type, w + i, static_cast<uint16_t>(0x2000 + (w[i + 1] % 4) * 0x400));
+        }
+        std::vector<float> x(static_cast<size_t>(k * kCols));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = gen.next(i % 3 == 0 ? 4.0f : 1.0f);
+        std::memcpy(b->data, x.data(), x.size() * sizeof(float));
+        ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+        ASSERT_EQ(compute(ctx, out, 2), GGML_STATUS_SUCCESS);
+        for (int64_t i = 0; i < kRows * kCols; ++i) {
+            const float got = static_cast<const float *>(out->data)[i];
+            EXPECT_EQ(bits(got), ka.bits[i]) << ggml_type_name(ka.type) << " output " << i << ": " << got;
+            const float want = upstream_dot(ka.type, w + (i % kRows) * a->nb[1], x.data() + (i / kRows) * k, k);
+            EXPECT_EQ(bits(want), ka.bits[i]) << ggml_type_name(ka.type) << " oracle, output " << i;
+        }
+    }
+}
