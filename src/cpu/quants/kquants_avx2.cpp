@@ -224,11 +224,13 @@ struct IQ3_S : TypeRow<GGML_TYPE_IQ3_S>, GridFormat<quant::BlockIQ3_S> {
 // ---- the -1 / 0 / +1 formats (ternary_levels.h) -------------------------------------------------------------------
 
 struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
-    static __m256i piece(const uint8_t * b, int p) { return tq2_piece(b, p); }
+    static constexpr bool kUnitScale = true;
+    static __m256i        piece(const uint8_t * b, int p) { return tq2_piece(b, p); }
 };
 
 struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
-    static void pieces(const uint8_t * b, __m256i * v) { tq1_pieces(b, v); }
+    static constexpr bool kUnitScale = true;
+    static void           pieces(const uint8_t * b, __m256i * v) { tq1_pieces(b, v); }
 };
 
 // iq1: a piece is one group's grid bytes (ternary_x86.h: Iq1SFormat, Iq1MFormat); iq1_m's shifts per element
@@ -268,7 +270,10 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
                 v = F::piece(wb, p);
             }
             const __m256i u  = signed_codes<F>() ? _mm256_sign_epi8(v, v) : v; // magnitudes of signed levels
-            const __m256i sc = piece_scales(s.scale, p);
+            // the trit formats' unit scales: their pairs summed in int16 (8 pieces of codes <= 3: no overflow), widened
+            // once per super-block below, as upstream sums them
+            constexpr bool kUnit = requires { F::kUnitScale; };
+            const __m256i  sc    = kUnit ? _mm256_set1_epi16(1) : piece_scales(s.scale, p);
             __m256i       delta = _mm256_setzero_si256();
             if constexpr (kDeltas) {
                 delta = F::delta(wb, p);
@@ -280,7 +285,7 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
                 if constexpr (F::kOffset4) { // (code - 4) * y, exact in int16 as upstream computes it
                     pairs = _mm256_sub_epi16(pairs, dot_u8_i16(_mm256_set1_epi8(4), yv));
                 }
-                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(pairs, sc));
+                sumi[c] = kUnit ? _mm256_add_epi16(sumi[c], pairs) : _mm256_add_epi32(sumi[c], _mm256_madd_epi16(pairs, sc));
                 if constexpr (kDeltas) { // the shifts: +-q pairs, as upstream's maddubs of ones
                     const __m256i shifted = dot_u8_i16(_mm256_set1_epi8(1), _mm256_sign_epi8(load256(y), delta));
                     sumi2[c]              = _mm256_add_epi32(sumi2[c], _mm256_madd_epi16(shifted, sc));
@@ -291,6 +296,9 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
             const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes;
             float           da;
             std::memcpy(&da, ab, sizeof(da));
+            if constexpr (requires { F::kUnitScale; }) {
+                sumi[c] = _mm256_madd_epi16(sumi[c], _mm256_set1_epi16(1));
+            }
             __m256i mins = sumi2[c];
             if constexpr (F::kMin != MinTerm::kNone && !kDeltas) {
                 mins = _mm256_madd_epi16(load256(ab + kQ8KBsums), s.factor);
