@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama.cpp's own library on Switchyard's: the prebuilt libllama of llama.cpp release v0.5.0 (npm package
 # @node-llama-cpp/linux-x64@3.22.1, ggml 0.25.1), run with our libggml / libggml-base in place of its own, must
-# generate switchyard-run's greedy tokens on models from switchyard-make-model (f16, q8_0, q4_K, iq4_xs, tq2_0;
+# generate switchyard-run's greedy tokens on models from switchyard-make-model (f16, q8_0, q4_K, iq4_xs, tq1_0, tq2_0;
 # weights in the CPU's repacked buffer type and not).
 #
 #   tests/llama_cpp/run.sh BUILD_DIR [WORK_DIR]
@@ -58,7 +58,7 @@ cc -std=c11 -O1 -Wall -Wextra -I include -I "$here/../../include" "$here/greedy.
     -L "$lib" -l:libllama.v0.5.0.so -Wl,-rpath,'$ORIGIN/lib'
 
 status=0
-for type in f16 q8_0 q4_K iq4_xs tq2_0; do
+for type in f16 q8_0 q4_K iq4_xs tq1_0 tq2_0; do
     model=$work/model-$type.gguf
     "$build/bin/switchyard-make-model" -o "$model" --type "$type" > /dev/null
     for repack in "" "--no-repack"; do
