@@ -30,7 +30,6 @@ struct Step {
     float m[kGemmRows][kSpan / 16];
 };
 
-inline __m128i load128(const void * p) { return _mm_loadu_si128(static_cast<const __m128i *>(p)); }
 inline __m256i load256(const void * p) { return _mm256_loadu_si256(static_cast<const __m256i *>(p)); }
 
 inline void store256(uint8_t * p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v); }
@@ -198,12 +197,7 @@ void ternary_row(const Block & blk, uint8_t * u, float * s, float * m) {
         for (int p = 0; p < 8; ++p) {
             const __m256i g  = iq1_piece<Block>(b, p);
             const __m256i g2 = _mm256_add_epi8(g, g), g4 = _mm256_add_epi8(g2, g2);
-            int64_t       shift[4];
-            for (int r = 0; r < 4; ++r) {
-                shift[r] = iq1_run<Block>(b, 4 * p + r).negative ? -1 : 0x0101010101010101ll;
-            }
-            const __m256i delta = _mm256_setr_epi64x(shift[0], shift[1], shift[2], shift[3]);
-            const __m256i v     = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);
+            const __m256i v  = _mm256_add_epi8(_mm256_add_epi8(g4, g4), iq1_deltas<Block>(b, p)); // 8 g + delta
             _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
                                 _mm256_xor_si256(v, _mm256_set1_epi8(static_cast<char>(0x80))));
         }

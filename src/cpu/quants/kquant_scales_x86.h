@@ -1,6 +1,7 @@
 // The x86 helpers that spread a K-quant form's sub-block scales over the 16 per-16 int16 lanes the matrix-vector
-// kernels scale by (and the Scales they hold them in), shared by the AVX2 and AVX-512 VNNI kernels (kquants_avx2.cpp, kquants_avx512vnni.cpp). In an
-// unnamed namespace, as upstream_sums_x86.h: each ISA's file compiles its own copy with its own flags.
+// kernels scale by (and the Scales they hold them in), shared by the AVX2 and AVX-512 VNNI kernels (kquants_avx2.cpp,
+// kquants_avx512vnni.cpp). In an unnamed namespace, as upstream_sums_x86.h: each ISA's file compiles its own copy
+// with its own flags.
 #pragma once
 
 #if defined(__x86_64__)
@@ -20,10 +21,15 @@ struct Scales {
     float   d, bsum_d;
 };
 
+// 8 per-32 int16 values as 16 per-16 int16 (each twice).
+inline __m256i per16_twice(__m128i x) {
+    const __m256i w = _mm256_cvtepu16_epi32(x);
+    return _mm256_or_si256(w, _mm256_slli_epi32(w, 16));
+}
+
 // 8 per-32 values (bytes of v) as 16 per-16 int16 (each twice).
 inline __m256i per16_from_per32(uint64_t v) {
-    const __m256i d = _mm256_cvtepu16_epi32(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v))));
-    return _mm256_or_si256(d, _mm256_slli_epi32(d, 16));
+    return per16_twice(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<long long>(v))));
 }
 
 // The grid formats' scales 2 s + 1 as 16 per-16 int16, from their scale word (grid_levels.h: Grid::scale_word): 16

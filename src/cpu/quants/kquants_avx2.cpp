@@ -224,13 +224,11 @@ struct IQ3_S : TypeRow<GGML_TYPE_IQ3_S>, GridFormat<quant::BlockIQ3_S> {
 // ---- the -1 / 0 / +1 formats (ternary_levels.h) -------------------------------------------------------------------
 
 struct TQ2_0 : TritFormat<GGML_TYPE_TQ2_0> {
-    static constexpr bool kUnitScale = true;
-    static __m256i        piece(const uint8_t * b, int p) { return tq2_piece(b, p); }
+    static __m256i piece(const uint8_t * b, int p) { return tq2_piece(b, p); }
 };
 
 struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
-    static constexpr bool kUnitScale = true;
-    static void           pieces(const uint8_t * b, __m256i * v) { tq1_pieces(b, v); }
+    static void pieces(const uint8_t * b, __m256i * v) { tq1_pieces(b, v); }
 };
 
 // iq1: a piece is one group's grid bytes (ternary_x86.h: Iq1SFormat, Iq1MFormat); iq1_m's shifts per element
@@ -241,7 +239,7 @@ struct IQ1_S : Iq1SFormat {
 
 struct IQ1_M : Iq1MFormat {
     static __m256i piece(const uint8_t * b, int p) { return iq1_piece<quant::BlockIQ1_M>(b, p); }
-    static __m256i delta(const uint8_t * b, int p) { return iq1_m_deltas(b, p); }
+    static __m256i delta(const uint8_t * b, int p) { return iq1_deltas<quant::BlockIQ1_M>(b, p); }
 };
 
 template <class F, int C>
@@ -253,27 +251,28 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
         prefetch_lines<static_cast<int64_t>(F::kBytes)>(wb + kPrefetchBytes);
         const Scales s = F::scales(wb);
         constexpr bool kDeltas = F::kMin == MinTerm::kDeltaLanes;
+        // the trit formats' unit scales: their pairs summed in int16 (8 pieces of codes <= 3: no overflow), widened
+        // once per super-block below, as upstream sums them
+        constexpr bool kUnit  = requires { F::kUnitScale; };
+        constexpr bool kWhole = requires(__m256i * v) { F::pieces(wb, v); }; // a whole super-block decoded at once
         __m256i        sumi[C], sumi2[C];
         for (int c = 0; c < C; ++c) {
             sumi[c] = sumi2[c] = _mm256_setzero_si256();
         }
-        __m256i pieces[8]; // formats that decode a whole super-block at once (pieces()), else piece() each
-        if constexpr (requires { F::pieces(wb, pieces); }) {
+        __m256i pieces[8];
+        if constexpr (kWhole) {
             F::pieces(wb, pieces);
         }
 #pragma GCC unroll 8
         for (int p = 0; p < 8; ++p) {
             __m256i v;
-            if constexpr (requires { F::pieces(wb, pieces); }) {
+            if constexpr (kWhole) {
                 v = pieces[p];
             } else {
                 v = F::piece(wb, p);
             }
             const __m256i u  = signed_codes<F>() ? _mm256_sign_epi8(v, v) : v; // magnitudes of signed levels
-            // the trit formats' unit scales: their pairs summed in int16 (8 pieces of codes <= 3: no overflow), widened
-            // once per super-block below, as upstream sums them
-            constexpr bool kUnit = requires { F::kUnitScale; };
-            const __m256i  sc    = kUnit ? _mm256_set1_epi16(1) : piece_scales(s.scale, p);
+            const __m256i sc = kUnit ? _mm256_set1_epi16(1) : piece_scales(s.scale, p);
             __m256i       delta = _mm256_setzero_si256();
             if constexpr (kDeltas) {
                 delta = F::delta(wb, p);
@@ -296,7 +295,7 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
             const uint8_t * ab = act + static_cast<size_t>(c) * a.act_col + i * kQ8KBytes;
             float           da;
             std::memcpy(&da, ab, sizeof(da));
-            if constexpr (requires { F::kUnitScale; }) {
+            if constexpr (kUnit) {
                 sumi[c] = _mm256_madd_epi16(sumi[c], _mm256_set1_epi16(1));
             }
             __m256i mins = sumi2[c];

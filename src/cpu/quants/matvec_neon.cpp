@@ -71,6 +71,14 @@ int32x4_t quad_sums(int8x16_t w, int8x16_t y) {
     return vpaddq_s32(vpaddlq_s16(p0), vpaddlq_s16(p1));
 }
 
+// Upstream's final sum of eight float lanes (lo: lanes 0..3, hi: 4..7), as the scalar kernels take it.
+float sum_lanes8(float32x4_t lo, float32x4_t hi) {
+    float a[8];
+    vst1q_f32(a, lo);
+    vst1q_f32(a + 4, hi);
+    return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+}
+
 template <class F, int C>
 void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
     float32x4_t   lo[C], hi[C]; // lanes 0..3 and 4..7
@@ -89,10 +97,7 @@ void row_times_columns(const MatVecArgs & a, const uint8_t * w, float * out) {
         }
     }
     for (int c = 0; c < C; ++c) {
-        float acc[8];
-        vst1q_f32(acc, lo[c]);
-        vst1q_f32(acc + 4, hi[c]);
-        out[c * a.out_col] = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+        out[c * a.out_col] = sum_lanes8(lo[c], hi[c]);
     }
 }
 
@@ -137,10 +142,7 @@ float kquant_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
         acc_hi = vfmaq_n_f32(acc_hi, vcvtq_f32_s32(lanes_hi), d);
         outside.add(dmin, mins);
     }
-    float acc[8];
-    vst1q_f32(acc, acc_lo);
-    vst1q_f32(acc + 4, acc_hi);
-    return outside.finish(((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7])));
+    return outside.finish(sum_lanes8(acc_lo, acc_hi));
 }
 
 // ---- iq1_s, iq1_m against q8_K (ternary_levels.h) ---------------------------------------------------------------
@@ -173,20 +175,17 @@ float iq1_dot(const uint8_t * w, const uint8_t * y, int64_t k) {
         const float d = q.d * (l.d * 8.0f); // l.d * 8 is d_w exactly
         acc_lo        = vfmaq_n_f32(acc_lo, vcvtq_f32_s32(lanes_lo), d);
         acc_hi        = vfmaq_n_f32(acc_hi, vcvtq_f32_s32(lanes_hi), d);
-        acc2_lo       = vfmaq_n_f32(acc2_lo, vcvtq_f32_s32(shifts_lo), d);
-        acc2_hi       = vfmaq_n_f32(acc2_hi, vcvtq_f32_s32(shifts_hi), d);
-        total         = std::fma(static_cast<float>(vaddvq_s32(vaddq_s32(shifts_lo, shifts_hi))), d, total);
+        if constexpr (kSecondLanes) {
+            acc2_lo = vfmaq_n_f32(acc2_lo, vcvtq_f32_s32(shifts_lo), d);
+            acc2_hi = vfmaq_n_f32(acc2_hi, vcvtq_f32_s32(shifts_hi), d);
+        } else {
+            total = std::fma(static_cast<float>(vaddvq_s32(vaddq_s32(shifts_lo, shifts_hi))), d, total);
+        }
     }
-    const auto sum8 = [](float32x4_t lo, float32x4_t hi) {
-        float a[8];
-        vst1q_f32(a, lo);
-        vst1q_f32(a + 4, hi);
-        return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
-    };
     if constexpr (kSecondLanes) {
-        return std::fma(sum8(acc2_lo, acc2_hi), quant::kIq1Delta, sum8(acc_lo, acc_hi));
+        return std::fma(sum_lanes8(acc2_lo, acc2_hi), quant::kIq1Delta, sum_lanes8(acc_lo, acc_hi));
     } else {
-        return sum8(acc_lo, acc_hi) + quant::kIq1Delta * total;
+        return sum_lanes8(acc_lo, acc_hi) + quant::kIq1Delta * total;
     }
 }
 

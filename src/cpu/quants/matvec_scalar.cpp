@@ -132,12 +132,16 @@ struct Iq1Dot {
             }
             const float d = q.d * (l.d * 8.0f); // l.d * 8 is d_w exactly
             for (int m = 0; m < 8; ++m) {
-                acc[m]  = std::fma(d, static_cast<float>(lanes[m]), acc[m]);
-                acc2[m] = std::fma(d, static_cast<float>(deltas[m]), acc2[m]);
+                acc[m] = std::fma(d, static_cast<float>(lanes[m]), acc[m]);
+                if constexpr (kSecondLanes) {
+                    acc2[m] = std::fma(d, static_cast<float>(deltas[m]), acc2[m]);
+                }
             }
-            const int32_t sum = deltas[0] + deltas[1] + deltas[2] + deltas[3] + deltas[4] + deltas[5] + deltas[6] +
-                                deltas[7];
-            total = std::fma(static_cast<float>(sum), d, total);
+            if constexpr (!kSecondLanes) {
+                const int32_t sum = deltas[0] + deltas[1] + deltas[2] + deltas[3] + deltas[4] + deltas[5] +
+                                    deltas[6] + deltas[7];
+                total = std::fma(static_cast<float>(sum), d, total);
+            }
         }
         if constexpr (kSecondLanes) {
             return std::fma(sum_lanes8(acc2), quant::kIq1Delta, sum_lanes8(acc));

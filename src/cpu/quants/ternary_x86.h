@@ -1,12 +1,13 @@
 // The x86 decode of the -1 / 0 / +1 formats (ternary_levels.h) in pieces of 32 elements (piece p: elements 32 p ..
-// 32 p + 31), shared by the AVX2 and AVX-512 VNNI matrix-vector kernels (kquants_avx2.cpp, kquants_avx512vnni.cpp):
-// everything is in an unnamed namespace, so each compiles its own copy with its own flags (AVX2 instructions only).
+// 32 p + 31), shared by the AVX2 and AVX-512 VNNI matrix-vector kernels (kquants_avx2.cpp, kquants_avx512vnni.cpp)
+// and the AVX-512 GEMM packer (gemm_pack_avx512vnni.cpp): everything is in an unnamed namespace, so each compiles its
+// own copy with its own flags (AVX2 instructions only).
 //
 //   tq1_0    the stored trits (0, 1, 2): trit n of a byte is the top base-3 digit of byte * 3^n (mod 256), so a
 //            vector of bytes times 3^n (additions) gives it by two unsigned compares
 //   tq2_0    the stored 2-bit values
 //   iq1      the grid bytes (-1, 0, 1) of a group's four runs; 2 s + 1 per 16 elements; iq1_s's (2 s + 1) * delta
-//            per 16 (its shifts go through the bsums); iq1_m's shift signs per element
+//            per 16 (its shifts go through the bsums); the shifts' signs per element (iq1_m's kernel, the packer)
 #pragma once
 
 #if defined(__x86_64__)
@@ -20,6 +21,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 namespace {
@@ -38,12 +40,6 @@ inline __m256i top_trit(__m256i x) {
     const __m256i ge86  = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8(86)), x);
     const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8(static_cast<char>(171))), x);
     return _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge86, ge171));
-}
-
-// int16 values per 32 elements (8) spread per 16 (16: each twice).
-inline __m256i per16_twice(__m128i x) {
-    const __m256i w = _mm256_cvtepu16_epi32(x);
-    return _mm256_or_si256(w, _mm256_slli_epi32(w, 16));
 }
 
 } // namespace ternary_x86
@@ -96,7 +92,6 @@ inline void tq1_pieces(const uint8_t * b, __m256i * v) {
     }
 }
 
-
 // iq1: the grid bytes of group p's four runs.
 template <class Block>
 inline __m256i iq1_piece(const uint8_t * b, int p) {
@@ -105,13 +100,15 @@ inline __m256i iq1_piece(const uint8_t * b, int p) {
     return _mm256_set_epi64x(at(3), at(2), at(1), at(0));
 }
 
-// iq1_m: the shifts' signs of group p, -1 or +1 per element (per run of 8: bit 3 of its qh nibble, bits 3, 7, 11, 15
-// of the group's two qh bytes).
-inline __m256i iq1_m_deltas(const uint8_t * b, int p) {
+// iq1: the shifts' signs of group p, -1 or +1 per element: iq1_s's one per group (bit 15 of its qh word), iq1_m's
+// per run of 8 (bit 3 of its qh nibble: bits 3, 7, 11, 15 of the group's two qh bytes).
+template <class Block>
+inline __m256i iq1_deltas(const uint8_t * b, int p) {
     uint16_t qh;
-    std::memcpy(&qh, b + offsetof(quant::BlockIQ1_M, qh) + 2 * p, sizeof(qh));
-    const __m256i bits = _mm256_and_si256(_mm256_set1_epi16(static_cast<int16_t>(qh)),
-                                          _mm256_setr_epi64x(0x8, 0x80, 0x800, 0x8000));
+    std::memcpy(&qh, b + offsetof(Block, qh) + 2 * p, sizeof(qh));
+    const __m256i mask = std::is_same_v<Block, quant::BlockIQ1_S> ? _mm256_set1_epi64x(0x8000)
+                                                                  : _mm256_setr_epi64x(0x8, 0x80, 0x800, 0x8000);
+    const __m256i bits     = _mm256_and_si256(_mm256_set1_epi16(static_cast<int16_t>(qh)), mask);
     const __m256i positive = _mm256_cmpeq_epi64(bits, _mm256_setzero_si256());
     return _mm256_or_si256(_mm256_set1_epi8(1), _mm256_andnot_si256(positive, _mm256_set1_epi8(-1)));
 }
@@ -122,8 +119,8 @@ inline void iq1_s_scales(const uint8_t * b, __m256i * scale, __m256i * factor) {
     const __m128i ls  = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7)), 1),
                                      _mm_set1_epi16(1));
     const __m128i neg = _mm_srai_epi16(qh, 15); // bit 15: the shift is -1/8
-    *scale            = ternary_x86::per16_twice(ls);
-    *factor           = ternary_x86::per16_twice(_mm_sub_epi16(_mm_xor_si128(ls, neg), neg));
+    *scale            = per16_twice(ls);
+    *factor           = per16_twice(_mm_sub_epi16(_mm_xor_si128(ls, neg), neg));
 }
 
 // iq1_m: 2 s + 1 per 16 elements: scale j (run pair j) is bits 6 (j / 2 % 2) + 3 (j % 2) of word j / 4, moved to
@@ -145,8 +142,9 @@ inline __m256i iq1_m_scales(const uint8_t * b) {
 // The trit formats: the stored trits t as unsigned codes, scale 1, q6_K's term with factor 1 (lanes - bsums pairs).
 template <ggml_type T>
 struct TritFormat : TypeRow<T> {
-    static constexpr MinTerm kMin     = MinTerm::kSubtract;
-    static constexpr bool    kOffset4 = false;
+    static constexpr MinTerm kMin       = MinTerm::kSubtract;
+    static constexpr bool    kOffset4   = false;
+    static constexpr bool    kUnitScale = true; // every scale 1: a kernel may sum the pairs before scaling
     static Scales scales(const uint8_t * b) {
         const __m256i one = _mm256_set1_epi16(1);
         return {one, one, _cvtsh_ss(ternary_detail::u16_at(b + offsetof(TernaryBlockOf<T>, d))), 0.0f};
