@@ -104,13 +104,14 @@ struct ChunkGroup {
     ColumnAux * aux;    // [8]
 };
 
-size_t chunk_group_bytes(const GemmFormat & f) {
-    return static_cast<size_t>(f.group) * kGemmMaxCols + kGemmMaxCols * sizeof(ColumnAux);
+size_t chunk_group_bytes(const GemmFormat & f, int cols = kGemmMaxCols) {
+    return static_cast<size_t>(f.group) * static_cast<size_t>(cols) + static_cast<size_t>(cols) * sizeof(ColumnAux);
 }
 
-ChunkGroup chunk_group(const GemmFormat & f, const void * chunk, int64_t g) {
-    auto * p = static_cast<uint8_t *>(const_cast<void *>(chunk)) + static_cast<size_t>(g) * chunk_group_bytes(f);
-    return {p, reinterpret_cast<ColumnAux *>(p + static_cast<size_t>(f.group) * kGemmMaxCols)};
+// (levels [group / 4][cols][4], aux [cols] in a chunk of `cols` columns)
+ChunkGroup chunk_group(const GemmFormat & f, const void * chunk, int64_t g, int cols = kGemmMaxCols) {
+    auto * p = static_cast<uint8_t *>(const_cast<void *>(chunk)) + static_cast<size_t>(g) * chunk_group_bytes(f, cols);
+    return {p, reinterpret_cast<ColumnAux *>(p + static_cast<size_t>(f.group) * static_cast<size_t>(cols))};
 }
 
 int sum_levels(const int8_t * q, int n) {
@@ -137,8 +138,8 @@ size_t gemm_panel_bytes(const GemmFormat & f, int64_t k) {
     return static_cast<size_t>(k / f.group) * gemm_group_bytes(f);
 }
 
-size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k) {
-    return static_cast<size_t>(k / f.group) * chunk_group_bytes(f);
+size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k, int chunk_cols) {
+    return static_cast<size_t>(k / f.group) * chunk_group_bytes(f, chunk_cols);
 }
 
 void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel) {
@@ -213,13 +214,14 @@ size_t amx_chunk_group_bytes(const GemmFormat & f) {
 
 } // namespace
 
-void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col) {
+void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col,
+                     int chunk_cols) {
     act_converter(f.act_type)(x, scratch, k);
     for (int64_t g = 0; g < k / f.group; ++g) {
         const GroupActivation a  = group_activation(f, scratch, g);
-        const ChunkGroup      cg = chunk_group(f, chunk, g);
+        const ChunkGroup      cg = chunk_group(f, chunk, g, chunk_cols);
         for (int qd = 0; qd < f.group / 4; ++qd) {
-            std::memcpy(cg.levels + (qd * kGemmMaxCols + col) * 4, a.q + 4 * qd, 4);
+            std::memcpy(cg.levels + (qd * chunk_cols + col) * 4, a.q + 4 * qd, 4);
         }
         cg.aux[col] = a.aux;
     }

@@ -1,7 +1,7 @@
 // Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, mxfp4, q2_K,
-// q3_K, q4_K, q5_K, q6_K, iq4_xs (and f32, f16, bf16, below) weights stored as 16-row panels that the integer GEMM's
-// tiles (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original type
-// (4-bit levels stay nibbles).
+// q3_K, q4_K, q5_K, q6_K, iq4_xs, tq2_0 (and f32, f16, bf16, below) weights stored as 16-row panels that the integer
+// GEMM's tiles (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original
+// type (4-bit levels stay nibbles).
 //
 // A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
 // Levels are those of the GEMM's form (gemm.h: u unsigned, element = s * (u - bias) + m) and are laid out so that
@@ -46,6 +46,10 @@
 //                  ls - 32 as int8 [8 groups of 32][16 rows], then per group 4 nibble vectors as iq4_nl's (2240
 //                  bytes for 16 x 256 weights: 4.375 bits a weight, 2.9 % over iq4_xs's 4.25). u = kIq4nlValues[
 //                  index] + 128; s = d * scale in float, as gemm.cpp's packer computes it.
+//   tq2_0          per super-block of 256 elements, per group of 32 two vectors of the 2-bit trits t as stored
+//                  (0..3): vector h holds quads 4h .. 4h + 3 of the group, quad i in bits 2i, 2i + 1 of each byte
+//                  (1024 bytes for 16 x 256 weights); after all super-blocks' levels their 16 rows' f16 d (32 bytes
+//                  a super-block): 2.0625 bits a weight, tq2_0's own. The GEMM's groups of 32: u = t, bias 1, s = d.
 //   f32, f16       (the float form) per element, the 16 rows' values in the weight's own type: [k][16], the
 //                  weight's size.
 //   bf16           per pair of elements, the 16 rows' pairs: [k / 2][16][2] (the float GEMM's bf16 panel).
@@ -58,7 +62,9 @@
 //
 // Activations are the GEMM's chunks (gemm.h: gemm_activation, eight columns interleaved per group, the format's
 // act_type); a tile multiplies one panel with up to 8 columns of a chunk, out[r + c * out_col], as the GEMM's
-// tiles do, and gives the GEMM's products: the same integer sums, the same float scale math.
+// tiles do, and gives the GEMM's products: the same integer sums, the same float scale math. Decoding (one column)
+// takes the narrow chunk of one column (GemmTileArgs::chunk_cols 1): the same sums from 1/8 of the bytes, which stay
+// in L1 beside the streamed weights.
 #pragma once
 
 #include "cpu/quants/gemm.h"
@@ -95,10 +101,13 @@ constexpr size_t kQ6KBlockBytes    = kQ6KHeaderBytes + 8 * kQ6KPairBytes; // 339
 constexpr size_t kIQ4XSHeaderBytes = 192;   // d (32 bytes), padding (32), scales (128)
 constexpr size_t kIQ4XSScalesAt    = 64;
 constexpr size_t kIQ4XSBlockBytes  = kIQ4XSHeaderBytes + 8 * kNibbleGroupBytes; // 2240
+constexpr size_t kTQ2GroupBytes    = 2 * 64; // 32 elements x 16 rows, 2 bits each
+constexpr size_t kTQ2LevelBytes    = 8 * kTQ2GroupBytes; // a super-block's levels: 1024
 static_assert(kQ2KHeaderBytes == kQ6KHeaderBytes && kQ3KHeaderBytes == kQ6KHeaderBytes,
               "the forms with groups of 16 share the header's size (their levels start at the same offset)");
 
-// Bytes of one super-block of 16 rows in the K-quant forms, 0 for the others.
+// Bytes of one super-block of 16 rows in the K-quant forms (header and levels together), 0 for the others (tq2_0's
+// d follow all its levels).
 constexpr size_t superblock_bytes(RepackForm form) {
     switch (form) {
         case RepackForm::kQ2KBlocks: return kQ2KBlockBytes;
@@ -136,10 +145,13 @@ inline constexpr size_t kLegacyFactorBytes = kE8M0Scales<T> ? kPanelRows
                                                              : kScaleGroupBytes;
 size_t legacy_group_bytes(ggml_type type); // kLegacyLevelBytes + kLegacyFactorBytes of a type known at run time
 
-// Bytes of one group of 32 elements in an activation chunk: the interleaved levels, then 8 ChunkAux; of one group
-// of 16 (q6_K's chunks, the GEMM's groups for the type).
-constexpr size_t kChunkGroupBytes   = 32 * quants::kGemmMaxCols + quants::kGemmMaxCols * sizeof(ChunkAux);
-constexpr size_t kChunkGroup16Bytes = 16 * quants::kGemmMaxCols + quants::kGemmMaxCols * sizeof(ChunkAux);
+// Bytes of one group of `group` elements (32, or 16: the GEMM's groups of q2_K, q3_K, q6_K) in an activation chunk
+// of kChunkCols columns (8, or the narrow chunk's 1, gemm.h: gemm_activation): the interleaved levels, then the
+// columns' ChunkAux.
+template <int kChunkCols = quants::kGemmMaxCols>
+constexpr size_t chunk_group_bytes(int group) {
+    return static_cast<size_t>(group * kChunkCols) + kChunkCols * sizeof(ChunkAux);
+}
 
 
 // The type's form in this layout (its CPU row, quants/type_rows.h: q4_0 and iq4_nl nibbles, q8_0 bytes, the

@@ -22,8 +22,12 @@ quants::GemmFormat format_of(const ggml_tensor * dst) { return quants::gemm_form
 // Chunks of `cols` columns per slice (i12, i13) of src1.
 int64_t chunks_per_slice(const ggml_tensor * src1, int64_t cols = kGemmMaxCols) { return (src1->ne[1] + cols - 1) / cols; }
 
+// The columns a chunk interleaves: one (the narrow chunk, gemm.h) when every slice of src1 is one column (decoding:
+// the tiles then read 1/8 of the activation bytes), else the GEMM's 8.
+int chunk_cols(const ggml_tensor * src1) { return src1->ne[1] == 1 ? 1 : kGemmMaxCols; }
+
 size_t columns_bytes(const quants::GemmFormat & f, const ggml_tensor * src1) {
-    return line(quants::gemm_chunk_bytes(f, src1->ne[0]) *
+    return line(quants::gemm_chunk_bytes(f, src1->ne[0], chunk_cols(src1)) *
                 static_cast<size_t>(chunks_per_slice(src1) * src1->ne[2] * src1->ne[3]));
 }
 
@@ -131,7 +135,8 @@ struct Pass {
 template <class Tile>
 void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
     const int64_t k = dst->src[0]->ne[0], m = dst->src[0]->ne[1], n = dst->src[1]->ne[1];
-    const size_t  cb      = quants::gemm_chunk_bytes(format_of(dst), k);
+    const int     cc      = chunk_cols(dst->src[1]);
+    const size_t  cb      = quants::gemm_chunk_bytes(format_of(dst), k, cc);
     const int64_t out_col = static_cast<int64_t>(dst->nb[1] / sizeof(float));
     for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
         for (int64_t j = 0; j < ps.count; ++j) {
@@ -143,7 +148,8 @@ void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
             a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
             a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0));
             a.out     = ps.out + r0 + c0 * out_col;
-            a.out_col = out_col;
+            a.out_col    = out_col;
+            a.chunk_cols = cc;
             tile(a);
         }
     }
@@ -228,10 +234,11 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
     const quants::GemmFormat f    = format_of(dst);
     const int64_t            k    = src0->ne[0], m = src0->ne[1];
     const Slot               s    = slot_layout(dst);
-    const size_t             cb   = quants::gemm_chunk_bytes(f, k);
+    const int                cc   = chunk_cols(src1);
+    const size_t             cb   = quants::gemm_chunk_bytes(f, k, cc);
     char * slot = static_cast<char *>(p.wdata) + columns_bytes(f, src1) + static_cast<size_t>(p.ith) * s.total();
     convert_columns(p, src1, kGemmMaxCols, cb, [&](const float * x, char * chunk, int col) {
-        quants::gemm_activation(f, x, k, slot, chunk, col);
+        quants::gemm_activation(f, x, k, slot, chunk, col, cc);
     });
 
     const bool    wide   = expands(dst);

@@ -281,6 +281,46 @@ quant::BlockQ2_K unpack_superblock<quant::BlockQ2_K>(const uint8_t * base, int r
     return blk;
 }
 
+// ---- tq2_0: all super-blocks' 2-bit vectors (their elements as q2_K's), then all their d ---------------------------
+
+// Row r's quads of group j of a super-block (elements 32 j + 16 h + 4 i + b) into vector h: bits 2i, 2i + 1 of byte
+// r * 4 + b. The d of super-block b after the nsb super-blocks' levels.
+void pack_tq2(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    const int64_t nsb = k / kQK_K;
+    for (int64_t b = 0; b < nsb; ++b) {
+        uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
+        for (int r = 0; r < rows; ++r) {
+            const auto blk = row_block<quant::BlockTQ2_0>(w, w_row, r, b);
+            for (int v = 0; v < 16; ++v) { // vector v = 2 j + h
+                uint32_t bits = 0;
+                for (int i = 0; i < 4; ++i) {
+                    bits |= k2_levels(blk.qs, 16 * v + 4 * i) << (2 * i);
+                }
+                store_u32(lv + v * kQuadBytes + r * 4, bits);
+            }
+            store_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r, blk.d);
+        }
+    }
+}
+
+void unpack_tq2(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+    const int64_t nsb = k / kQK_K;
+    for (int64_t b = 0; b < nsb; ++b) {
+        const uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
+        for (int r = 0; r < rows; ++r) {
+            quant::BlockTQ2_0 blk{};
+            for (int v = 0; v < 16; ++v) {
+                const uint32_t bits = load_u32(lv + v * kQuadBytes + r * 4);
+                for (int i = 0; i < 4; ++i) {
+                    set_k2_levels(blk.qs, 16 * v + 4 * i, (bits >> (2 * i)) & kLow2Bytes);
+                }
+            }
+            blk.d = load_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r);
+            put_row_block(w, w_row, r, b, blk);
+        }
+    }
+}
+
 // q3_K's scale j as stored: 6 bits, low 4 in byte j % 8 (the high nibble for j >= 8), high 2 in byte 8 + j % 4 at
 // bit 2 (j / 4).
 int k3_scale(const uint8_t * scales, int j) {
@@ -474,7 +514,9 @@ bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::k
 
 int64_t repack_block(ggml_type type) {
     const RepackForm form = repack_form(type);
-    return superblock_bytes(form) != 0 ? kQK_K : form == RepackForm::kFloats ? 2 : kQK32;
+    return superblock_bytes(form) != 0 || form == RepackForm::kTQ2Blocks ? kQK_K
+           : form == RepackForm::kFloats                                  ? 2
+                                                                          : kQK32;
 }
 
 bool repacks(ggml_type type, int64_t k) {
@@ -491,6 +533,8 @@ size_t panel_bytes(ggml_type type, int64_t k) {
         case RepackForm::kNibbles:   return round_line(groups * legacy_group_bytes(type));
         case RepackForm::kBytes:     return round_line(groups * (kByteGroupBytes + kScaleGroupBytes));
         case RepackForm::kFloats:    return round_line(static_cast<size_t>(k) * kPanelRows * ggml_type_size(type));
+        case RepackForm::kTQ2Blocks:
+            return round_line(static_cast<size_t>(k / kQK_K) * (kTQ2LevelBytes + kScaleGroupBytes));
         case RepackForm::kNone:      return 0;
         default:                     return round_line(static_cast<size_t>(k / kQK_K) * superblock_bytes(repack_form(type)));
     }
@@ -509,6 +553,8 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
             pack_nibble_groups<quant::BlockOf<T>>(w, w_row, rows, k, p);
         } else if constexpr (form == RepackForm::kBytes) {
             pack_q8_0(w, w_row, rows, k, p); // the one type of this form
+        } else if constexpr (form == RepackForm::kTQ2Blocks) {
+            pack_tq2(w, w_row, rows, k, p);
         } else if constexpr (superblock_bytes(form) != 0) {
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
@@ -529,6 +575,8 @@ void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void 
             unpack_nibble_groups<quant::BlockOf<T>>(p, rows, k, w, w_row);
         } else if constexpr (form == RepackForm::kBytes) {
             unpack_q8_0(p, rows, k, w, w_row);
+        } else if constexpr (form == RepackForm::kTQ2Blocks) {
+            unpack_tq2(p, rows, k, w, w_row);
         } else if constexpr (superblock_bytes(form) != 0) {
             using Block = quant::BlockOf<T>;
             for (int64_t b = 0; b < k / kQK_K; ++b) {

@@ -121,6 +121,17 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         o.m              = -dmin * static_cast<float>(base[kQ4KMinsAt + j * kPanelRows + r]);
         return o;
     }
+    if (form == RepackForm::kTQ2Blocks) { // vector h of group g: quads 4h + i in bits 2i
+        const uint8_t * lv = panel + static_cast<size_t>(g) * kTQ2GroupBytes;
+        for (int e = 0; e < 32; ++e) {
+            const int h = e / 16, i = (e % 16) / 4;
+            o.u[e]      = (lv[h * kQuadBytes + r * 4 + e % 4] >> (2 * i)) & 3;
+        }
+        const uint8_t * d =
+            panel + static_cast<size_t>(ng / 8) * kTQ2LevelBytes + static_cast<size_t>(g / 8) * kScaleGroupBytes;
+        o.s = fp16_to_fp32(load_u16(d + 2 * r));
+        return o;
+    }
     if (form == RepackForm::kIQ4XSBlocks) {
         const uint8_t * base = panel + static_cast<size_t>(g / 8) * superblock_bytes(form);
         const int       j    = static_cast<int>(g % 8);
@@ -161,7 +172,8 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
     const Layout             t  = layout_of(type);
     const int                G  = f.group;
     const int64_t            ng = a.k / G;
-    const size_t             cb = G == 16 ? kChunkGroup16Bytes : kChunkGroupBytes;
+    const int                cc = a.chunk_cols; // columns of the chunk: 8, or 1
+    const size_t             cb = static_cast<size_t>(G * cc) + static_cast<size_t>(cc) * sizeof(ChunkAux);
     const auto *             p  = static_cast<const uint8_t *>(a.panel);
     const auto *             x  = static_cast<const uint8_t *>(a.chunk);
     for (int c = 0; c < a.n_cols; ++c) {
@@ -171,10 +183,10 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
                 const RowGroup  o   = row_group(t, p, a.k, r, g);
                 const uint8_t * cg  = x + static_cast<size_t>(g) * cb;
                 ChunkAux        aux;
-                std::memcpy(&aux, cg + G * quants::kGemmMaxCols + c * sizeof(ChunkAux), sizeof(aux));
+                std::memcpy(&aux, cg + G * cc + c * sizeof(ChunkAux), sizeof(aux));
                 int32_t dot = f.has_min ? 0 : aux.word;
                 for (int e = 0; e < G; ++e) {
-                    dot += o.u[e] * static_cast<int8_t>(cg[((e / 4) * quants::kGemmMaxCols + c) * 4 + e % 4]);
+                    dot += o.u[e] * static_cast<int8_t>(cg[((e / 4) * cc + c) * 4 + e % 4]);
                 }
                 acc += static_cast<float>(dot) * (o.s * aux.da);
                 if (f.has_min) {

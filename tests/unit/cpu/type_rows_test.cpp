@@ -124,6 +124,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kQ6KBlocks;
         } else if (r.type == GGML_TYPE_IQ4_XS) {
             form = RepackForm::kIQ4XSBlocks;
+        } else if (r.type == GGML_TYPE_TQ2_0) {
+            form = RepackForm::kTQ2Blocks;
         } else if (r.type == GGML_TYPE_F32 || r.type == GGML_TYPE_F16 || r.type == GGML_TYPE_BF16) {
             form = RepackForm::kFloats;
         }

@@ -265,7 +265,7 @@ INSTANTIATE_TEST_SUITE_P(Types, RunnerRepackTest, ::testing::Values("q4_0", "q8_
 // repacked products reduce each output in one order whatever columns share the call, and FLASH_ATTN_EXT each
 // query row (flash_attn.cpp), past one chunk of keys (1,024). Not on AMX, whose tile takes the products past 32
 // columns and sums in another order, nor for weights that are not repacked (their matrix-vector and GEMM paths
-// round differently: the grid i-quants; f32 / f16 / bf16 where the CPU has no float tile).
+// round differently: the grid i-quants, iq1_s, iq1_m, tq1_0; f32 / f16 / bf16 where the CPU has no float tile).
 class RunnerInvarianceTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RunnerInvarianceTest, BatchesOf1_7And512GiveTheSameBits) {
@@ -309,7 +309,7 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512GiveTheSameBits) {
 
 INSTANTIATE_TEST_SUITE_P(Types, RunnerInvarianceTest,
                          ::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K", "q5_K",
-                                           "q6_K", "iq4_nl", "iq4_xs", "mxfp4", "f32", "f16", "bf16"));
+                                           "q6_K", "iq4_nl", "iq4_xs", "mxfp4", "tq2_0", "f32", "f16", "bf16"));
 
 // A tied output is the token embedding, which GET_ROWS reads: not repacked. f16 matrices are, where the CPU has
 // their tile (CPU_REPACK's float form) and does not take f16 on AMX.
