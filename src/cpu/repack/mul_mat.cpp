@@ -321,6 +321,8 @@ struct IdWork {
     const int32_t *     pairs;
     const int32_t *     start;  // expert x's chunks: start[x] .. start[x + 1]
     const char *        chunks; // all experts' chunks (the shared work memory)
+    size_t              chunk_bytes;
+    int                 chunk_cols; // 1 (narrow chunks) when no expert has more than one pair (decoding), else 8
     char *              expanded;
     float *             out;
     int64_t             out_col;
@@ -333,7 +335,7 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
     const quants::GemmFormat f  = format_of(w.dst);
     const int64_t            k = as->ne[0], m = as->ne[1];
     const int32_t            pairs = w.offset[x + 1] - w.offset[x];
-    const size_t             pb = panel_bytes(as->type, k), cb = quants::gemm_chunk_bytes(f, k);
+    const size_t             pb = panel_bytes(as->type, k), cb = w.chunk_bytes;
     const char * panels = static_cast<const char *>(as->data) + static_cast<size_t>(x) * expert_bytes(as) +
                           static_cast<size_t>(first) * pb;
     size_t       stride = pb;
@@ -362,8 +364,9 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
             a.chunk   = w.chunks + static_cast<size_t>(q) * cb;
             a.n_cols  = n;
             a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0 - j * kPanelRows));
-            a.out     = w.out + j * kPanelRows;
-            a.out_col = w.out_col;
+            a.out        = w.out + j * kPanelRows;
+            a.out_col    = w.out_col;
+            a.chunk_cols = w.chunk_cols;
             if (wide) {
                 gemm_tile(f, a);
             } else {
@@ -390,7 +393,8 @@ size_t mul_mat_id_work_size(const ggml_tensor * dst, int n_threads) {
 }
 
 // Phase 1: every thread groups the pairs by expert (the same groups in each slot), then converts its share of them,
-// in grouped order, into the experts' chunks (expert x's c-th pair: column c % 8 of chunk start[x] + c / 8); barrier.
+// in grouped order, into the experts' chunks (expert x's c-th pair: column c % 8 of chunk start[x] + c / 8; narrow
+// chunks of one column when no expert has two pairs); barrier.
 // Phase 2: work items are (expert with pairs, panel of 16 rows), a thread takes a contiguous run of them of about
 // equal cost and multiplies each pass of an expert's panels with the expert's chunks (id_pass). Each output is the
 // tile's sum over one column, as in MUL_MAT (mul_mat.h): the same bits whatever other pairs share the node.
@@ -416,6 +420,13 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
         start[x + 1] = start[x] + (offset[x + 1] - offset[x] + static_cast<int32_t>(kGemmMaxCols) - 1) /
                                       static_cast<int32_t>(kGemmMaxCols);
     }
+    // one token (decoding): every expert has one pair at most, and its chunk is a narrow one (gemm.h), as MUL_MAT's
+    bool narrow = true;
+    for (int64_t x = 0; x < n_expert; ++x) {
+        narrow = narrow && offset[x + 1] - offset[x] <= 1;
+    }
+    const int            cc     = narrow ? 1 : kGemmMaxCols;
+    const size_t         ccb    = quants::gemm_chunk_bytes(f, k, cc); // at most cb
     char *               chunks = static_cast<char *>(p.wdata);
     const kernels::Range mine   = kernels::thread_range(p, n_pairs);
     for (int64_t g = mine.begin, x = 0; g < mine.end; ++g) {
@@ -426,13 +437,13 @@ void mul_mat_id_compute(const ComputeParams & p, ggml_tensor * dst) {
         const int64_t          c   = g - offset[x];
         const auto *           row = reinterpret_cast<const float *>(static_cast<const char *>(b->data) +
                                                                      in.i11 * b->nb[1] + in.i12 * b->nb[2]);
-        quants::gemm_activation(f, row, k, act, chunks + static_cast<size_t>(start[x] + c / kGemmMaxCols) * cb,
-                                static_cast<int>(c % kGemmMaxCols));
+        quants::gemm_activation(f, row, k, act, chunks + static_cast<size_t>(start[x] + c / kGemmMaxCols) * ccb,
+                                static_cast<int>(c % kGemmMaxCols), cc);
     }
     barrier(p);
 
-    IdWork w{dst, offset, pairs, start, chunks, act + lay.act, reinterpret_cast<float *>(act + lay.act + lay.panels),
-             lay.out_col};
+    IdWork w{dst, offset, pairs, start, chunks, ccb, cc, act + lay.act,
+             reinterpret_cast<float *>(act + lay.act + lay.panels), lay.out_col};
     // the panels of the experts with pairs, split by cost: a panel of expert x costs its chunks' tile calls plus one
     // for reading it, so that a thread taking popular experts takes fewer of them
     const int64_t n_panels = (as->ne[1] + kPanelRows - 1) / kPanelRows;

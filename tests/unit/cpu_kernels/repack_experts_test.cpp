@@ -32,7 +32,7 @@ namespace rp = switchyard::cpu::repack;
 
 const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,
                             GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_IQ4_NL,
-                            GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS};
+                            GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS, GGML_TYPE_TQ2_0};
 
 int64_t k_of(ggml_type type) { return ggml_blck_size(type) == 256 ? 512 : 256; }
 
@@ -133,16 +133,18 @@ std::vector<float> expert_alone(ggml_backend_t backend, ggml_type type, const st
 // 7 experts of 48 rows, 2 slots, 40 tokens: slot 0 takes expert 0 for the first 30 tokens (30 pairs: past the
 // expansion threshold), then expert 5, slot 1 cycles over experts 1 .. 4 (10 pairs each), expert 6 takes none
 // (expert costs that split the work among 3 threads inside an expert); one input per token (n_b = 1, as an up
-// projection) and one per slot (n_b = 2, a down projection). The outputs start as NaN (Experts::run).
+// projection) and one per slot (n_b = 2, a down projection); and one token (decoding: experts 0 and 1, one pair each,
+// their chunks narrow). The outputs start as NaN (Experts::run).
 TEST(RepackExperts, MulMatIdGivesEachPairTheBitsOfItsExpertAlone) {
     std::mt19937   rng(62);
     ggml_backend_t backend = ggml_backend_cpu_init();
     const bool     exact   = rp::tile_fast() != nullptr; // the portable tile sums in another order than the GEMM's
     static_assert(30 > rp::kMulMatExpandAbove && 10 <= rp::kMulMatExpandAbove);
     for (ggml_type type : kTypes) {
-        for (int64_t n_b : {1, 2}) {
-            SCOPED_TRACE(std::string(ggml_type_name(type)) + ", n_b " + std::to_string(n_b));
-            const int64_t k = k_of(type), m = 48, n_expert = 7, n_used = 2, n_tokens = 40;
+        for (auto [n_b, n_tokens] : {std::pair<int64_t, int64_t>{1, 40}, {2, 40}, {1, 1}, {2, 1}}) {
+            SCOPED_TRACE(std::string(ggml_type_name(type)) + ", n_b " + std::to_string(n_b) + ", " +
+                         std::to_string(n_tokens) + " tokens");
+            const int64_t k = k_of(type), m = 48, n_expert = 7, n_used = 2;
             Experts       ex(rp::repack_buffer_type(), type, k, m, n_expert);
             ASSERT_TRUE(rp::is_repacked(ex.w));
             const std::vector<uint8_t> bytes = ex.load(rng);
