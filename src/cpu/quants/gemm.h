@@ -45,7 +45,7 @@ struct GemmFormat {
 GemmFormat gemm_format(ggml_type weight);
 
 // Bytes of one packed group of 16 rows, of one panel for k elements, and of one chunk of 8 activation columns (of
-// chunk_cols: the narrow chunk below).
+// chunk_cols: a narrow chunk, below).
 size_t gemm_group_bytes(const GemmFormat & f);
 size_t gemm_panel_bytes(const GemmFormat & f, int64_t k);
 size_t gemm_chunk_bytes(const GemmFormat & f, int64_t k, int chunk_cols = kGemmMaxCols);
@@ -57,9 +57,10 @@ void gemm_pack(ggml_type weight, const void * w, size_t w_row, int rows, int64_t
 void gemm_pack_portable(ggml_type weight, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 
 // Converts one activation row of k floats to column `col` (0..7) of a chunk (through act_type's bytes,
-// act_quant.h). scratch: ggml_row_size(act_type, k) bytes. chunk_cols: the columns the chunk interleaves, 8, or 1
-// for the narrow chunk of one column (per group its G levels and one pair: what the repacked layout's tiles read
-// when decoding, repack/format.h, 1/8 of the bytes; the GEMM's own tiles read chunks of 8).
+// act_quant.h). scratch: ggml_row_size(act_type, k) bytes. chunk_cols: the columns the chunk interleaves, 8, or 1..7
+// for a narrow chunk of that many columns (col < chunk_cols; per group [G / 4][chunk_cols][4] levels and chunk_cols
+// pairs): what the repacked layout's tiles read for fewer than 8 columns (decoding: 1/8 of the bytes,
+// repack/format.h); the GEMM's own tiles read chunks of 8.
 void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * scratch, void * chunk, int col,
                      int chunk_cols = kGemmMaxCols);
 
@@ -78,8 +79,8 @@ struct GemmTileArgs {
     // that each broadcast activation feeds two FMAs; nullptr for one panel
     const void * panel2 = nullptr;
     int          rows2  = 0;
-    // the columns the chunk interleaves (gemm_activation): 8, or 1 (a narrow chunk, n_cols 1) for the repacked
-    // layout's tiles; the GEMM's tiles take 8 only
+    // the columns the chunk interleaves (gemm_activation): 8, or for the repacked layout's tiles 1..7 (a narrow
+    // chunk; n_cols is then chunk_cols); the GEMM's tiles take 8 only
     int chunk_cols = kGemmMaxCols;
 };
 using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);

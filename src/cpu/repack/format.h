@@ -62,9 +62,9 @@
 //
 // Activations are the GEMM's chunks (gemm.h: gemm_activation, eight columns interleaved per group, the format's
 // act_type); a tile multiplies one panel with up to 8 columns of a chunk, out[r + c * out_col], as the GEMM's
-// tiles do, and gives the GEMM's products: the same integer sums, the same float scale math. Decoding (one column)
-// takes the narrow chunk of one column (GemmTileArgs::chunk_cols 1): the same sums from 1/8 of the bytes, which stay
-// in L1 beside the streamed weights.
+// tiles do, and gives the GEMM's products: the same integer sums, the same float scale math. Fewer than 8 columns
+// (decoding: one) come as a narrow chunk of just those columns (GemmTileArgs::chunk_cols): the same sums from fewer
+// bytes (1/8 for one column), which stay in L1 beside the streamed weights.
 #pragma once
 
 #include "cpu/quants/gemm.h"
@@ -146,7 +146,7 @@ inline constexpr size_t kLegacyFactorBytes = kE8M0Scales<T> ? kPanelRows
 size_t legacy_group_bytes(ggml_type type); // kLegacyLevelBytes + kLegacyFactorBytes of a type known at run time
 
 // Bytes of one group of `group` elements (32, or 16: the GEMM's groups of q2_K, q3_K, q6_K) in an activation chunk
-// of kChunkCols columns (8, or the narrow chunk's 1, gemm.h: gemm_activation): the interleaved levels, then the
+// of kChunkCols columns (8, or a narrow chunk's 1..7, gemm.h: gemm_activation): the interleaved levels, then the
 // columns' ChunkAux.
 template <int kChunkCols = quants::kGemmMaxCols>
 constexpr size_t chunk_group_bytes(int group) {

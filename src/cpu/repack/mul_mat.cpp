@@ -22,9 +22,11 @@ quants::GemmFormat format_of(const ggml_tensor * dst) { return quants::gemm_form
 // Chunks of `cols` columns per slice (i12, i13) of src1.
 int64_t chunks_per_slice(const ggml_tensor * src1, int64_t cols = kGemmMaxCols) { return (src1->ne[1] + cols - 1) / cols; }
 
-// The columns a chunk interleaves: one (the narrow chunk, gemm.h) when every slice of src1 is one column (decoding:
-// the tiles then read 1/8 of the activation bytes), else the GEMM's 8.
-int chunk_cols(const ggml_tensor * src1) { return src1->ne[1] == 1 ? 1 : kGemmMaxCols; }
+// The columns a chunk interleaves: as many as a slice of src1 has when they are fewer than 8 (a narrow chunk, gemm.h:
+// decoding, or a few tokens at once, whose tiles then read no activation bytes of absent columns), else the GEMM's 8.
+int chunk_cols(const ggml_tensor * src1) {
+    return src1->ne[1] < kGemmMaxCols ? static_cast<int>(src1->ne[1]) : kGemmMaxCols;
+}
 
 size_t columns_bytes(const quants::GemmFormat & f, const ggml_tensor * src1) {
     return line(quants::gemm_chunk_bytes(f, src1->ne[0], chunk_cols(src1)) *

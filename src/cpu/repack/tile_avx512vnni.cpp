@@ -8,10 +8,10 @@
 // (src/cpu/quants/gemm_avx512vnni.cpp), so both give the same floats.
 //
 // One column (decode) must keep up with DRAM: its eight vpdpbusd per group are split over two accumulators (the
-// low and the high quads), which halves the dependency chain; with more columns the columns are independent. It
-// reads the narrow chunk of one column (GemmTileArgs::chunk_cols 1: 40 bytes a group of 32 rather than 320), which
-// stays in L1 beside the streamed panel: measured on a Zen 5 class EPYC (2 threads, decode of q4_K and tq2_0 at
-// DRAM), 0.6-0.75 -> 0.8-0.95 of the DRAM read rate.
+// low and the high quads), which halves the dependency chain; with more columns the columns are independent. Fewer
+// than 8 columns come as a narrow chunk of just those (GemmTileArgs::chunk_cols; one column: 40 bytes a group of 32
+// rather than 320), which stays in L1 beside the streamed panel: measured on a Zen 5 class EPYC (2 threads, decode
+// of q4_K and tq2_0 at DRAM), 0.6-0.75 -> 0.8-0.95 of the DRAM read rate.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm_cols.h"
@@ -319,8 +319,8 @@ void tile_of(ggml_type type, const GemmTileArgs & a) {
 
 void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
     static_assert(kPanelRows == 16 && kGemmMaxCols == 8, "the tile holds 16 rows in a zmm and 8 columns");
-    if (a.chunk_cols == 1) { // the narrow chunk of one column (decoding)
-        tile_of<1, 1>(type, a);
+    if (a.chunk_cols < kGemmMaxCols) { // a narrow chunk: the call takes all of its columns
+        quants::with_cols(a.n_cols, [&](auto cols) { tile_of<decltype(cols)::value, decltype(cols)::value>(type, a); });
         return;
     }
     quants::with_cols(a.n_cols, [&](auto cols) { tile_of<decltype(cols)::value, kGemmMaxCols>(type, a); });

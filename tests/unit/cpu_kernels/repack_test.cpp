@@ -133,17 +133,19 @@ void check_tile(rp::TileFn tile, q::GemmTileFn gemm_tile, ggml_type type, const 
     std::vector<float> out(static_cast<size_t>(out_col * cols), -7.0f), gemm_out(out);
     tile(type, q::GemmTileArgs{panel.data(), k, chunk.data(), cols, rows, out.data(), out_col});
     gemm_tile(f, q::GemmTileArgs{gemm_panel.data(), k, chunk.data(), cols, rows, gemm_out.data(), out_col});
-    if (cols == 1) { // decoding's narrow chunk of one column (1/8 of the bytes): the same bits
-        EXPECT_EQ(q::gemm_chunk_bytes(f, k, 1), static_cast<size_t>(k / f.group) * (f.group + 8)) << what;
-        std::vector<uint8_t> narrow(q::gemm_chunk_bytes(f, k, 1), 0xCD);
-        q::gemm_activation(f, x[0].data(), k, scratch.data(), narrow.data(), 0, 1);
+    if (cols < q::kGemmMaxCols) { // a narrow chunk of just these columns (decoding: one): the same bits
+        const size_t cb = static_cast<size_t>(k / f.group) * static_cast<size_t>((f.group + 8) * cols);
+        EXPECT_EQ(q::gemm_chunk_bytes(f, k, cols), cb) << what;
+        std::vector<uint8_t> narrow(cb, 0xCD);
+        for (int c = 0; c < cols; ++c) {
+            q::gemm_activation(f, x[static_cast<size_t>(c)].data(), k, scratch.data(), narrow.data(), c, cols);
+        }
         std::vector<float> narrow_out(out.size(), -7.0f);
-        q::GemmTileArgs    na{panel.data(), k, narrow.data(), 1, rows, narrow_out.data(), out_col};
-        na.chunk_cols = 1;
+        q::GemmTileArgs    na{panel.data(), k, narrow.data(), cols, rows, narrow_out.data(), out_col};
+        na.chunk_cols = cols;
         tile(type, na);
-        for (int r = 0; r < out_col; ++r) {
-            const auto i = static_cast<size_t>(r);
-            EXPECT_EQ(narrow_out[i], out[i]) << what << ", narrow chunk, row " << r;
+        for (size_t i = 0; i < out.size(); ++i) {
+            EXPECT_EQ(narrow_out[i], out[i]) << what << ", narrow chunk, output " << i;
         }
     }
     const bool exact = tile != rp::tile_scalar; // the fast tiles compute in the same order
