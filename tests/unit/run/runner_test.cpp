@@ -261,14 +261,15 @@ TEST_P(RunnerRepackTest, RepackedMatchesMapped) {
 INSTANTIATE_TEST_SUITE_P(Types, RunnerRepackTest, ::testing::Values("q4_0", "q8_0"));
 
 // Batch invariance with the weights repacked (the default where the CPU offers CPU_REPACK): a 1,050-token prompt fed
-// token by token, 7 tokens per graph and 512 per graph gives the same logits, bit for bit, for every token. The
-// repacked products reduce each output in one order whatever columns share the call, and FLASH_ATTN_EXT each
-// query row (flash_attn.cpp), past one chunk of keys (1,024). Not on AMX, whose tile takes the products past 32
+// token by token, 7 tokens per graph and 512 per graph (on 2 threads, and 512 on one thread) gives the same logits,
+// bit for bit, for every token. The repacked products reduce each output in one order whatever columns share the call
+// and whichever thread computes it, and FLASH_ATTN_EXT each query row (flash_attn.cpp), past one chunk of keys
+// (1,024). Not on AMX, whose tile takes the products past 32
 // columns and sums in another order, nor for weights that are not repacked (their matrix-vector and GEMM paths
 // round differently: the grid i-quants, iq1_s, iq1_m, tq1_0; f32 / f16 / bf16 where the CPU has no float tile).
 class RunnerInvarianceTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(RunnerInvarianceTest, BatchesOf1_7And512GiveTheSameBits) {
+TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
     if (cpu_repack_buffer_type(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) == nullptr) {
         GTEST_SKIP() << "the CPU device offers no CPU_REPACK buffer type on this machine";
     }
@@ -285,8 +286,12 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512GiveTheSameBits) {
         prompt.push_back((i * 37 + 11) % 300);
     }
     std::vector<std::vector<float>> logits;
-    for (int64_t n_batch : {1, 7, 512}) {
-        Loaded s = load(p, cpu_only(), n_batch, nullptr, 1100);
+    // (tokens per graph, threads): 1, 7 and 512 tokens on 2 threads, and 512 on one (its work split otherwise)
+    const std::pair<int64_t, int> runs[] = {{1, 2}, {7, 2}, {512, 2}, {512, 1}};
+    for (const auto & [n_batch, n_threads] : runs) {
+        DeviceOptions options = cpu_only();
+        options.n_threads     = n_threads;
+        Loaded s              = load(p, options, n_batch, nullptr, 1100);
         ASSERT_TRUE(s.ctx);
         if (s.model->n_repacked() == 0 && !ggml_is_quantized(s.model->output->type)) {
             GTEST_SKIP() << "no repacked tile for " << GetParam() << " on this CPU"; // bf16 without AVX-512 BF16
@@ -302,8 +307,9 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512GiveTheSameBits) {
                 first = i;
             }
         }
-        EXPECT_EQ(first, logits[0].size()) << (b == 1 ? "7" : "512") << " tokens per graph: logit " << first % 300
-                                           << " of token " << first / 300 << " differs from token by token";
+        EXPECT_EQ(first, logits[0].size()) << runs[b].first << " tokens per graph on " << runs[b].second
+                                           << " threads: logit " << first % 300 << " of token " << first / 300
+                                           << " differs from token by token";
     }
 }
 
