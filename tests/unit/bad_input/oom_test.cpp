@@ -16,15 +16,23 @@
 #include <cstdio>
 #include <cstring>
 
-// Under ASan, a failed malloc aborts unless the allocator may return NULL; these tests (and ggml_init with a
+// Under ASan and TSan, a failed malloc aborts unless the allocator may return NULL; these tests (and ggml_init with a
 // huge pool in core_test.cpp) need the libc behaviour the library is written for.
 #if defined(__SANITIZE_ADDRESS__)
 extern "C" const char * __asan_default_options() {
     return "allocator_may_return_null=1";
 }
+#elif defined(__SANITIZE_THREAD__)
+extern "C" const char * __tsan_default_options() {
+    return "allocator_may_return_null=1";
+}
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 extern "C" const char * __asan_default_options() {
+    return "allocator_may_return_null=1";
+}
+#elif __has_feature(thread_sanitizer)
+extern "C" const char * __tsan_default_options() {
     return "allocator_may_return_null=1";
 }
 #endif
