@@ -157,14 +157,14 @@ void expand_tq2(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     const int64_t   nsb   = k / quant::kQK_K;
     const __mmask16 lanes = live_lanes(rows);
     const uint8_t * dp    = panel + static_cast<size_t>(nsb) * kTQ2LevelBytes;
-    const __m512i   three = _mm512_set1_epi8(3);
     for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes) {
         const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(dp));
         for (int j = 0; j < 8; ++j, panel += kTQ2GroupBytes, out += kGemmGroupBytes) {
             for (int h = 0; h < 2; ++h) {
-                const __m512i v = load(panel + h * kQuadBytes);
+                __m512i u[4];
+                two_bit_quads(panel + h * kQuadBytes, u);
                 for (int i = 0; i < 4; ++i) {
-                    store(out + (4 * h + i) * kQuadBytes, _mm512_and_si512(_mm512_srli_epi16(v, 2 * i), three));
+                    store(out + (4 * h + i) * kQuadBytes, u[i]);
                 }
             }
             store_factors(out, s, _mm512_setzero_ps());

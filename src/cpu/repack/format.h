@@ -146,11 +146,10 @@ inline constexpr size_t kLegacyFactorBytes = kE8M0Scales<T> ? kPanelRows
 size_t legacy_group_bytes(ggml_type type); // kLegacyLevelBytes + kLegacyFactorBytes of a type known at run time
 
 // Bytes of one group of `group` elements (32, or 16: the GEMM's groups of q2_K, q3_K, q6_K) in an activation chunk
-// of kChunkCols columns (8, or a narrow chunk's 1..7, gemm.h: gemm_activation): the interleaved levels, then the
+// of `cols` columns (8, or a narrow chunk's 1..7, gemm.h: gemm_activation): the interleaved levels, then the
 // columns' ChunkAux.
-template <int kChunkCols = quants::kGemmMaxCols>
-constexpr size_t chunk_group_bytes(int group) {
-    return static_cast<size_t>(group * kChunkCols) + kChunkCols * sizeof(ChunkAux);
+constexpr size_t chunk_group_bytes(int group, int cols) {
+    return static_cast<size_t>(group * cols) + static_cast<size_t>(cols) * sizeof(ChunkAux);
 }
 
 

@@ -68,18 +68,24 @@ inline void q6_K_levels(const uint8_t * pair, __m512i * u) {
 inline __m512i shr16(__m512i v, int n) { return _mm512_srl_epi16(v, _mm_cvtsi32_si128(n)); }
 inline __m512i shl16(__m512i v, int n) { return _mm512_sll_epi16(v, _mm_cvtsi32_si128(n)); }
 
+// A 2-bit vector's four quads (q2_K's groups of 16, tq2_0's halves of a group of 32: quad i in bits 2i, 2i + 1 of
+// each byte) as byte levels.
+inline void two_bit_quads(const uint8_t * p, __m512i * u) {
+    const __m512i v     = _mm512_loadu_si512(p);
+    const __m512i three = _mm512_set1_epi8(3);
+    for (int i = 0; i < 4; ++i) {
+        u[i] = _mm512_and_si512(shr16(v, 2 * i), three);
+    }
+}
+
 // The four quads' levels u of group 2j + kHalf of a q2_K, q3_K or q6_K super-block (format.h); `levels`: the
 // block's first level byte (after its header).
 template <ggml_type kType, int kHalf>
 inline void k16_levels(const uint8_t * levels, int j, __m512i * u) {
     if constexpr (kType == GGML_TYPE_Q6_K) {
         q6_K_levels<kHalf>(levels + j * kQ6KPairBytes, u);
-    } else if constexpr (kType == GGML_TYPE_Q2_K) { // quad i in bits 2i, 2i + 1
-        const __m512i v     = _mm512_loadu_si512(levels + (2 * j + kHalf) * 64);
-        const __m512i three = _mm512_set1_epi8(3);
-        for (int i = 0; i < 4; ++i) {
-            u[i] = _mm512_and_si512(shr16(v, 2 * i), three);
-        }
+    } else if constexpr (kType == GGML_TYPE_Q2_K) {
+        two_bit_quads(levels + (2 * j + kHalf) * 64, u);
     } else { // q3_K: q2_K's two bits, the third (bit 4 kHalf + i of the pair's third vector) as bit 2
         const uint8_t * pair  = levels + j * kQ3KPairBytes;
         const __m512i   v     = _mm512_loadu_si512(pair + kHalf * 64);

@@ -131,14 +131,14 @@ struct Pass {
     size_t       panel_bytes; // between panels
     int64_t      first, count;
     const char * chunks;      // the slice's chunks
+    size_t       chunk_bytes; // between chunks
+    int          chunk_cols;  // columns a chunk interleaves (chunk_cols)
     float *      out;         // the slice's dst
 };
 
 template <class Tile>
 void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
     const int64_t k = dst->src[0]->ne[0], m = dst->src[0]->ne[1], n = dst->src[1]->ne[1];
-    const int     cc      = chunk_cols(dst->src[1]);
-    const size_t  cb      = quants::gemm_chunk_bytes(format_of(dst), k, cc);
     const int64_t out_col = static_cast<int64_t>(dst->nb[1] / sizeof(float));
     for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
         for (int64_t j = 0; j < ps.count; ++j) {
@@ -146,12 +146,12 @@ void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
             quants::GemmTileArgs a;
             a.panel   = ps.panels + static_cast<size_t>(j) * ps.panel_bytes;
             a.k       = k;
-            a.chunk   = ps.chunks + static_cast<size_t>(c0 / kGemmMaxCols) * cb;
+            a.chunk   = ps.chunks + static_cast<size_t>(c0 / kGemmMaxCols) * ps.chunk_bytes;
             a.n_cols  = static_cast<int>(std::min<int64_t>(kGemmMaxCols, n - c0));
             a.rows    = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0));
             a.out     = ps.out + r0 + c0 * out_col;
             a.out_col    = out_col;
-            a.chunk_cols = cc;
+            a.chunk_cols = ps.chunk_cols;
             tile(a);
         }
     }
@@ -256,6 +256,8 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
         ps.first       = first;
         ps.count       = count;
         ps.chunks      = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
+        ps.chunk_bytes = cb;
+        ps.chunk_cols  = cc;
         ps.out         = out_slice(dst, slice);
         if (wide) {
             char * expanded = slot + s.act;

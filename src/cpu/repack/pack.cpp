@@ -252,18 +252,35 @@ void set_k2_levels(uint8_t * qs, int e, uint32_t levels) {
     or_u32(qs + 32 * (e / 128) + e % 32, levels << (2 * ((e % 128) / 32)));
 }
 
-// Byte of row r's quad i (0..3), element b of it, in a 2-bit vector: bits 2i, 2i + 1 of byte r * 4 + b.
+// A super-block's 2-bit levels (q2_K's and tq2_0's qs) as 16 vectors of row r: vector g holds elements 16 g ..
+// 16 g + 15, quad q (elements 16 g + 4 q .. + 3, consecutive bytes of qs under the same shift) in bits 2q, 2q + 1 of
+// bytes r * 4 .. r * 4 + 3. unpack_k2_vectors: the inverse, into qs whose bits are still zero.
+void pack_k2_vectors(const uint8_t * qs, int r, uint8_t * vectors) {
+    for (int g = 0; g < 16; ++g) {
+        uint32_t v = 0;
+        for (int q = 0; q < 4; ++q) {
+            v |= k2_levels(qs, 16 * g + 4 * q) << (2 * q);
+        }
+        store_u32(vectors + g * kQuadBytes + r * 4, v);
+    }
+}
+
+void unpack_k2_vectors(const uint8_t * vectors, int r, uint8_t * qs) {
+    for (int g = 0; g < 16; ++g) {
+        const uint32_t v = load_u32(vectors + g * kQuadBytes + r * 4);
+        for (int q = 0; q < 4; ++q) {
+            set_k2_levels(qs, 16 * g + 4 * q, (v >> (2 * q)) & kLow2Bytes);
+        }
+    }
+}
+
 void pack_superblock(const quant::BlockQ2_K & blk, int r, uint8_t * base) {
     store_u16(base + 2 * r, blk.d);
     store_u16(base + 32 + 2 * r, blk.dmin);
     for (int g = 0; g < 16; ++g) {
         base[kK16ScalesAt + g * kPanelRows + r] = blk.scales[g];
-        uint32_t v = 0;
-        for (int q = 0; q < 4; ++q) { // elements 16 g + 4 q .. + 3: consecutive bytes of qs, the same shift
-            v |= k2_levels(blk.qs, 16 * g + 4 * q) << (2 * q);
-        }
-        store_u32(base + kQ2KHeaderBytes + g * 64 + r * 4, v);
     }
+    pack_k2_vectors(blk.qs, r, base + kQ2KHeaderBytes);
 }
 
 template <>
@@ -272,32 +289,23 @@ quant::BlockQ2_K unpack_superblock<quant::BlockQ2_K>(const uint8_t * base, int r
     blk.d    = load_u16(base + 2 * r);
     blk.dmin = load_u16(base + 32 + 2 * r);
     for (int g = 0; g < 16; ++g) {
-        blk.scales[g]      = base[kK16ScalesAt + g * kPanelRows + r];
-        const uint32_t v = load_u32(base + kQ2KHeaderBytes + g * 64 + r * 4);
-        for (int q = 0; q < 4; ++q) {
-            set_k2_levels(blk.qs, 16 * g + 4 * q, (v >> (2 * q)) & kLow2Bytes);
-        }
+        blk.scales[g] = base[kK16ScalesAt + g * kPanelRows + r];
     }
+    unpack_k2_vectors(base + kQ2KHeaderBytes, r, blk.qs);
     return blk;
 }
 
 // ---- tq2_0: all super-blocks' 2-bit vectors (their elements as q2_K's), then all their d ---------------------------
 
-// Row r's quads of group j of a super-block (elements 32 j + 16 h + 4 i + b) into vector h: bits 2i, 2i + 1 of byte
-// r * 4 + b. The d of super-block b after the nsb super-blocks' levels.
+// A super-block's levels are q2_K's 16 vectors (vector 2 j + h: quads 4h .. 4h + 3 of group j of 32); the d of
+// super-block b after the nsb super-blocks' levels.
 void pack_tq2(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
     const int64_t nsb = k / kQK_K;
     for (int64_t b = 0; b < nsb; ++b) {
         uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
         for (int r = 0; r < rows; ++r) {
             const auto blk = row_block<quant::BlockTQ2_0>(w, w_row, r, b);
-            for (int v = 0; v < 16; ++v) { // vector v = 2 j + h
-                uint32_t bits = 0;
-                for (int i = 0; i < 4; ++i) {
-                    bits |= k2_levels(blk.qs, 16 * v + 4 * i) << (2 * i);
-                }
-                store_u32(lv + v * kQuadBytes + r * 4, bits);
-            }
+            pack_k2_vectors(blk.qs, r, lv);
             store_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r, blk.d);
         }
     }
@@ -309,12 +317,7 @@ void unpack_tq2(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_r
         const uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
         for (int r = 0; r < rows; ++r) {
             quant::BlockTQ2_0 blk{};
-            for (int v = 0; v < 16; ++v) {
-                const uint32_t bits = load_u32(lv + v * kQuadBytes + r * 4);
-                for (int i = 0; i < 4; ++i) {
-                    set_k2_levels(blk.qs, 16 * v + 4 * i, (bits >> (2 * i)) & kLow2Bytes);
-                }
-            }
+            unpack_k2_vectors(lv, r, blk.qs);
             blk.d = load_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r);
             put_row_block(w, w_row, r, b, blk);
         }

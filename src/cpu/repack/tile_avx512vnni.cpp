@@ -103,16 +103,14 @@ struct GroupSums {
                 acc2[c] = _mm512_setzero_si512();
             }
         }
-        if constexpr (kType == GGML_TYPE_TQ2_0) { // vector h: quads 4h + i in bits 2i, 2i + 1
-            const __m512i three = _mm512_set1_epi8(3);
+        if constexpr (kType == GGML_TYPE_TQ2_0) { // vector h: quads 4h .. 4h + 3
             for (int h = 0; h < 2; ++h) {
-                const __m512i v = _mm512_loadu_si512(lv + h * 64);
+                __m512i u[4];
+                two_bit_quads(lv + h * 64, u);
                 for (int i = 0; i < 4; ++i) {
-                    const __m512i w = _mm512_and_si512(i == 0 ? v : _mm512_srli_epi16(v, 2 * i), three);
-                    const int     q = 4 * h + i;
                     for (int c = 0; c < kCols; ++c) {
                         __m512i & a = kSplit && h == 1 ? acc2[kSplit ? c : 0] : acc[c];
-                        a           = _mm512_dpbusd_epi32(a, w, quad_of<kCC>(cg, q, c));
+                        a           = _mm512_dpbusd_epi32(a, u[i], quad_of<kCC>(cg, 4 * h + i, c));
                     }
                 }
             }
@@ -166,7 +164,7 @@ void legacy_tile(const GemmTileArgs & a) {
     const __m512i    table        = level_table_zmm<kType>();
     Outputs<kCols>               out;
     GroupSums<kCols, kType, kCC> sums;
-    for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kFactorBytes, cg += chunk_group_bytes<kCC>(32)) {
+    for (int64_t g = 0; g < ng; ++g, lv += kGroupBytes, sc += kFactorBytes, cg += chunk_group_bytes(32, kCC)) {
         // both streams of the panel prefetched as far ahead in time (simd/prefetch.h): the hardware prefetchers
         // ramp up too slowly at the start of the small matrices of a model's decode step
         simd::prefetch_lines<kGroupBytes>(lv + simd::kPrefetchBytes);
@@ -203,7 +201,7 @@ void k4_tile(const GemmTileArgs & a) {
         simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
         const __m512 d    = halves_to_floats(blk);
         const __m512 dmin = kXs ? _mm512_setzero_ps() : negated_halves_to_floats(blk + 32);
-        for (int j = 0; j < 8; ++j, cg += chunk_group_bytes<kCC>(32)) {
+        for (int j = 0; j < 8; ++j, cg += chunk_group_bytes(32, kCC)) {
             __m512i init[kCols];
             for (int c = 0; c < kCols; ++c) {
                 init[c] = _mm512_set1_epi32(kXs ? aux_of<kCC>(cg, c).word : 0);
@@ -243,7 +241,7 @@ void tq2_tile(const GemmTileArgs & a) {
         for (int c = 0; c < kCols; ++c) {
             sd[c] = _mm512_mul_ps(d, _mm512_set1_ps(aux_of<kCC>(cg, c).da));
         }
-        for (int j = 0; j < 8; ++j, lv += kTQ2GroupBytes, cg += chunk_group_bytes<kCC>(32)) {
+        for (int j = 0; j < 8; ++j, lv += kTQ2GroupBytes, cg += chunk_group_bytes(32, kCC)) {
             simd::prefetch_lines<kTQ2GroupBytes>(lv + simd::kPrefetchBytes); // as in legacy_tile
             __m512i init[kCols];
             for (int c = 0; c < kCols; ++c) {
@@ -288,10 +286,10 @@ void k16_tile(const GemmTileArgs & a) {
             __m512i u[4];
             k16_levels<kType, 0>(levels, j, u);
             group(u, k16_factors<kType>(blk, 2 * j, d, neg_dmin), cg);
-            cg += chunk_group_bytes<kCC>(16);
+            cg += chunk_group_bytes(16, kCC);
             k16_levels<kType, 1>(levels, j, u);
             group(u, k16_factors<kType>(blk, 2 * j + 1, d, neg_dmin), cg);
-            cg += chunk_group_bytes<kCC>(16);
+            cg += chunk_group_bytes(16, kCC);
         }
     }
     out.store(a);

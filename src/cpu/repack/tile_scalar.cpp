@@ -173,7 +173,7 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
     const int                G  = f.group;
     const int64_t            ng = a.k / G;
     const int                cc = a.chunk_cols; // columns of the chunk: 8, or a narrow chunk's 1..7
-    const size_t             cb = static_cast<size_t>(G * cc) + static_cast<size_t>(cc) * sizeof(ChunkAux);
+    const size_t             cb = chunk_group_bytes(G, cc);
     const auto *             p  = static_cast<const uint8_t *>(a.panel);
     const auto *             x  = static_cast<const uint8_t *>(a.chunk);
     for (int c = 0; c < a.n_cols; ++c) {
