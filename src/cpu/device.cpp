@@ -97,19 +97,19 @@ ggml_backend_buffer_t dev_buffer_from_host_ptr(ggml_backend_dev_t, void * ptr, s
 }
 
 // Host memory the kernels can address: host buffers, and CPU_REPACK buffers (host memory whose repacked
-// tensors only MUL_MAT and MUL_MAT_ID read, as their src0: the kernel table's supports checks that,
+// tensors only MUL_MAT, MUL_MAT_ID and GET_ROWS read, as their src0: dev_supports_op checks that,
 // repack/buffer_type.h).
 // `buffer` is the one t's memory lives in (its view_src's for a view).
 bool in_host_memory(const ggml_tensor * t, ggml_backend_buffer_t buffer) {
     return ggml_backend_buffer_is_host(buffer) || repack::in_repack_buffer(t);
 }
 
-// Only MUL_MAT and MUL_MAT_ID read repacked bytes, and only as src0 (itself, not a view of it). Decided by op, the
-// source's type and shape and its buffer type, not by whether init_tensor has run: a placement probe asks with
-// tensors never initialised, and must get the answer their computation will get.
+// Only MUL_MAT, MUL_MAT_ID and GET_ROWS read repacked bytes, and only as src0 (itself, not a view of it). Decided by
+// op, the source's type and shape and its buffer type, not by whether init_tensor has run: a placement probe asks
+// with tensors never initialised, and must get the answer their computation will get.
 bool reads_repacked_wrongly(const ggml_tensor * op, const ggml_tensor * src) {
-    const bool matrix = op->op == GGML_OP_MUL_MAT || op->op == GGML_OP_MUL_MAT_ID;
-    return !(matrix && src == op->src[0] && src->view_src == nullptr) && repack::placed_repacked(src);
+    const bool reader = op->op == GGML_OP_MUL_MAT || op->op == GGML_OP_MUL_MAT_ID || op->op == GGML_OP_GET_ROWS;
+    return !(reader && src == op->src[0] && src->view_src == nullptr) && repack::placed_repacked(src);
 }
 
 // Schedulers ask this for every node of every graph, so the common answers come first: sources without a

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # llama.cpp's own library on Switchyard's: the prebuilt libllama of llama.cpp release v0.5.0 (npm package
 # @node-llama-cpp/linux-x64@3.22.1, ggml 0.25.1), run with our libggml / libggml-base in place of its own, must
-# generate switchyard-run's greedy tokens on models from switchyard-make-model (f16, q8_0, q4_K, iq4_xs, tq1_0, tq2_0;
-# weights in the CPU's repacked buffer type and not).
+# generate switchyard-run's greedy tokens on models from switchyard-make-model (f16, q8_0, q4_K, iq4_xs, tq1_0, tq2_0,
+# and q6_K with a tied output, which GET_ROWS and MUL_MAT both read; weights in the CPU's repacked buffer type and
+# not).
 #
 #   tests/llama_cpp/run.sh BUILD_DIR [WORK_DIR]
 #
@@ -58,18 +59,21 @@ cc -std=c11 -O1 -Wall -Wextra -I include -I "$here/../../include" "$here/greedy.
     -L "$lib" -l:libllama.v0.5.0.so -Wl,-rpath,'$ORIGIN/lib'
 
 status=0
-for type in f16 q8_0 q4_K iq4_xs tq1_0 tq2_0; do
-    model=$work/model-$type.gguf
-    "$build/bin/switchyard-make-model" -o "$model" --type "$type" > /dev/null
+for spec in f16 q8_0 q4_K iq4_xs tq1_0 tq2_0 q6_K+tied; do
+    type=${spec%+tied}
+    tied=()
+    [ "$type" = "$spec" ] || tied=(--tied-output)
+    model=$work/model-$spec.gguf
+    "$build/bin/switchyard-make-model" -o "$model" --type "$type" "${tied[@]}" > /dev/null
     for repack in "" "--no-repack"; do
         flag=${repack:+-nr}
         want=$("$build/bin/switchyard-run" -m "$model" --tokens 1,2,3,4,5 -n 32 --temp 0 $flag 2>/dev/null |
                grep -o 'generated: [0-9,]*' || true)
         got=$(./greedy "$model" 1,2,3,4,5 32 $repack 2>greedy.err | grep -o 'generated: [0-9,]*' || true)
         if [ -n "$want" ] && [ "$want" = "$got" ]; then
-            echo "llama.cpp check: $type ${repack:-(repacked)}: same 32 tokens"
+            echo "llama.cpp check: $spec ${repack:-(repacked)}: same 32 tokens"
         else
-            echo "llama.cpp check: $type ${repack:-(repacked)}: DIFFERENT"
+            echo "llama.cpp check: $spec ${repack:-(repacked)}: DIFFERENT"
             echo "  switchyard-run: ${want:-(none)}"
             echo "  libllama:       ${got:-(none)}"
             sed 's/^/  libllama: /' greedy.err | tail -n 20

@@ -46,12 +46,13 @@ ggml_backend_buffer_type_t cpu_repack_buffer_type(ggml_backend_dev_t cpu_dev) {
     return nullptr;
 }
 
-bool repacks_for_cpu(ggml_backend_dev_t cpu_dev, ggml_backend_buffer_type_t buft, const ggml_tensor * weight) {
+bool repacks_for_cpu(ggml_backend_dev_t cpu_dev, ggml_backend_buffer_type_t buft, const ggml_tensor * weight,
+                     bool get_rows) {
     if (!repacked_type(weight->type) || weight->ne[2] != 1 || weight->ne[3] != 1 || !ggml_is_contiguous(weight)) {
         return false;
     }
-    // the node as the graph builds it, on a description of the weight initialised in a buffer of the type
-    ggml_context * ctx = ggml_init({3 * ggml_tensor_overhead(), nullptr, true});
+    // the nodes as the graph builds them, on a description of the weight initialised in a buffer of the type
+    ggml_context * ctx = ggml_init({5 * ggml_tensor_overhead(), nullptr, true});
     if (ctx == nullptr) {
         return false;
     }
@@ -63,6 +64,10 @@ bool repacks_for_cpu(ggml_backend_dev_t cpu_dev, ggml_backend_buffer_type_t buft
         ggml_tensor * y = ggml_mul_mat(ctx, w, x);
         w->buffer       = probe;
         ok = ggml_backend_buffer_init_tensor(probe, w) == GGML_STATUS_SUCCESS && ggml_backend_dev_supports_op(cpu_dev, y);
+        if (ok && get_rows) {
+            ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
+            ok                = ggml_backend_dev_supports_op(cpu_dev, ggml_get_rows(ctx, w, ids));
+        }
         ggml_backend_buffer_free(probe);
     }
     ggml_free(ctx);

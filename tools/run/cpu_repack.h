@@ -4,8 +4,9 @@
 // tq2_0 types (and of the float types where the CPU has their tile) in the layout its MUL_MAT reads without packing
 // them on every call; any other tensor put there is stored plainly. As llama.cpp
 // does (and -nr / --no-repack turns off), the runner copies into one such buffer the CPU's weights that it would
-// repack and that only MUL_MAT reads, as src0 (the attention and FFN matrices, the output unless it is the token
-// embedding); everything else stays mapped from the file (Model::place).
+// repack and that only MUL_MAT reads, as src0 (the attention and FFN matrices, the output), and a tied output that is
+// also the token embedding, which GET_ROWS reads as well (the device unpacks the rows it reads); everything else
+// stays mapped from the file (Model::place).
 #pragma once
 
 #include "ggml-backend.h"
@@ -20,8 +21,9 @@ ggml_backend_buffer_type_t cpu_repack_buffer_type(ggml_backend_dev_t cpu_dev);
 // true when `weight` (a tensor description, which the caller's graphs read only as MUL_MAT's src0) belongs in
 // `buft`: it is stored repacked there (a type the buffer type repacks, 2-D, contiguous) and the CPU device
 // accepts MUL_MAT with it as src0 (ggml_backend_dev_supports_op on a MUL_MAT node whose weight is initialised in
-// a small buffer of that type, as llama.cpp asks). Allocates and frees a small probe buffer; false when it
-// cannot.
-bool repacks_for_cpu(ggml_backend_dev_t cpu_dev, ggml_backend_buffer_type_t buft, const ggml_tensor * weight);
+// a small buffer of that type, as llama.cpp asks), and with get_rows GET_ROWS as well. Allocates and frees a small
+// probe buffer; false when it cannot.
+bool repacks_for_cpu(ggml_backend_dev_t cpu_dev, ggml_backend_buffer_type_t buft, const ggml_tensor * weight,
+                     bool get_rows = false);
 
 } // namespace switchyard::run

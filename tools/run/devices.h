@@ -42,7 +42,7 @@ struct Placement {
     ggml_backend_dev_t              input = nullptr; // token_embd
     std::vector<ggml_backend_dev_t> layers;
     ggml_backend_dev_t              output = nullptr; // output_norm, output
-    // the CPU device's CPU_REPACK buffer type, for the weights on the CPU that only MUL_MAT reads and that it
+    // the CPU device's CPU_REPACK buffer type, for the weights on the CPU that MUL_MAT reads and that it
     // repacks (cpu_repack.h); nullptr: every CPU weight stays mapped from the file
     ggml_backend_buffer_type_t      cpu_repack = nullptr;
 };

@@ -219,8 +219,15 @@ void Model::create_tensors(const Placement & p) {
     token_embd  = place_one("token_embd.weight", "token_embd.weight", p.input);
     output_norm = place_one("output_norm.weight", "output_norm.weight", p.output);
     output      = place_one("output.weight", "output.weight", p.output, true);
-    if (output == nullptr) { // tied to the token embedding (GET_ROWS reads it): shared on the same device, else a copy
-        output = p.output == p.input ? token_embd : place_one("output.weight", "token_embd.weight", p.output, true);
+    if (output == nullptr && p.output == p.input) { // tied to the token embedding on the same device: shared, read
+        output = token_embd;                        // by GET_ROWS and MUL_MAT (repacked where both accept that)
+        for (Source & s : sources_) {
+            if (s.t == token_embd) {
+                s.matmul = s.rows = true;
+            }
+        }
+    } else if (output == nullptr) { // tied, on another device: a copy there
+        output = place_one("output.weight", "token_embd.weight", p.output, true);
     }
     layers.assign(p.layers.size(), {});
     for (size_t il = 0; il < p.layers.size(); ++il) {
@@ -249,7 +256,7 @@ bool Model::load_repacked(ggml_backend_dev_t dev, ggml_context * ctx, ggml_backe
     const size_t                align = ggml_backend_buft_get_alignment(buft);
     size_t                      size  = 0;
     for (const Source & s : sources_) {
-        if (s.matmul && ggml_get_tensor(ctx, s.t->name) == s.t && repacks_for_cpu(dev, buft, s.t)) {
+        if (s.matmul && ggml_get_tensor(ctx, s.t->name) == s.t && repacks_for_cpu(dev, buft, s.t, s.rows)) {
             chosen.push_back(&s);
             size += (ggml_backend_buft_get_alloc_size(buft, s.t) + align - 1) / align * align;
         }

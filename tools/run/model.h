@@ -82,11 +82,13 @@ private:
     Model() = default;
     bool check_tensors(std::string & error);
     bool check_finite(const std::string & name, size_t off, int64_t n, std::string & error) const;
-    // a placed tensor and the file's tensor that holds its data; matmul: read by MUL_MAT only, as src0
+    // a placed tensor and the file's tensor that holds its data; matmul: read by MUL_MAT only, as src0 (and by
+    // GET_ROWS too with rows: a tied output, which is the token embedding)
     struct Source {
         ggml_tensor *       t;
         const ggml_tensor * src;
         bool                matmul;
+        bool                rows = false;
     };
     ggml_tensor * place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev,
                             bool matmul = false);

@@ -16,8 +16,9 @@
 //     bytes written;
 //   - memset_tensor and cpy_tensor refuse with a log message (ggml_backend_tensor_copy into or out of a repacked
 //     tensor goes through set_tensor / get_tensor when the other side is in host memory);
-//   - only MUL_MAT and MUL_MAT_ID read them, as their src0 (the device's supports_op refuses every other use,
-//     views included).
+//   - only MUL_MAT, MUL_MAT_ID and GET_ROWS read them, as their src0 (the device's supports_op refuses every other
+//     use, views included): GET_ROWS unpacks each row it reads, so a tied output matrix, which is also the token
+//     embedding, can be repacked.
 // is_host is false: the bytes at tensor->data are not the tensor's standard layout.
 #pragma once
 

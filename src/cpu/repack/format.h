@@ -185,6 +185,9 @@ size_t repacked_bytes(ggml_type type, int64_t k, int64_t rows);
 // become zero. unpack_panel writes the first `rows` rows back as the original bytes (every byte the same).
 void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, void * panel);
 void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void * w, size_t w_row);
+// Rows first .. end - 1 of a panel (0 <= first < end <= 16) as their original bytes, row `first` at w: one row for
+// GET_ROWS reading a repacked tensor.
+void unpack_panel_rows(ggml_type type, const void * panel, int first, int end, int64_t k, void * w, size_t w_row);
 
 // A tile: out[r + c * out_col] = dot(panel row r, column c of the chunk), r < a.rows, c < a.n_cols (1..8);
 // a.panel2 is not used. tile_scalar is the portable one (the reference of the tests); tile_fast the one this CPU

@@ -87,14 +87,14 @@ void pack_nibble_groups(const void * w, size_t w_row, int rows, int64_t k, uint8
 }
 
 template <class Block>
-void unpack_nibble_groups(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+void unpack_nibble_groups(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
     constexpr ggml_type T      = Block::kType;
     const int64_t       ng     = k / kQK32;
     const uint8_t *     scales = panel + static_cast<size_t>(ng) * kLegacyLevelBytes<T>;
     for (int64_t g = 0; g < ng; ++g) {
         const uint8_t * lv = panel + static_cast<size_t>(g) * kLegacyLevelBytes<T>;
         const uint8_t * fc = scales + static_cast<size_t>(g) * kLegacyFactorBytes<T>;
-        for (int r = 0; r < rows; ++r) {
+        for (int r = first; r < end; ++r) {
             Block blk{};
             for (int j = 0; j < 4; ++j) {
                 std::memcpy(blk.qs + 4 * j, lv + j * kQuadBytes + r * 4, 4);
@@ -116,7 +116,7 @@ void unpack_nibble_groups(const uint8_t * panel, int rows, int64_t k, void * w, 
             if constexpr (kLegacyMin<T>) {
                 blk.m = load_u16(fc + kScaleGroupBytes + 2 * r);
             }
-            put_row_block(w, w_row, r, g, blk);
+            put_row_block(w, w_row, r - first, g, blk);
         }
     }
 }
@@ -138,18 +138,18 @@ void pack_q8_0(const void * w, size_t w_row, int rows, int64_t k, uint8_t * pane
     }
 }
 
-void unpack_q8_0(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+void unpack_q8_0(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
     const int64_t   ng     = k / kQK32;
     const uint8_t * scales = panel + static_cast<size_t>(ng) * kByteGroupBytes;
     for (int64_t g = 0; g < ng; ++g) {
         const uint8_t * lv = panel + static_cast<size_t>(g) * kByteGroupBytes;
-        for (int r = 0; r < rows; ++r) {
+        for (int r = first; r < end; ++r) {
             quant::BlockQ8_0 blk;
             for (int q = 0; q < kQK32 / 4; ++q) {
                 store_u32(reinterpret_cast<uint8_t *>(blk.qs) + 4 * q, load_u32(lv + q * kQuadBytes + r * 4) ^ 0x80808080u);
             }
             blk.d = load_u16(scales + g * kScaleGroupBytes + 2 * r);
-            put_row_block(w, w_row, r, g, blk);
+            put_row_block(w, w_row, r - first, g, blk);
         }
     }
 }
@@ -311,15 +311,15 @@ void pack_tq2(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel
     }
 }
 
-void unpack_tq2(const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+void unpack_tq2(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
     const int64_t nsb = k / kQK_K;
     for (int64_t b = 0; b < nsb; ++b) {
         const uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
-        for (int r = 0; r < rows; ++r) {
+        for (int r = first; r < end; ++r) {
             quant::BlockTQ2_0 blk{};
             unpack_k2_vectors(lv, r, blk.qs);
             blk.d = load_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r);
-            put_row_block(w, w_row, r, b, blk);
+            put_row_block(w, w_row, r - first, b, blk);
         }
     }
 }
@@ -471,10 +471,10 @@ void pack_words(const void * w, size_t w_row, int rows, int64_t steps, uint8_t *
 }
 
 template <class Word>
-void unpack_words(const uint8_t * panel, int rows, int64_t steps, void * w, size_t w_row) {
+void unpack_words(const uint8_t * panel, int first, int end, int64_t steps, void * w, size_t w_row) {
     const auto * in = reinterpret_cast<const Word *>(panel);
-    for (int r = 0; r < rows; ++r) {
-        auto * row = reinterpret_cast<Word *>(static_cast<uint8_t *>(w) + static_cast<size_t>(r) * w_row);
+    for (int r = first; r < end; ++r) {
+        auto * row = reinterpret_cast<Word *>(static_cast<uint8_t *>(w) + static_cast<size_t>(r - first) * w_row);
         for (int64_t s = 0; s < steps; ++s) {
             row[s] = in[static_cast<size_t>(s) * kPanelRows + static_cast<size_t>(r)];
         }
@@ -489,11 +489,11 @@ void pack_floats(ggml_type type, const void * w, size_t w_row, int rows, int64_t
     }
 }
 
-void unpack_floats(ggml_type type, const uint8_t * panel, int rows, int64_t k, void * w, size_t w_row) {
+void unpack_floats(ggml_type type, const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
     if (type == GGML_TYPE_F16) {
-        unpack_words<uint16_t>(panel, rows, k, w, w_row);
+        unpack_words<uint16_t>(panel, first, end, k, w, w_row);
     } else {
-        unpack_words<uint32_t>(panel, rows, type == GGML_TYPE_BF16 ? k / 2 : k, w, w_row);
+        unpack_words<uint32_t>(panel, first, end, type == GGML_TYPE_BF16 ? k / 2 : k, w, w_row);
     }
 }
 
@@ -570,27 +570,31 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
     });
 }
 
-void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void * w, size_t w_row) {
+void unpack_panel_rows(ggml_type type, const void * panel, int first, int end, int64_t k, void * w, size_t w_row) {
     const auto * p = static_cast<const uint8_t *>(panel);
     quants::with_type_row(type, [&]<ggml_type T>() {
         constexpr RepackForm form = quants::cpu_type_row(T).repack;
         if constexpr (form == RepackForm::kNibbles) {
-            unpack_nibble_groups<quant::BlockOf<T>>(p, rows, k, w, w_row);
+            unpack_nibble_groups<quant::BlockOf<T>>(p, first, end, k, w, w_row);
         } else if constexpr (form == RepackForm::kBytes) {
-            unpack_q8_0(p, rows, k, w, w_row);
+            unpack_q8_0(p, first, end, k, w, w_row);
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
-            unpack_tq2(p, rows, k, w, w_row);
+            unpack_tq2(p, first, end, k, w, w_row);
         } else if constexpr (superblock_bytes(form) != 0) {
             using Block = quant::BlockOf<T>;
             for (int64_t b = 0; b < k / kQK_K; ++b) {
-                for (int r = 0; r < rows; ++r) {
-                    put_row_block(w, w_row, r, b, unpack_superblock<Block>(p + b * superblock_bytes(form), r));
+                for (int r = first; r < end; ++r) {
+                    put_row_block(w, w_row, r - first, b, unpack_superblock<Block>(p + b * superblock_bytes(form), r));
                 }
             }
         } else if constexpr (form == RepackForm::kFloats) {
-            unpack_floats(T, p, rows, k, w, w_row);
+            unpack_floats(T, p, first, end, k, w, w_row);
         }
     });
+}
+
+void unpack_panel(ggml_type type, const void * panel, int rows, int64_t k, void * w, size_t w_row) {
+    unpack_panel_rows(type, panel, 0, rows, k, w, w_row);
 }
 
 } // namespace switchyard::cpu::repack

@@ -220,8 +220,9 @@ TEST(RepackExperts, MulMatOfA3DWeightTakesEachSlicesExpert) {
     ggml_backend_free(backend);
 }
 
-// llama.cpp's placement probe of experts (a 0-byte buffer of the type, never initialised): MUL_MAT_ID yes, other ops
-// and views no; experts stored plainly (rows not whole panels) serve every op.
+// llama.cpp's placement probe of experts (a 0-byte buffer of the type, never initialised): MUL_MAT_ID and GET_ROWS
+// (which unpacks the rows it reads) yes, other ops and views no; experts stored plainly (rows not whole panels) serve
+// every op.
 TEST(RepackExperts, SupportsOpAnswersAPlacementProbeOfExperts) {
     ggml_backend_dev_t    dev   = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
     ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(rp::repack_buffer_type(), 0);
@@ -233,13 +234,15 @@ TEST(RepackExperts, SupportsOpAnswersAPlacementProbeOfExperts) {
     w->buffer          = empty;
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat_id(ctx, w, b, ids)));
     ggml_tensor * rows = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 8);
-    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, rows)));
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, rows)));
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_cpy(ctx, w, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 256, 32, 8))));
     ggml_tensor * view = ggml_view_3d(ctx, w, 256, 16, 8, w->nb[1], w->nb[2], 0);
     EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat_id(ctx, view, b, ids)));
     ggml_tensor * plain = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_K, 256, 20, 8);
     plain->buffer       = empty;
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat_id(ctx, plain, b, ids)));
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, plain, rows)));
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_cpy(ctx, plain, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 256, 20, 8))));
     ggml_free(ctx);
     ggml_backend_buffer_free(empty);
 }

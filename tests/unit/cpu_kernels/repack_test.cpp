@@ -106,6 +106,17 @@ TEST(RepackPack, UnpackGivesTheOriginalBytes) {
                     EXPECT_TRUE(std::all_of(back.begin() + static_cast<ptrdiff_t>(wr * rows), back.end(),
                                             [](uint8_t b) { return b == 0x5A; }))
                         << ggml_type_name(type) << ": wrote past " << rows << " rows";
+                    for (int first = 0; first < rows; first += 4) { // rows first .. first + 2 (and no more), alone
+                        const int            end = std::min(rows, first + 3);
+                        std::vector<uint8_t> part(wr * 4, 0x5A);
+                        rp::unpack_panel_rows(type, panel.data(), first, end, k, part.data(), wr);
+                        EXPECT_TRUE(std::equal(part.begin(), part.begin() + static_cast<ptrdiff_t>(wr * (end - first)),
+                                               w.begin() + static_cast<ptrdiff_t>(wr * first)))
+                            << ggml_type_name(type) << ", k " << k << ": rows " << first << " .. " << end - 1;
+                        EXPECT_TRUE(std::all_of(part.begin() + static_cast<ptrdiff_t>(wr * (end - first)), part.end(),
+                                                [](uint8_t b) { return b == 0x5A; }))
+                            << ggml_type_name(type) << ": rows " << first << " .. " << end - 1 << " wrote past them";
+                    }
                 }
             }
         }
@@ -535,9 +546,13 @@ TEST(RepackBuffer, SupportsOpRefusesWhatTheKernelDoesNotHandle) {
     // src1 not F32: refused
     ggml_tensor * x16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 64, 4);
     EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, pr.w, x16)));
-    // other ops reading the repacked bytes, and a view of them: refused
+    // GET_ROWS (it unpacks the rows it reads) yes; other ops reading the repacked bytes, and a view of them: refused
     ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
-    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, pr.w, ids)));
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, pr.w, ids)));
+    ggml_tensor * plain = ggml_dup_tensor(ctx, pr.w); // no buffer: as a plain weight
+    ggml_tensor * to32  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 20);
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_cpy(ctx, plain, to32)));
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_cpy(ctx, pr.w, to32)));
     ggml_tensor * view = ggml_view_2d(ctx, pr.w, 64, 16, pr.w->nb[1], 0);
     view->buffer       = pr.w->buffer;
     EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, view, pr.x)));
@@ -548,20 +563,21 @@ TEST(RepackBuffer, SupportsOpRefusesWhatTheKernelDoesNotHandle) {
 
 // llama.cpp's placement probe: the weight in a 0-byte buffer of the type, never initialised (no init_tensor),
 // the op built on it. The answer must be the one the computation gets once the weight is loaded: MUL_MAT yes,
-// GET_ROWS (the token embedding) no, by op, type, shape and buffer type.
+// GET_ROWS (a token embedding, a tied output) yes, other ops no, by op, type, shape and buffer type.
 TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     ggml_backend_dev_t    dev   = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
     ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(rp::repack_buffer_type(), 0);
     ASSERT_NE(empty, nullptr);
-    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 128, nullptr, true});
+    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 192, nullptr, true});
     ASSERT_NE(ctx, nullptr);
     for (ggml_type type : buffer_types(256)) {
         SCOPED_TRACE(ggml_type_name(type));
         ggml_tensor * w = ggml_new_tensor_2d(ctx, type, 256, 32);
         w->buffer       = empty; // as llama.cpp's weight_buft_supported does; w->extra stays unset
         EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 3))));
-        EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2))));
+        EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2))));
         EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, 3))));
+        EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_cpy(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 32))));
     }
     // a type stored plainly in CPU_REPACK (f32 norms): every op reads it, before and after initialisation alike
     ggml_tensor * norm = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 256);
@@ -569,6 +585,82 @@ TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 3), norm)));
     ggml_free(ctx);
     ggml_backend_buffer_free(empty);
+}
+
+// GET_ROWS from a repacked tensor (a tied output is also the token embedding): every type, rows of whole and partial
+// panels (37 rows: the last panel has 5), repeated and out of order, the experts of a 3-D weight, at 1 and 3 threads.
+// Into the weight's own type the rows are the bytes set; into f32 they are those bytes dequantized (the type's
+// to_float, which the unpacking does not use).
+TEST(RepackBuffer, GetRowsReadsTheRowsSet) {
+    std::mt19937   rng(56);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    for (ggml_type type : buffer_types(256)) {
+        for (const int64_t ne2 : {1, 2}) {
+            if (ne2 == 2 && rp::repack_form(type) == rp::RepackForm::kFloats) {
+                continue; // the float form repacks 2-D matrices only
+            }
+            const int64_t k = ggml_blck_size(type) == 256 ? 256 : 96, m = ne2 == 1 ? 37 : 32;
+            SCOPED_TRACE(std::string(ggml_type_name(type)) + ", " + std::to_string(ne2) + " experts");
+            ggml_context * wctx = ggml_init({ggml_tensor_overhead() * 2, nullptr, true});
+            ggml_tensor *  w    = ggml_new_tensor_3d(wctx, type, k, m, ne2);
+            ggml_backend_buffer_t wbuf = ggml_backend_alloc_ctx_tensors_from_buft(wctx, rp::repack_buffer_type());
+            ASSERT_NE(wbuf, nullptr);
+            ASSERT_TRUE(rp::is_repacked(w));
+            const std::vector<uint8_t> bytes = weights(type, m * ne2, k, true, rng);
+            ggml_backend_tensor_set(w, bytes.data(), 0, bytes.size());
+
+            const std::vector<int32_t> pick = {36 % static_cast<int32_t>(m), 0, 17, 17, 31, 3, 16, 15, 35 % static_cast<int32_t>(m)};
+            const int64_t n = static_cast<int64_t>(pick.size());
+            ggml_context * ctx  = ggml_init({ggml_tensor_overhead() * 8 + ggml_graph_overhead(), nullptr, true});
+            ggml_tensor *  ids  = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, n, ne2);
+            ggml_tensor *  same = ggml_get_rows(ctx, w, ids);
+            ggml_tensor *  f32  = ggml_get_rows(ctx, w, ids);
+            ASSERT_EQ(f32->type, GGML_TYPE_F32); // as ggml_get_rows builds it; `same` into the weight's type
+            same->type          = type;
+            same->nb[0]         = ggml_type_size(type);
+            same->nb[1]         = ggml_row_size(type, k);
+            same->nb[2]         = same->nb[1] * static_cast<size_t>(n);
+            same->nb[3]         = same->nb[2] * static_cast<size_t>(ne2);
+            ggml_cgraph * gf = ggml_new_graph(ctx);
+            ggml_build_forward_expand(gf, same);
+            ggml_build_forward_expand(gf, f32);
+            ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+            ASSERT_NE(buf, nullptr);
+            std::vector<int32_t> idv;
+            for (int64_t e = 0; e < ne2; ++e) {
+                idv.insert(idv.end(), pick.begin(), pick.end());
+            }
+            ggml_backend_tensor_set(ids, idv.data(), 0, idv.size() * sizeof(int32_t));
+            ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
+            EXPECT_TRUE(ggml_backend_dev_supports_op(dev, same));
+            EXPECT_TRUE(ggml_backend_dev_supports_op(dev, f32));
+            const size_t row = ggml_row_size(type, k);
+            for (int nt : {1, 3}) {
+                ggml_backend_cpu_set_n_threads(backend, nt);
+                ASSERT_EQ(ggml_backend_graph_compute(backend, gf), GGML_STATUS_SUCCESS);
+                std::vector<uint8_t> got(ggml_nbytes(same));
+                ggml_backend_tensor_get(same, got.data(), 0, got.size());
+                std::vector<float> gotf(static_cast<size_t>(ggml_nelements(f32)));
+                ggml_backend_tensor_get(f32, gotf.data(), 0, ggml_nbytes(f32));
+                std::vector<float> want(static_cast<size_t>(k));
+                for (int64_t e = 0; e < ne2; ++e) {
+                    for (int64_t i = 0; i < n; ++i) {
+                        const uint8_t * src = bytes.data() + (e * m + pick[static_cast<size_t>(i)]) * row;
+                        EXPECT_TRUE(std::equal(src, src + row, got.begin() + (e * n + i) * row))
+                            << "row " << pick[static_cast<size_t>(i)] << " of expert " << e << ", " << nt << " threads";
+                        ggml_get_type_traits(type)->to_float(src, want.data(), k);
+                        EXPECT_EQ(0, std::memcmp(want.data(), gotf.data() + (e * n + i) * k, k * sizeof(float)))
+                            << "row " << pick[static_cast<size_t>(i)] << " of expert " << e << " as f32, " << nt << " threads";
+                    }
+                }
+            }
+            ggml_backend_buffer_free(buf);
+            ggml_free(ctx);
+            ggml_backend_buffer_free(wbuf);
+            ggml_free(wctx);
+        }
+    }
+    ggml_backend_free(backend);
 }
 
 // A 3-D weight whose experts are not whole panels, a vector and a type without a repacked form are stored plainly,

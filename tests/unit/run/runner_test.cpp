@@ -264,9 +264,10 @@ INSTANTIATE_TEST_SUITE_P(Types, RunnerRepackTest, ::testing::Values("q4_0", "q8_
 // token by token, 7 tokens per graph and 512 per graph (on 2 threads, and 512 on one thread) gives the same logits,
 // bit for bit, for every token. The repacked products reduce each output in one order whatever columns share the call
 // and whichever thread computes it, and FLASH_ATTN_EXT each query row (flash_attn.cpp), past one chunk of keys
-// (1,024). Not on AMX, whose tile takes the products past 32
-// columns and sums in another order, nor for weights that are not repacked (their matrix-vector and GEMM paths
-// round differently: the grid i-quants, iq1_s, iq1_m, tq1_0; f32 / f16 / bf16 where the CPU has no float tile).
+// (1,024). "<type> tied": the output matrix is the token embedding, repacked too. Not on AMX, whose tile takes the
+// products past 32 columns and sums in another order, nor for weights that are not repacked (their matrix-vector and
+// GEMM paths round differently: the grid i-quants, iq1_s, iq1_m, tq1_0; f32 / f16 / bf16 where the CPU has no float
+// tile).
 class RunnerInvarianceTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
@@ -276,11 +277,13 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
     if (ggml_cpu_has_amx_int8()) {
         GTEST_SKIP() << "AMX: batches past 32 tokens take the AMX tile, which sums in another order";
     }
-    model_writer::Shape shape = tiny_shape(GetParam());
+    const std::string   type  = GetParam().substr(0, GetParam().find(' '));
+    model_writer::Shape shape = tiny_shape(type);
+    shape.tied_output         = GetParam().ends_with(" tied"); // the output matrix is the token embedding
     shape.n_embd              = 256; // whole q4_K blocks
     shape.n_ff                = 512;
     shape.n_ctx               = 1100;
-    const std::string p       = write_model("invariance_" + GetParam() + ".gguf", shape);
+    const std::string p       = write_model("invariance_" + type + (shape.tied_output ? "_tied" : "") + ".gguf", shape);
     std::vector<int32_t> prompt;
     for (int32_t i = 0; i < 1050; ++i) {
         prompt.push_back((i * 37 + 11) % 300);
@@ -315,11 +318,13 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
 
 INSTANTIATE_TEST_SUITE_P(Types, RunnerInvarianceTest,
                          ::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K", "q5_K",
-                                           "q6_K", "iq4_nl", "iq4_xs", "mxfp4", "tq2_0", "f32", "f16", "bf16"));
+                                           "q6_K", "iq4_nl", "iq4_xs", "mxfp4", "tq2_0", "f32", "f16", "bf16",
+                                           "q8_0 tied", "q6_K tied", "f16 tied"));
 
-// A tied output is the token embedding, which GET_ROWS reads: not repacked. f16 matrices are, where the CPU has
-// their tile (CPU_REPACK's float form) and does not take f16 on AMX.
-TEST(Runner, RepackLeavesOtherWeightsMapped) {
+// f16 matrices are repacked where the CPU has their tile (CPU_REPACK's float form) and does not take f16 on AMX. A
+// tied output is the token embedding, which GET_ROWS reads as well: repacked once (GET_ROWS unpacks the rows it
+// reads), and its logits are the mapped model's.
+TEST(Runner, RepackTakesATiedOutputOnceAndLeavesOtherWeightsMapped) {
     Loaded f16 = load(write_model("tiny_f16.gguf", tiny_shape("f16")), cpu_only());
     ASSERT_TRUE(f16.ctx);
     if (cpu_repack_buffer_type(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) == nullptr) {
@@ -329,12 +334,20 @@ TEST(Runner, RepackLeavesOtherWeightsMapped) {
     }
     model_writer::Shape shape = tiny_shape("q8_0");
     shape.tied_output       = true;
-    Loaded tied             = load(write_model("tied_q8_0.gguf", shape), cpu_only());
+    const std::string p     = write_model("tied_q8_0.gguf", shape);
+    Loaded            tied  = load(p, cpu_only());
     ASSERT_TRUE(tied.ctx);
     EXPECT_EQ(tied.model->output, tied.model->token_embd);
-    EXPECT_NE(std::string(ggml_backend_buffer_name(tied.model->token_embd->buffer)), "CPU_REPACK");
+    EXPECT_NE(std::string(ggml_backend_buffer_name(tied.model->output_norm->buffer)), "CPU_REPACK");
     if (cpu_repack_buffer_type(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) != nullptr) {
-        EXPECT_EQ(tied.model->n_repacked(), 2 * 7);
+        EXPECT_EQ(std::string(ggml_backend_buffer_name(tied.model->token_embd->buffer)), "CPU_REPACK");
+        EXPECT_EQ(tied.model->n_repacked(), 2 * 7 + 1);
+        DeviceOptions mapped_options = cpu_only();
+        mapped_options.repack        = false;
+        Loaded mapped                = load(p, mapped_options);
+        ASSERT_TRUE(mapped.ctx);
+        EXPECT_EQ(mapped.model->n_repacked(), 0);
+        expect_close(all_logits(tied, kPrompt), all_logits(mapped, kPrompt));
     }
 }
 

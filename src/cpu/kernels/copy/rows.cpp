@@ -8,12 +8,16 @@
 // ne3 % ne12 == 0, dst (a view of the destination) [ne0, ne1, ne2, ne3]: dst row (src1[i, i2 % ne11, i3 % ne12], i2,
 // i3) = src0 row (i, i2, i3). dst of src0's type (bytes) or any writable type (F32/F16/BF16/I32, block formats
 // through from_float_ref).
+// GET_ROWS also reads a src0 stored repacked in CPU_REPACK (a tied output matrix that is also the token embedding):
+// each row is unpacked to its original bytes in the thread's scratch, then moved as above, so the rows are the same.
 // An index outside the indexed dimension is a data error (report_data_error): the thread that reads it stops
 // without touching memory for it, and the computation fails after the node. Threads split the rows.
 // DIAG_MASK_INF: op_params [0] n_past: dst = src with -INF where i0 > n_past + i1 (float types, any strides, in
 // place or not).
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
+#include "cpu/repack/buffer_type.h"
+#include "cpu/repack/format.h"
 
 #include <cmath>
 
@@ -55,10 +59,29 @@ int64_t load_index(const ggml_tensor * ids, int64_t i0, int64_t i1, int64_t i2) 
 
 // ---- GET_ROWS ----
 
+// A thread's scratch for one row of a repacked src0, whole cache lines.
+size_t unpacked_row_bytes(const ggml_tensor * src0) { return (src0->nb[1] + 63) / 64 * 64; }
+
+size_t get_rows_work_size(const ggml_tensor * dst, int n_threads) {
+    const ggml_tensor * src0 = dst->src[0];
+    return repack::is_repacked(src0) ? static_cast<size_t>(n_threads) * unpacked_row_bytes(src0) : 0;
+}
+
+// Row `row` of the rows a repacked tensor stores (expert i2's row i1 is i2 x ne[1] + i1), unpacked into `w`.
+const char * unpack_row(const ggml_tensor * src0, int64_t row, char * w) {
+    const int64_t k     = src0->ne[0];
+    const int     first = static_cast<int>(row % repack::kPanelRows);
+    const auto *  panel = static_cast<const char *>(src0->data) + (row / repack::kPanelRows) * repack::panel_bytes(src0->type, k);
+    repack::unpack_panel_rows(src0->type, panel, first, first + 1, k, w, src0->nb[1]);
+    return w;
+}
+
 void get_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
     const Range         rows = thread_range(p, ggml_nelements(src1));
+    char * const        w    = repack::is_repacked(src0) ? static_cast<char *>(p.wdata) + p.ith * unpacked_row_bytes(src0)
+                                                         : nullptr;
     for (int64_t i = rows.begin; i < rows.end; ++i) {
         const RowCoords c   = row_coords(dst, i); // dst rows are (i10, i11, i12)
         const int64_t   idx = load_index(src1, c.i1, c.i2, c.i3);
@@ -69,7 +92,8 @@ void get_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
                               src1->name);
             return;
         }
-        move_row(src0, row_ptr(src0, idx, c.i2, c.i3), dst, row_ptr(dst, c), dst->ne[0]);
+        const char * s = w != nullptr ? unpack_row(src0, c.i2 * src0->ne[1] + idx, w) : row_ptr(src0, idx, c.i2, c.i3);
+        move_row(src0, s, dst, row_ptr(dst, c), dst->ne[0]);
     }
 }
 
@@ -152,7 +176,7 @@ bool diag_mask_inf_supports(const ggml_tensor * dst) {
 
 KernelInfo rows(ggml_op op) {
     switch (op) {
-        case GGML_OP_GET_ROWS:      return KernelInfo{get_rows_compute, nullptr, nullptr, get_rows_supports};
+        case GGML_OP_GET_ROWS:      return KernelInfo{get_rows_compute, nullptr, get_rows_work_size, get_rows_supports};
         case GGML_OP_SET_ROWS:      return KernelInfo{set_rows_compute, nullptr, nullptr, set_rows_supports};
         case GGML_OP_DIAG_MASK_INF: return KernelInfo{diag_mask_inf_compute, nullptr, nullptr, diag_mask_inf_supports};
         default:                    return KernelInfo{};
