@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace switchyard::cpu::quants {
 
 namespace {
@@ -274,6 +276,9 @@ void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void 
 }
 
 void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a) {
+    if (a.panel2 != nullptr) {
+        gemm_tile_scalar(f, gemm_second_panel(a));
+    }
     const int64_t ng = a.k / f.group;
     for (int c = 0; c < a.n_cols; ++c) {
         for (int r = 0; r < a.rows; ++r) {
@@ -296,6 +301,19 @@ void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a) {
             a.out[r + c * a.out_col] = acc;
         }
     }
+}
+
+size_t gemm_pass_bytes() {
+    static const size_t bytes = [] {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+        const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#else
+        const long l2 = 0;
+#endif
+        return l2 > 0 ? std::clamp<size_t>(static_cast<size_t>(l2) / 2, size_t{256} << 10, size_t{1} << 20)
+                      : size_t{1} << 20;
+    }();
+    return bytes;
 }
 
 GemmTileFn gemm_tile_fast() {

@@ -75,8 +75,10 @@ struct GemmTileArgs {
     int          rows;
     float *      out;
     int64_t      out_col;
-    // float tiles only: a second panel (the next 16 rows, results at out + 16) multiplied in the same pass, so
-    // that each broadcast activation feeds two FMAs; nullptr for one panel
+    // a second panel (the next 16 rows, rows2 of them, results at out + 16) multiplied in the same pass, so that
+    // each broadcast activation feeds two FMAs (float tiles) or two vpdpbusd (the AVX-512 VNNI integer tile); the
+    // other integer tiles take it as a second one-panel call (gemm_second_panel). nullptr for one panel. Not read
+    // by the repacked layout's tiles (repack/format.h)
     const void * panel2 = nullptr;
     int          rows2  = 0;
     // the columns the chunk interleaves (gemm_activation): 8, or for the repacked layout's tiles 1..7 (a narrow
@@ -84,6 +86,21 @@ struct GemmTileArgs {
     int chunk_cols = kGemmMaxCols;
 };
 using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
+
+// Bytes of packed panels a GEMM pass keeps per thread (the panels then meet every chunk of columns): half this
+// core's L2 (sysconf), 256 KiB .. 1 MiB; 1 MiB where the size is unknown.
+size_t gemm_pass_bytes();
+
+// The second panel of a two-panel call as a one-panel call (its rows at out + 16).
+inline GemmTileArgs gemm_second_panel(const GemmTileArgs & a) {
+    GemmTileArgs b = a;
+    b.panel        = a.panel2;
+    b.rows         = a.rows2;
+    b.out          = a.out + kGemmRows;
+    b.panel2       = nullptr;
+    b.rows2        = 0;
+    return b;
+}
 
 // The portable tile (the reference the vector tiles are tested against) and the one this CPU runs (nullptr when
 // no level faster than the matrix-vector kernels exists: the GEMM is then not used). Chosen by the kernel registry

@@ -87,6 +87,9 @@ void neon_tile(const GemmTileArgs & a) {
 template <class Dot>
 void neon_tile_run(const GemmFormat & f, const GemmTileArgs & a) {
     static_assert(kGemmRows == 16 && kGemmMaxCols == 8, "the tile holds 16 rows in four lanes of 4 and 8 columns");
+    if (a.panel2 != nullptr) {
+        neon_tile_run<Dot>(f, gemm_second_panel(a));
+    }
     auto cols = [&]<int kQuads, bool kMin>() {
         with_cols(a.n_cols, [&](auto c) { neon_tile<Dot, decltype(c)::value, kQuads, kMin>(a); });
     };

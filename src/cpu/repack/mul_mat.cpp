@@ -40,12 +40,12 @@ bool expands(const ggml_tensor * dst) {
     return dst->src[1]->ne[1] > kMulMatExpandAbove && quants::gemm_tile_fast() != nullptr;
 }
 
-// Panels a thread keeps at once: about 512 KiB of stored panels, or 1 MiB of expanded ones (`wide`, as the plain
-// GEMM, src/cpu/kernels/mul_mat/gemm.cpp), 1..16 and no more than src0 (an expert) has.
+// Panels a thread keeps at once: about 512 KiB of stored panels, or half the L2 of expanded ones (`wide`, as the
+// plain GEMM, src/cpu/kernels/mul_mat/gemm.cpp), 1..16 and no more than src0 (an expert) has.
 int64_t panels_per_pass(const ggml_tensor * src0, bool wide) {
     const size_t  bytes = wide ? quants::gemm_panel_bytes(quants::gemm_format(src0->type), src0->ne[0])
                                : panel_bytes(src0->type, src0->ne[0]);
-    const size_t  pass  = (wide ? size_t{1024} : size_t{512}) << 10;
+    const size_t  pass  = wide ? quants::gemm_pass_bytes() : size_t{512} << 10;
     const int64_t fit   = static_cast<int64_t>(pass / std::max<size_t>(bytes, 1));
     return std::min(std::clamp<int64_t>(fit, 1, 16), (src0->ne[1] + kPanelRows - 1) / kPanelRows);
 }
@@ -125,7 +125,8 @@ float * out_slice(ggml_tensor * dst, int64_t slice) {
                                      (slice / ne12) * dst->nb[3]);
 }
 
-// One pass: panels [first, first + count) of src0 times every chunk of a slice, eight columns per tile call.
+// One pass: panels [first, first + count) of src0 times every chunk of a slice, eight columns per tile call (two
+// panels per call where `two`: the GEMM's tile on expanded panels, gemm.h's GemmTileArgs::panel2).
 struct Pass {
     const char * panels;      // the first panel: stored (tile) or expanded (gemm_tile)
     size_t       panel_bytes; // between panels
@@ -134,14 +135,16 @@ struct Pass {
     size_t       chunk_bytes; // between chunks
     int          chunk_cols;  // columns a chunk interleaves (chunk_cols)
     float *      out;         // the slice's dst
+    bool         two = false; // two panels per tile call
 };
 
 template <class Tile>
 void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
     const int64_t k = dst->src[0]->ne[0], m = dst->src[0]->ne[1], n = dst->src[1]->ne[1];
     const int64_t out_col = static_cast<int64_t>(dst->nb[1] / sizeof(float));
+    const int64_t step    = ps.two ? 2 : 1;
     for (int64_t c0 = 0; c0 < n; c0 += kGemmMaxCols) {
-        for (int64_t j = 0; j < ps.count; ++j) {
+        for (int64_t j = 0; j < ps.count; j += step) {
             const int64_t        r0 = (ps.first + j) * kPanelRows;
             quants::GemmTileArgs a;
             a.panel   = ps.panels + static_cast<size_t>(j) * ps.panel_bytes;
@@ -152,6 +155,10 @@ void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
             a.out     = ps.out + r0 + c0 * out_col;
             a.out_col    = out_col;
             a.chunk_cols = ps.chunk_cols;
+            if (ps.two && j + 1 < ps.count) {
+                a.panel2 = ps.panels + static_cast<size_t>(j + 1) * ps.panel_bytes;
+                a.rows2  = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0 - kPanelRows));
+            }
             tile(a);
         }
     }
@@ -268,6 +275,7 @@ void mul_mat_compute(const ComputeParams & p, ggml_tensor * dst) {
             }
             ps.panels      = expanded;
             ps.panel_bytes = gpb;
+            ps.two         = true;
             const quants::GemmTileFn gemm_tile = quants::gemm_tile_fast();
             run_pass(dst, ps, [&](const quants::GemmTileArgs & a) { gemm_tile(f, a); });
         } else {
@@ -361,7 +369,7 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
     for (int32_t q = w.start[x]; q < w.start[x + 1]; ++q) {
         const int32_t c0 = (q - w.start[x]) * static_cast<int32_t>(kGemmMaxCols);
         const int     n  = static_cast<int>(std::min<int32_t>(static_cast<int32_t>(kGemmMaxCols), pairs - c0));
-        for (int64_t j = 0; j < count; ++j) {
+        for (int64_t j = 0; j < count; j += wide ? 2 : 1) { // expanded: two panels per GEMM tile call
             quants::GemmTileArgs a;
             a.panel   = panels + static_cast<size_t>(j) * stride;
             a.k       = k;
@@ -371,6 +379,10 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
             a.out        = w.out + j * kPanelRows;
             a.out_col    = w.out_col;
             a.chunk_cols = w.chunk_cols;
+            if (wide && j + 1 < count) {
+                a.panel2 = static_cast<const char *>(a.panel) + stride;
+                a.rows2  = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0 - (j + 1) * kPanelRows));
+            }
             if (wide) {
                 gemm_tile(f, a);
             } else {

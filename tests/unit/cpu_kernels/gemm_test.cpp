@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,54 @@ TEST(GemmTile, PortableAndFastTilesGiveUpstreamsProduct) {
                                    std::string(name) + " " + ggml_type_name(type) + (random_bytes ? " random" : "") +
                                        ", " + std::to_string(rows) + " rows, " + std::to_string(cols) + " columns");
                     }
+                }
+            }
+        }
+    }
+}
+
+// A call with two panels (GemmTileArgs::panel2: 16 rows, then 1 .. 16 more at out + 16) gives, bit for bit, what two
+// one-panel calls give: every output keeps the one-panel tile's arithmetic (the batch invariance of the repacked
+// weights relies on it: their GEMM passes pair the expanded panels, their decode tile takes one).
+TEST(GemmTile, TwoPanelsPerCallGiveTheOnePanelBits) {
+    std::vector<std::pair<q::GemmTileFn, const char *>> tiles = {{q::gemm_tile_scalar, "scalar"}};
+    if (q::gemm_tile_fast() != nullptr) {
+        tiles.emplace_back(q::gemm_tile_fast(), "fast");
+    }
+    std::mt19937 rng(45);
+    for (ggml_type type : gemm_types()) {
+        const q::GemmFormat f  = q::gemm_format(type);
+        const int64_t       k  = ggml_blck_size(type) == 256 ? 512 : 96;
+        const size_t        wr = ggml_row_size(type, k), pb = q::gemm_panel_bytes(f, k);
+        const std::vector<uint8_t> w = random_block_rows(type, 32, k, rng);
+        std::vector<uint8_t>       panels(2 * pb);
+        q::gemm_pack(type, w.data(), wr, 16, k, panels.data());
+        std::vector<uint8_t> chunk(q::gemm_chunk_bytes(f, k));
+        std::vector<uint8_t> scratch(ggml_row_size(f.act_type, k));
+        for (int c = 0; c < q::kGemmMaxCols; ++c) {
+            const std::vector<float> x = normal_floats(rng, k, c % 2 ? 3.0f : 0.2f);
+            q::gemm_activation(f, x.data(), k, scratch.data(), chunk.data(), c);
+        }
+        for (const auto & [tile, name] : tiles) {
+            for (int rows2 : {16, 1, 11}) {
+                q::gemm_pack(type, w.data() + 16 * wr, wr, rows2, k, panels.data() + pb);
+                for (int cols = 1; cols <= q::kGemmMaxCols; ++cols) {
+                    const int64_t   out_col = 40; // more rows than the two panels write
+                    std::vector<float> two(static_cast<size_t>(out_col * cols), -7.0f), one(two);
+                    q::GemmTileArgs a{panels.data(), k, chunk.data(), cols, 16, two.data(), out_col};
+                    a.panel2 = panels.data() + pb;
+                    a.rows2  = rows2;
+                    tile(f, a);
+                    q::GemmTileArgs b{panels.data(), k, chunk.data(), cols, 16, one.data(), out_col};
+                    tile(f, b);
+                    b.panel = panels.data() + pb;
+                    b.rows  = rows2;
+                    b.out   = one.data() + 16;
+                    tile(f, b);
+                    EXPECT_EQ(0, std::memcmp(two.data(), one.data(), two.size() * sizeof(float)))
+                        << name << " " << ggml_type_name(type) << ", " << rows2 << " rows in the second panel, " << cols
+                        << " columns";
+                    EXPECT_EQ(two[static_cast<size_t>(16 + rows2)], -7.0f) << name << ": wrote past the second panel";
                 }
             }
         }

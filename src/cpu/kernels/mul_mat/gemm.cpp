@@ -40,7 +40,7 @@ struct Path {
     // panels per tile call (GemmTileArgs::panel2)
     int64_t panels_per_tile() const {
         if (integer()) {
-            return amx() ? 2 : 1;
+            return 2;
         }
         return quants::gemm_float_panels_per_tile(weight, k);
     }
@@ -104,11 +104,12 @@ bool path_applies(const ggml_tensor * src0) {
            src0->nb[1] <= static_cast<size_t>(INT_MAX / kGemmRows) && (p.weight == GGML_TYPE_F32 || src0->ne[0] % 2 == 0);
 }
 
-// Packed panels a thread keeps at once: as many as fit in about 1 MiB (half the L2 of current x86 cores), 1..16,
-// and no more than src0 has (m rows).
+// Packed panels a thread keeps at once: as many as fit in half its L2 (quants::gemm_pass_bytes; the float tiles'
+// panels in 1 MiB), 1..16, and no more than src0 has (m rows).
 int64_t panels_per_pass(const Path & path, int64_t k, int64_t m) {
     const size_t  bytes = std::max<size_t>(path.panel_bytes(k), 1);
-    const int64_t fit   = std::clamp<int64_t>(static_cast<int64_t>((size_t{1} << 20) / bytes), 1, 16);
+    const size_t  pass  = path.integer() ? quants::gemm_pass_bytes() : size_t{1} << 20;
+    const int64_t fit   = std::clamp<int64_t>(static_cast<int64_t>(pass / bytes), 1, 16);
     return std::min(fit, std::max<int64_t>((m + kGemmRows - 1) / kGemmRows, 1));
 }
 
@@ -217,7 +218,7 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
         }
         const char * chunks = static_cast<const char *>(p.wdata) + static_cast<size_t>(slice * per_sl) * cb;
         auto *       out    = reinterpret_cast<float *>(static_cast<char *>(dst->data) + i12 * dst->nb[2] + i13 * dst->nb[3]);
-        // float tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2)
+        // tiles take two panels per pass where there are two (gemm.h: GemmTileArgs::panel2)
         const int64_t step = path.panels_per_tile();
         for (int64_t c0 = 0; c0 < n; c0 += cols) {
             for (int64_t j = 0; j < count; j += step) {
