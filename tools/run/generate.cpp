@@ -139,11 +139,18 @@ bool generate_tokens(Context & ctx, const Model & model, const Options & o, cons
     return true;
 }
 
+// The generation rate counts the tokens decoded after the prompt (the first comes from the prompt's logits); with
+// none decoded there is no rate to give.
 void print_speed(size_t n_prompt, double t_prompt, const Generated & g) {
-    const double n_gen = static_cast<double>(std::max<size_t>(g.ids.size(), 1) - 1); // decoded after the prompt
-    std::printf("prompt: %zu tokens in %.1f ms (%.1f tokens/s); generation: %zu tokens in %.1f ms (%.1f tokens/s)\n",
-                n_prompt, t_prompt * 1e3, static_cast<double>(n_prompt) / t_prompt, g.ids.size(), g.seconds * 1e3,
-                n_gen > 0 ? n_gen / g.seconds : 0.0);
+    const size_t n_gen = std::max<size_t>(g.ids.size(), 1) - 1;
+    char         rate[64];
+    if (n_gen > 0) {
+        std::snprintf(rate, sizeof(rate), "%.1f tokens/s", static_cast<double>(n_gen) / g.seconds);
+    } else {
+        std::snprintf(rate, sizeof(rate), "no decode step");
+    }
+    std::printf("prompt: %zu tokens in %.1f ms (%.1f tokens/s); generation: %zu tokens in %.1f ms (%s)\n", n_prompt,
+                t_prompt * 1e3, static_cast<double>(n_prompt) / t_prompt, g.ids.size(), g.seconds * 1e3, rate);
 }
 
 } // namespace
