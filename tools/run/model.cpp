@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 namespace switchyard::run {
 
@@ -278,7 +281,28 @@ bool Model::load_repacked(ggml_backend_dev_t dev, ggml_context * ctx, ggml_backe
             error = std::string("cannot place ") + s->t->name + " in " + ggml_backend_buft_name(buft);
             return false;
         }
-        ggml_backend_tensor_set(s->t, file_.data() + file_offset(s->src), 0, ggml_nbytes(s->t)); // repacks
+    }
+    // repacking (and reading the file) is the load's cost: the tensors are set from every core at once, each
+    // tensor by one thread (a set touches only its own tensor's memory)
+    std::atomic<size_t> next{0};
+    const auto          work = [&] {
+        for (size_t i = next++; i < chosen.size(); i = next++) {
+            const Source * s = chosen[i];
+            ggml_backend_tensor_set(s->t, file_.data() + file_offset(s->src), 0, ggml_nbytes(s->t)); // repacks
+        }
+    };
+    std::vector<std::thread> helpers;
+    const size_t n_helpers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), chosen.size()) - 1;
+    for (size_t i = 0; i < n_helpers; ++i) {
+        try {
+            helpers.emplace_back(work);
+        } catch (const std::system_error &) {
+            break; // no more threads: the ones there are (this one at least) take every tensor
+        }
+    }
+    work();
+    for (std::thread & h : helpers) {
+        h.join();
     }
     n_repacked_ = static_cast<int>(chosen.size());
     holdings_.push_back({dev, ggml_backend_buffer_get_size(buf), false, true});
