@@ -1,7 +1,7 @@
-// The integer GEMM tile on AVX-512 VNNI (gemm.h): 16 weight rows (the lanes of a zmm), or two panels' 32, times up to
-// 8 activation columns. Per group and column, G / 4 vpdpbusd add the biased levels' products (a quad of the panel is one zmm,
-// the column's four levels are broadcast), starting from the column's -bias * sum(q); then one conversion and two
-// multiply-adds scale the group into the column's float accumulator.
+// The integer GEMM tile on AVX-512 VNNI (gemm.h): 16 weight rows (the lanes of a zmm), or two panels' 32, times up
+// to 8 activation columns. Per group and column, G / 4 vpdpbusd add the biased levels' products (a quad of the panel
+// is one zmm, the column's four levels are broadcast), starting from the column's -bias * sum(q); then one
+// conversion and two multiply-adds scale the group into the column's float accumulator.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm.h"

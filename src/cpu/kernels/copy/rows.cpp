@@ -71,7 +71,8 @@ size_t get_rows_work_size(const ggml_tensor * dst, int n_threads) {
 const char * unpack_row(const ggml_tensor * src0, int64_t row, char * w) {
     const int64_t k     = src0->ne[0];
     const int     first = static_cast<int>(row % repack::kPanelRows);
-    const auto *  panel = static_cast<const char *>(src0->data) + (row / repack::kPanelRows) * repack::panel_bytes(src0->type, k);
+    const size_t  pb    = repack::panel_bytes(src0->type, k);
+    const auto *  panel = static_cast<const char *>(src0->data) + (row / repack::kPanelRows) * pb;
     repack::unpack_panel_rows(src0->type, panel, first, first + 1, k, w, src0->nb[1]);
     return w;
 }
@@ -80,8 +81,9 @@ void get_rows_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * src0 = dst->src[0];
     const ggml_tensor * src1 = dst->src[1];
     const Range         rows = thread_range(p, ggml_nelements(src1));
-    char * const        w    = repack::is_repacked(src0) ? static_cast<char *>(p.wdata) + p.ith * unpacked_row_bytes(src0)
-                                                         : nullptr;
+    char * const        w    = repack::is_repacked(src0)
+                                   ? static_cast<char *>(p.wdata) + static_cast<size_t>(p.ith) * unpacked_row_bytes(src0)
+                                   : nullptr; // a repacked src0: this thread's row of scratch
     for (int64_t i = rows.begin; i < rows.end; ++i) {
         const RowCoords c   = row_coords(dst, i); // dst rows are (i10, i11, i12)
         const int64_t   idx = load_index(src1, c.i1, c.i2, c.i3);
