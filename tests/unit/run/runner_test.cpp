@@ -261,13 +261,13 @@ TEST_P(RunnerRepackTest, RepackedMatchesMapped) {
 INSTANTIATE_TEST_SUITE_P(Types, RunnerRepackTest, ::testing::Values("q4_0", "q8_0"));
 
 // Batch invariance with the weights repacked (the default where the CPU offers CPU_REPACK): a 1,050-token prompt fed
-// token by token, 7 tokens per graph and 512 per graph (on 2 threads, and 512 on one thread) gives the same logits,
-// bit for bit, for every token. The repacked products reduce each output in one order whatever columns share the call
-// and whichever thread computes it, and FLASH_ATTN_EXT each query row (flash_attn.cpp), past one chunk of keys
-// (1,024). "<type> tied": the output matrix is the token embedding, repacked too. Not on AMX, whose tile takes the
-// products past 32 columns and sums in another order, nor for weights that are not repacked (their matrix-vector and
-// GEMM paths round differently: the grid i-quants, iq1_s, iq1_m, tq1_0; f32 / f16 / bf16 where the CPU has no float
-// tile).
+// token by token, 7 tokens per graph and 512 per graph (on 2 threads, and 512 on 1 and 3 threads) gives the same
+// logits, bit for bit, for every token. The repacked products reduce each output in one order whatever columns share
+// the call and whichever thread computes it, and FLASH_ATTN_EXT each query row (flash_attn.cpp), past one chunk of
+// keys (1,024). "<type> tied": the output matrix is the token embedding, repacked too. Not on AMX, whose tile takes
+// the products past 32 columns and sums in another order, nor for weights that are not repacked (their matrix-vector
+// and GEMM paths round differently: the grid i-quants, iq1_s, iq1_m, tq1_0; f32 / f16 / bf16 where the CPU has no
+// float tile).
 class RunnerInvarianceTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
@@ -289,8 +289,9 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
         prompt.push_back((i * 37 + 11) % 300);
     }
     std::vector<std::vector<float>> logits;
-    // (tokens per graph, threads): 1, 7 and 512 tokens on 2 threads, and 512 on one (its work split otherwise)
-    const std::pair<int64_t, int> runs[] = {{1, 2}, {7, 2}, {512, 2}, {512, 1}};
+    // (tokens per graph, threads): 1, 7 and 512 tokens on 2 threads, and 512 on one and on three (other work splits:
+    // three threads also split the panels and the keys unevenly)
+    const std::pair<int64_t, int> runs[] = {{1, 2}, {7, 2}, {512, 2}, {512, 1}, {512, 3}};
     for (const auto & [n_batch, n_threads] : runs) {
         DeviceOptions options = cpu_only();
         options.n_threads     = n_threads;
