@@ -226,7 +226,8 @@ TEST_P(RunnerTest, BatchesOfUpTo32TokensGiveTheBitsOfTokenByToken) {
 INSTANTIATE_TEST_SUITE_P(Types, RunnerTest, ::testing::Values("f32", "f16", "q8_0"));
 
 // CPU_REPACK (the default) against the weights mapped from the file (-nr), 1, 3 and all 7 tokens per batch: the
-// matrices only MUL_MAT reads are repacked, the token embedding (GET_ROWS) and the norms stay mapped.
+// matrices only MUL_MAT reads are repacked; an untied token embedding (only GET_ROWS reads it) and the norms stay
+// mapped.
 ggml_backend_buffer_type_t buft_of(const ggml_tensor * t) { return ggml_backend_buffer_get_type(t->buffer); }
 
 class RunnerRepackTest : public ::testing::TestWithParam<std::string> {};
