@@ -198,14 +198,14 @@ std::string Model::meta_string(const char * key) const {
 // a tensor on dev named `name` with the shape, type and data of the file's tensor `file_name` (nullptr when the
 // file has none); the data is filled in by place()
 ggml_tensor * Model::place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev,
-                               bool matmul) {
+                               bool matmul, bool rows) {
     const ggml_tensor * src = ggml_get_tensor(meta_ctx_, file_name.c_str());
     if (src == nullptr) {
         return nullptr;
     }
     ggml_tensor * t = ggml_dup_tensor(ctxs_.at(dev), src);
     ggml_set_name(t, name.c_str());
-    sources_.push_back({t, src, matmul});
+    sources_.push_back({t, src, matmul, rows});
     return t;
 }
 
@@ -219,19 +219,14 @@ void Model::create_tensors(const Placement & p) {
             ctxs_[dev] = ggml_init({per_dev * ggml_tensor_overhead(), nullptr, true});
         }
     }
-    token_embd  = place_one("token_embd.weight", "token_embd.weight", p.input);
-    output_norm = place_one("output_norm.weight", "output_norm.weight", p.output);
-    output      = place_one("output.weight", "output.weight", p.output, true);
-    if (output == nullptr && p.output == p.input) { // tied to the token embedding on the same device: shared, read
-        output = token_embd;                        // by GET_ROWS and MUL_MAT (repacked where both accept that)
-        for (Source & s : sources_) {
-            if (s.t == token_embd) {
-                s.matmul = s.rows = true;
-            }
-        }
-    } else if (output == nullptr) { // tied, on another device: a copy there
-        output = place_one("output.weight", "token_embd.weight", p.output, true);
-    }
+    // a tied output (no output.weight) on the embedding's device is the embedding itself, read by GET_ROWS and
+    // MUL_MAT (repacked where both accept that); on another device, a copy there
+    const bool tied = !has_tensor("output.weight");
+    const bool both = tied && p.output == p.input;
+    token_embd      = place_one("token_embd.weight", "token_embd.weight", p.input, both, both);
+    output_norm     = place_one("output_norm.weight", "output_norm.weight", p.output);
+    output          = both ? token_embd
+                           : place_one("output.weight", tied ? "token_embd.weight" : "output.weight", p.output, true);
     layers.assign(p.layers.size(), {});
     for (size_t il = 0; il < p.layers.size(); ++il) {
         const std::string  b   = "blk." + std::to_string(il) + ".";

@@ -91,7 +91,7 @@ private:
         bool                rows = false;
     };
     ggml_tensor * place_one(const std::string & name, const std::string & file_name, ggml_backend_dev_t dev,
-                            bool matmul = false);
+                            bool matmul = false, bool rows = false);
     void   create_tensors(const Placement & p);
     size_t file_offset(const ggml_tensor * src) const;
     bool   load_repacked(ggml_backend_dev_t dev, ggml_context * ctx, ggml_backend_buffer_type_t buft, std::string & error);

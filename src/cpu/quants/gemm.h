@@ -91,6 +91,13 @@ using GemmTileFn = void (*)(const GemmFormat & f, const GemmTileArgs & a);
 // core's L2 (sysconf), 256 KiB .. 1 MiB; 1 MiB where the size is unknown.
 size_t gemm_pass_bytes();
 
+// Makes `a` a two-panel call: panel2 the next 16 rows' panel, of which rows_left (the rows of the matrix after a's
+// panel) are weights.
+inline void gemm_set_second_panel(GemmTileArgs & a, const void * panel2, int64_t rows_left) {
+    a.panel2 = panel2;
+    a.rows2  = static_cast<int>(rows_left < kGemmRows ? rows_left : kGemmRows);
+}
+
 // The second panel of a two-panel call as a one-panel call (its rows at out + 16).
 inline GemmTileArgs gemm_second_panel(const GemmTileArgs & a) {
     GemmTileArgs b = a;

@@ -156,8 +156,8 @@ void run_pass(const ggml_tensor * dst, const Pass & ps, Tile tile) {
             a.out_col    = out_col;
             a.chunk_cols = ps.chunk_cols;
             if (ps.two && j + 1 < ps.count) {
-                a.panel2 = ps.panels + static_cast<size_t>(j + 1) * ps.panel_bytes;
-                a.rows2  = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0 - kPanelRows));
+                quants::gemm_set_second_panel(a, ps.panels + static_cast<size_t>(j + 1) * ps.panel_bytes,
+                                              m - r0 - kPanelRows);
             }
             tile(a);
         }
@@ -380,8 +380,8 @@ void id_pass(const IdWork & w, int64_t x, int64_t first, int64_t count) {
             a.out_col    = w.out_col;
             a.chunk_cols = w.chunk_cols;
             if (wide && j + 1 < count) {
-                a.panel2 = static_cast<const char *>(a.panel) + stride;
-                a.rows2  = static_cast<int>(std::min<int64_t>(kPanelRows, m - r0 - (j + 1) * kPanelRows));
+                quants::gemm_set_second_panel(a, panels + static_cast<size_t>(j + 1) * stride,
+                                              m - r0 - (j + 1) * kPanelRows);
             }
             if (wide) {
                 gemm_tile(f, a);

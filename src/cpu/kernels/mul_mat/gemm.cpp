@@ -232,8 +232,7 @@ void mul_mat_gemm_compute(const ComputeParams & p, ggml_tensor * dst) {
                 a.out     = out + r0 + c0 * out_col;
                 a.out_col = out_col;
                 if (step == 2 && j + 1 < count) {
-                    a.panel2 = panels + (j + 1) * pb;
-                    a.rows2  = static_cast<int>(std::min<int64_t>(kGemmRows, m - r0 - kGemmRows));
+                    quants::gemm_set_second_panel(a, panels + (j + 1) * pb, m - r0 - kGemmRows);
                 }
                 path.tile(a);
             }
