@@ -95,7 +95,7 @@ struct ColumnAux {
     float da;
     union {
         int32_t bias_sum; // -bias * sum(q), formats without a min
-        float   min_sum;  // da * sum(q), formats with one
+        float   min_sum;  // formats with one: sum(q) (q8_K, the super-block order, gemm.h) or da * sum(q)
     };
 };
 static_assert(sizeof(ColumnAux) == sizeof(GemmColumnAux), "gemm.h: the tiles read a column's pair as 8 bytes");
@@ -180,7 +180,9 @@ struct GroupActivation {
     ColumnAux      aux;
 };
 
-GroupActivation group_activation(const GemmFormat & f, const void * scratch, int64_t g) {
+// plain_sum: the min term's word is the unscaled sum(q) for q8_K activations (the VNNI, portable and NEON tiles'
+// super-block order, gemm.h); the AMX tile scales group by group and takes da * sum(q).
+GroupActivation group_activation(const GemmFormat & f, const void * scratch, int64_t g, bool plain_sum) {
     const int64_t  i0      = g * f.group;
     float          da      = 0.0f;
     float          min_sum = 0.0f;
@@ -205,7 +207,9 @@ GroupActivation group_activation(const GemmFormat & f, const void * scratch, int
     if (!f.has_min) {
         out.aux.bias_sum = -f.bias * sum;
     } else {
-        out.aux.min_sum = f.act_type == GGML_TYPE_Q8_1 ? min_sum : da * static_cast<float>(sum);
+        out.aux.min_sum = f.act_type == GGML_TYPE_Q8_1                      ? min_sum
+                          : plain_sum && gemm_scales_per_superblock(f) ? static_cast<float>(sum)
+                                                                       : da * static_cast<float>(sum);
     }
     return out;
 }
@@ -220,7 +224,7 @@ void gemm_activation(const GemmFormat & f, const float * x, int64_t k, void * sc
                      int chunk_cols) {
     act_converter(f.act_type)(x, scratch, k);
     for (int64_t g = 0; g < k / f.group; ++g) {
-        const GroupActivation a  = group_activation(f, scratch, g);
+        const GroupActivation a  = group_activation(f, scratch, g, true);
         const ChunkGroup      cg = chunk_group(f, chunk, g, chunk_cols);
         for (int qd = 0; qd < f.group / 4; ++qd) {
             std::memcpy(cg.levels + (qd * chunk_cols + col) * 4, a.q + 4 * qd, 4);
@@ -268,7 +272,7 @@ void gemm_activation_amx(const GemmFormat & f, const float * x, int64_t k, void 
         return;
     }
     for (int64_t g = 0; g < k / f.group; ++g) {
-        const GroupActivation a = group_activation(f, scratch, g);
+        const GroupActivation a = group_activation(f, scratch, g, false);
         auto * p = static_cast<uint8_t *>(chunk) + static_cast<size_t>(g) * amx_chunk_group_bytes(f);
         std::memcpy(p + static_cast<size_t>(col) * f.group, a.q, static_cast<size_t>(f.group));
         std::memcpy(p + static_cast<size_t>(f.group) * kGemmAmxIntCols + col * sizeof(ColumnAux), &a.aux, sizeof(ColumnAux));
@@ -280,22 +284,37 @@ void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a) {
         gemm_tile_scalar(f, gemm_second_panel(a));
     }
     const int64_t ng = a.k / f.group;
+    // groups scaled together (gemm.h's float order): the super-block's, or each group alone
+    const int64_t per = gemm_scales_per_superblock(f) ? kGemmSuperblock / f.group : 1;
     for (int c = 0; c < a.n_cols; ++c) {
         for (int r = 0; r < a.rows; ++r) {
             float acc = 0.0f;
-            for (int64_t g = 0; g < ng; ++g) {
-                const GroupOut    o   = group_at(f, const_cast<void *>(a.panel), g);
-                const ChunkGroup  cg  = chunk_group(f, a.chunk, g);
-                const ColumnAux & aux = cg.aux[c];
-                int32_t           dot = f.has_min ? 0 : aux.bias_sum;
-                for (int i = 0; i < f.group; ++i) {
-                    const int qd = i / 4;
-                    dot += o.levels[(qd * kGemmRows + r) * 4 + i % 4] *
-                           static_cast<int8_t>(cg.levels[(qd * kGemmMaxCols + c) * 4 + i % 4]);
+            for (int64_t g0 = 0; g0 < ng; g0 += per) {
+                float t = 0.0f; // the super-block's sum before da
+                for (int64_t g = g0; g < g0 + per; ++g) {
+                    const GroupOut    o   = group_at(f, const_cast<void *>(a.panel), g);
+                    const ChunkGroup  cg  = chunk_group(f, a.chunk, g);
+                    const ColumnAux & aux = cg.aux[c];
+                    int32_t           dot = f.has_min ? 0 : aux.bias_sum;
+                    for (int i = 0; i < f.group; ++i) {
+                        const int qd = i / 4;
+                        dot += o.levels[(qd * kGemmRows + r) * 4 + i % 4] *
+                               static_cast<int8_t>(cg.levels[(qd * kGemmMaxCols + c) * 4 + i % 4]);
+                    }
+                    if (per == 1) {
+                        acc += static_cast<float>(dot) * (o.s[r] * aux.da);
+                        if (f.has_min) {
+                            acc += o.m[r] * aux.min_sum;
+                        }
+                    } else {
+                        t += static_cast<float>(dot) * o.s[r];
+                        if (f.has_min) {
+                            t += o.m[r] * aux.min_sum;
+                        }
+                    }
                 }
-                acc += static_cast<float>(dot) * (o.s[r] * aux.da);
-                if (f.has_min) {
-                    acc += o.m[r] * aux.min_sum;
+                if (per > 1) {
+                    acc += t * chunk_group(f, a.chunk, g0).aux[c].da;
                 }
             }
             a.out[r + c * a.out_col] = acc;

@@ -3,8 +3,9 @@
 // group one tdpbssd per (half of the columns, panel) (the columns' q8 levels as an A tile, the panel's quads as a
 // B tile: G / 4 rows of 16 x 4 bytes) gives the exact 16 x 16 int32 sums C[column][row] with the bias already out
 // of them. Per column one conversion and one or two multiply-adds then scale a panel's sums into the column's float
-// accumulator, in the VNNI tile's order: acc += float(sum) * (s * da), then acc += m * (da * sum(q)) for the
-// formats with a min.
+// accumulator group by group: acc += float(sum) * (s * da), then acc += m * (da * sum(q)) for the formats with a
+// min (the VNNI tile's order for q8_0 / q8_1 activations; with q8_K ones the VNNI tile scales per super-block,
+// gemm.h, so past 32 columns on AMX those products are not its bits).
 //
 // Two A and two B tiles feed four accumulator tiles (each tile load serves two products), and the tile unit and
 // the AVX-512 scaling run side by side: per group the sums of group g are stored, the products of group g + 1 are

@@ -121,7 +121,8 @@ constexpr size_t superblock_bytes(RepackForm form) {
 }
 
 // A column's pair of one chunk group (gemm.cpp's ColumnAux): the q8 scale da, then -bias * sum(q) as an int32
-// (formats without a min) or the float da * sum(q) (q4_K).
+// (formats without a min) or the float that multiplies the min term (q4_1, q5_1: q8_1's da * sum(q); q2_K, q4_K,
+// q5_K: sum(q), quants/gemm.h).
 struct ChunkAux {
     float   da;
     int32_t word;

@@ -4,8 +4,9 @@
 // which ignores the high nibble, and the high ones with a shift + vpermb; q6_K puts its two high bits on top with a
 // shift, an AND and one ternary logic op, lanes_avx512.h); tq2_0's 2-bit vector gives four quads with shifts and
 // ANDs. Per group and column G / 4 vpdpbusd add the products, then one conversion and one or two multiply-adds
-// scale the group into the column's float accumulator, in the order of the GEMM's tile
-// (src/cpu/quants/gemm_avx512vnni.cpp), so both give the same floats.
+// scale the group into the column's float accumulator (for q8_K activations into the super-block's, which then adds
+// into the column's once), in the order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp, quants/gemm.h), so
+// both give the same floats.
 //
 // One column (decode) must keep up with DRAM: its eight vpdpbusd per group are split over two accumulators (the
 // low and the high quads), which halves the dependency chain; with more columns the columns are independent. Fewer
@@ -72,8 +73,10 @@ struct Outputs {
     }
 };
 
-// One group's integer sums into a column's accumulator, as the GEMM's tile scales them: out += float(sums) *
-// (s * da), then for the formats with a min out += m * (da * sum(q)) (the column's pair x).
+// One group's integer sums into a column's accumulator, as the GEMM's tile scales them (quants/gemm.h's float
+// order). q8_0 / q8_1 activations (scale_group): out += float(sums) * (s * da), then for the formats with a min
+// out += m * (da * sum(q)) (the column's pair x). q8_K activations (sum_group): the super-block's t += float(sums) * s,
+// then t += m * sum(q); the super-block then adds t * da once (scale_superblock).
 template <bool kMin>
 inline __m512 scale_group(__m512 out, __m512i sums, __m512 s, __m512 m, const ChunkAux & x) {
     out = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums), _mm512_mul_ps(s, _mm512_set1_ps(x.da)), out);
@@ -83,6 +86,27 @@ inline __m512 scale_group(__m512 out, __m512i sums, __m512 s, __m512 m, const Ch
         out = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out);
     }
     return out;
+}
+
+template <bool kMin>
+inline __m512 sum_group(__m512 t, __m512i sums, __m512 s, __m512 m, const ChunkAux & x) {
+    t = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums), s, t);
+    if constexpr (kMin) {
+        float min_sum;
+        std::memcpy(&min_sum, &x.word, sizeof(min_sum));
+        t = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), t);
+    }
+    return t;
+}
+
+// A super-block's sums t[c] into the outputs (times the column's da: cg, the super-block's first chunk group of
+// `group` elements), and t zeroed for the next.
+template <int kCols, int kCC>
+inline void scale_superblock(Outputs<kCols> & out, __m512 * t, const uint8_t * cg, int group) {
+    for (int c = 0; c < kCols; ++c) {
+        out.v[c] = _mm512_fmadd_ps(t[c], _mm512_set1_ps(aux_of<kCC>(cg, c, group).da), out.v[c]);
+        t[c]     = _mm512_setzero_ps();
+    }
 }
 
 // The integer sums of one group (32 elements) for kCols columns of a chunk of kCC: acc[c] (+ acc2[c] when split) start
@@ -196,11 +220,16 @@ void k4_tile(const GemmTileArgs & a) {
     const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
     const __m512i    table       = level_table_zmm<kType>();
     Outputs<kCols>   out;
+    __m512           t[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        t[c] = _mm512_setzero_ps();
+    }
     GroupSums<kCols, kType, kCC> sums;
     for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
         simd::prefetch_lines<kBlockBytes>(blk + simd::kPrefetchBytes); // as in legacy_tile
-        const __m512 d    = halves_to_floats(blk);
-        const __m512 dmin = kXs ? _mm512_setzero_ps() : negated_halves_to_floats(blk + 32);
+        const __m512    d    = halves_to_floats(blk);
+        const __m512    dmin = kXs ? _mm512_setzero_ps() : negated_halves_to_floats(blk + 32);
+        const uint8_t * cg0  = cg;
         for (int j = 0; j < 8; ++j, cg += chunk_group_bytes(32, kCC)) {
             __m512i init[kCols];
             for (int c = 0; c < kCols; ++c) {
@@ -216,9 +245,10 @@ void k4_tile(const GemmTileArgs & a) {
                 m = _mm512_mul_ps(dmin, bytes_to_floats(blk + kQ4KMinsAt + j * kPanelRows));
             }
             for (int c = 0; c < kCols; ++c) {
-                out.v[c] = scale_group<!kXs>(out.v[c], sums.acc[c], s, m, aux_of<kCC>(cg, c));
+                t[c] = sum_group<!kXs>(t[c], sums.acc[c], s, m, aux_of<kCC>(cg, c));
             }
         }
+        scale_superblock<kCols, kCC>(out, t, cg0, 32);
     }
     out.store(a);
 }
@@ -232,15 +262,15 @@ void tq2_tile(const GemmTileArgs & a) {
     const auto *        dp    = lv + static_cast<size_t>(nsb) * kTQ2LevelBytes;
     const auto *        cg    = static_cast<const uint8_t *>(a.chunk);
     Outputs<kCols>               out;
+    __m512                       t[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        t[c] = _mm512_setzero_ps();
+    }
     GroupSums<kCols, kType, kCC> sums;
     for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes) {
         simd::prefetch_lines<kScaleGroupBytes>(dp + simd::kPrefetchBytes * kScaleGroupBytes / kTQ2LevelBytes);
-        // s * da, as scale_group computes it per group: da is the super-block's (q8_K), the same for its 8 groups
-        const __m512 d = halves_to_floats(dp);
-        __m512       sd[kCols];
-        for (int c = 0; c < kCols; ++c) {
-            sd[c] = _mm512_mul_ps(d, _mm512_set1_ps(aux_of<kCC>(cg, c).da));
-        }
+        const __m512    d   = halves_to_floats(dp); // s of all 8 groups
+        const uint8_t * cg0 = cg;
         for (int j = 0; j < 8; ++j, lv += kTQ2GroupBytes, cg += chunk_group_bytes(32, kCC)) {
             simd::prefetch_lines<kTQ2GroupBytes>(lv + simd::kPrefetchBytes); // as in legacy_tile
             __m512i init[kCols];
@@ -249,9 +279,10 @@ void tq2_tile(const GemmTileArgs & a) {
             }
             sums.run(lv, cg, init, _mm512_setzero_si512());
             for (int c = 0; c < kCols; ++c) {
-                out.v[c] = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), sd[c], out.v[c]);
+                t[c] = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), d, t[c]);
             }
         }
+        scale_superblock<kCols, kCC>(out, t, cg0, 32);
     }
     out.store(a);
 }
@@ -267,14 +298,18 @@ void k16_tile(const GemmTileArgs & a) {
     const auto *     blk         = static_cast<const uint8_t *>(a.panel);
     const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
     Outputs<kCols>   out;
-    const auto       group = [&](const __m512i * u, const K16Factors & f, const uint8_t * x) {
+    __m512           t[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        t[c] = _mm512_setzero_ps();
+    }
+    const auto group = [&](const __m512i * u, const K16Factors & f, const uint8_t * x) {
         for (int c = 0; c < kCols; ++c) {
             const ChunkAux aux = aux_of<kCC>(x, c, 16);
             __m512i        acc = kMin ? _mm512_setzero_si512() : _mm512_set1_epi32(aux.word);
             for (int i = 0; i < 4; ++i) {
                 acc = _mm512_dpbusd_epi32(acc, u[i], quad_of<kCC>(x, i, c));
             }
-            out.v[c] = scale_group<kMin>(out.v[c], acc, f.s, f.m, aux);
+            t[c] = sum_group<kMin>(t[c], acc, f.s, f.m, aux);
         }
     };
     for (int64_t b = 0; b < nsb; ++b, blk += kBlockBytes) {
@@ -282,6 +317,7 @@ void k16_tile(const GemmTileArgs & a) {
         const __m512    d        = halves_to_floats(blk);
         const __m512    neg_dmin = kMin ? negated_halves_to_floats(blk + 32) : _mm512_setzero_ps();
         const uint8_t * levels   = blk + kQ6KHeaderBytes; // 320 for the three forms
+        const uint8_t * cg0      = cg;
         for (int j = 0; j < 8; ++j) {
             __m512i u[4];
             k16_levels<kType, 0>(levels, j, u);
@@ -291,6 +327,7 @@ void k16_tile(const GemmTileArgs & a) {
             group(u, k16_factors<kType>(blk, 2 * j + 1, d, neg_dmin), cg);
             cg += chunk_group_bytes(16, kCC);
         }
+        scale_superblock<kCols, kCC>(out, t, cg0, 16);
     }
     out.store(a);
 }

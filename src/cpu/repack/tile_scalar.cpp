@@ -1,8 +1,9 @@
 // The portable tile and expander of the repacked layout (format.h), element by element from the layout's
 // definition: the references the vector code is tested against, and the path of CPUs without it. The tile computes
 // what gemm.cpp's gemm_tile_scalar computes on the GEMM's own panels: per group an exact integer sum, then the float
-// scale math; the expander writes those panels (the bytes gemm_pack writes from the original weights). Also the
-// choice of the tile, the expander and the float tiles this CPU runs (the kernel registry's).
+// scale math in quants/gemm.h's order; the expander writes those panels (the bytes gemm_pack writes from the
+// original weights). Also the choice of the tile, the expander and the float tiles this CPU runs (the kernel
+// registry's).
 #include "cpu/repack/format.h"
 
 #include "base/fp16.h"
@@ -176,23 +177,36 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
     const size_t             cb = chunk_group_bytes(G, cc);
     const auto *             p  = static_cast<const uint8_t *>(a.panel);
     const auto *             x  = static_cast<const uint8_t *>(a.chunk);
+    // groups scaled together (quants/gemm.h's float order): a super-block's, or each group alone
+    const int64_t per = quants::gemm_scales_per_superblock(f) ? quants::kGemmSuperblock / G : 1;
+    const auto    aux_at = [&](int64_t g, int c) {
+        ChunkAux aux;
+        std::memcpy(&aux, x + static_cast<size_t>(g) * cb + G * cc + c * sizeof(ChunkAux), sizeof(aux));
+        return aux;
+    };
     for (int c = 0; c < a.n_cols; ++c) {
         for (int r = 0; r < a.rows; ++r) {
             float acc = 0.0f;
-            for (int64_t g = 0; g < ng; ++g) {
-                const RowGroup  o   = row_group(t, p, a.k, r, g);
-                const uint8_t * cg  = x + static_cast<size_t>(g) * cb;
-                ChunkAux        aux;
-                std::memcpy(&aux, cg + G * cc + c * sizeof(ChunkAux), sizeof(aux));
-                int32_t dot = f.has_min ? 0 : aux.word;
-                for (int e = 0; e < G; ++e) {
-                    dot += o.u[e] * static_cast<int8_t>(cg[((e / 4) * cc + c) * 4 + e % 4]);
-                }
-                acc += static_cast<float>(dot) * (o.s * aux.da);
-                if (f.has_min) {
+            for (int64_t g0 = 0; g0 < ng; g0 += per) {
+                float sb = 0.0f; // the super-block's sum before da
+                for (int64_t g = g0; g < g0 + per; ++g) {
+                    const RowGroup  o   = row_group(t, p, a.k, r, g);
+                    const uint8_t * cg  = x + static_cast<size_t>(g) * cb;
+                    const ChunkAux  aux = aux_at(g, c);
+                    int32_t         dot = f.has_min ? 0 : aux.word;
+                    for (int e = 0; e < G; ++e) {
+                        dot += o.u[e] * static_cast<int8_t>(cg[((e / 4) * cc + c) * 4 + e % 4]);
+                    }
                     float min_sum;
                     std::memcpy(&min_sum, &aux.word, sizeof(min_sum));
-                    acc += o.m * min_sum;
+                    float & into = per > 1 ? sb : acc;
+                    into += static_cast<float>(dot) * (per > 1 ? o.s : o.s * aux.da);
+                    if (f.has_min) {
+                        into += o.m * min_sum;
+                    }
+                }
+                if (per > 1) {
+                    acc += sb * aux_at(g0, c).da;
                 }
             }
             a.out[r + c * a.out_col] = acc;

@@ -173,6 +173,97 @@ TEST(GemmTile, TwoPanelsPerCallGiveTheOnePanelBits) {
     }
 }
 
+// The fast tile's floats follow gemm.h's order, recomputed here from the panel's and the chunk's bytes step by step
+// (x86-64's vector tiles fuse each multiply-add, the NEON tiles round each product and sum as the portable tile
+// does): with q8_0 / q8_1 activations each group into the output,
+// out = fma(sum, s * da, out), then out = fma(m, min_sum, out); with q8_K activations (the K-quants, i-quants and
+// ternary types) the groups of a super-block into t, t = fma(sum, s, t), then t = fma(m, sum(q), t), and the
+// super-block into the output once, out = fma(t, da, out). The q8_K formats with a min carry the plain sum(q) in the
+// column's word. The batch invariance of the repacked weights rests on every tile computing this one order.
+TEST(GemmTile, FastTileScalesInTheDocumentedFloatOrder) {
+    if (q::gemm_tile_fast() == nullptr) {
+        GTEST_SKIP() << "no integer GEMM tile faster than the portable one on this CPU";
+    }
+#if defined(__aarch64__)
+    const auto fma = [](float a, float b, float c) { return a * b + c; }; // (the build does not contract it)
+#else
+    const auto fma = [](float a, float b, float c) { return std::fma(a, b, c); };
+#endif
+    std::mt19937 rng(46);
+    int          superblock_formats = 0;
+    for (ggml_type type : gemm_types()) {
+        const q::GemmFormat f = q::gemm_format(type);
+        const int64_t       k = 512, ng = k / f.group;
+        const int           per = f.act_type == GGML_TYPE_Q8_K ? 256 / f.group : 1;
+        superblock_formats += per > 1;
+        EXPECT_EQ(q::gemm_scales_per_superblock(f), per > 1) << ggml_type_name(type);
+        const std::vector<uint8_t> w = random_block_rows(type, 16, k, rng);
+        std::vector<uint8_t>       panel(q::gemm_panel_bytes(f, k));
+        q::gemm_pack(type, w.data(), ggml_row_size(type, k), 16, k, panel.data());
+        std::vector<uint8_t> chunk(q::gemm_chunk_bytes(f, k));
+        std::vector<uint8_t> scratch(ggml_row_size(f.act_type, k));
+        for (int c = 0; c < q::kGemmMaxCols; ++c) {
+            const std::vector<float> x = normal_floats(rng, k, c % 2 ? 3.0f : 0.2f);
+            q::gemm_activation(f, x.data(), k, scratch.data(), chunk.data(), c);
+        }
+        const size_t gb = q::gemm_group_bytes(f), cb = q::gemm_chunk_bytes(f, k) / static_cast<size_t>(ng);
+        // group g's panel factor (0: s, 1: m) of row r, chunk levels and (da, word) of column c
+        const auto factor = [&](int64_t g, int which, int r) {
+            float v;
+            std::memcpy(&v, panel.data() + g * gb + f.group * 16 + (which * 16 + r) * 4, 4);
+            return v;
+        };
+        const auto level = [&](int64_t g, int e, int r) { return panel[g * gb + (e / 4 * 16 + r) * 4 + e % 4]; };
+        const auto act   = [&](int64_t g, int e, int c) {
+            return static_cast<int8_t>(chunk[g * cb + (e / 4 * 8 + c) * 4 + e % 4]);
+        };
+        const auto aux = [&](int64_t g, int c) {
+            q::GemmColumnAux a;
+            std::memcpy(&a, chunk.data() + g * cb + f.group * 8 + c * 8, 8);
+            return a;
+        };
+        std::vector<float> out(16 * q::kGemmMaxCols);
+        q::gemm_tile_fast()(f, q::GemmTileArgs{panel.data(), k, chunk.data(), q::kGemmMaxCols, 16, out.data(), 16});
+        int failures = 0;
+        for (int c = 0; c < q::kGemmMaxCols; ++c) {
+            for (int r = 0; r < 16; ++r) {
+                float want = 0.0f;
+                for (int64_t g0 = 0; g0 < ng; g0 += per) {
+                    float t = 0.0f;
+                    for (int64_t g = g0; g < g0 + per; ++g) {
+                        const q::GemmColumnAux a = aux(g, c);
+                        int32_t                dot = f.has_min ? 0 : a.word, sum_q = 0;
+                        for (int e = 0; e < f.group; ++e) {
+                            dot += level(g, e, r) * act(g, e, c);
+                            sum_q += act(g, e, c);
+                        }
+                        float word;
+                        std::memcpy(&word, &a.word, 4);
+                        if (per > 1 && f.has_min && word != static_cast<float>(sum_q) && failures++ < 3) {
+                            ADD_FAILURE() << ggml_type_name(type) << ": column " << c << "'s word of group " << g
+                                          << " is " << word << ", not sum(q) " << sum_q;
+                        }
+                        float & into = per > 1 ? t : want;
+                        into = fma(static_cast<float>(dot), per > 1 ? factor(g, 0, r) : factor(g, 0, r) * a.da, into);
+                        if (f.has_min) {
+                            into = fma(factor(g, 1, r), word, into);
+                        }
+                    }
+                    if (per > 1) {
+                        want = fma(t, aux(g0, c).da, want);
+                    }
+                }
+                const float got = out[static_cast<size_t>(r + 16 * c)];
+                if (std::memcmp(&got, &want, sizeof(got)) != 0 && failures++ < 3) {
+                    ADD_FAILURE() << ggml_type_name(type) << " row " << r << " column " << c << ": tile " << got
+                                  << ", the documented order " << want;
+                }
+            }
+        }
+    }
+    EXPECT_GE(superblock_formats, 10) << "the K-quants, i-quants and ternary types take q8_K activations";
+}
+
 // MUL_MAT graphs on the GEMM paths (integer and float, gemm_float.h): a [k, rows, 2, 3] broadcast over
 // b [k, cols, 4, 3].
 TEST(GemmMulMat, BroadcastF16ActivationsAndThreadCountsGiveUpstreamsProduct) {
