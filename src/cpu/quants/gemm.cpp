@@ -187,10 +187,14 @@ GroupActivation group_activation(const GemmFormat & f, const void * scratch, int
     float          da      = 0.0f;
     float          min_sum = 0.0f;
     const int8_t * src     = nullptr;
+    int            sum     = 0;
     if (f.act_type == GGML_TYPE_Q8_K) {
         const auto & b = static_cast<const quant::BlockQ8_K *>(scratch)[i0 / kQK_K];
         da  = b.d;
         src = b.qs + i0 % kQK_K;
+        for (int j = 0; j < f.group / 16; ++j) { // the block's sums per 16 (exact: the converter counts them)
+            sum += b.bsums[i0 % kQK_K / 16 + j];
+        }
     } else if (f.act_type == GGML_TYPE_Q8_1) {
         const auto & b = static_cast<const quant::BlockQ8_1 *>(scratch)[i0 / kQK32];
         da  = fp16_to_fp32(b.d);
@@ -202,8 +206,10 @@ GroupActivation group_activation(const GemmFormat & f, const void * scratch, int
         src = b.qs;
     }
     GroupActivation out{src, {}};
-    out.aux.da    = da;
-    const int sum = sum_levels(src, f.group);
+    out.aux.da = da;
+    if (f.act_type != GGML_TYPE_Q8_K) {
+        sum = sum_levels(src, f.group);
+    }
     if (!f.has_min) {
         out.aux.bias_sum = -f.bias * sum;
     } else {
