@@ -13,7 +13,7 @@
 //            the peak of the instruction the kernel is built on, measured right after the case: int8 dot products (VNNI vpdpbusd, 128 ops each) for the
 //            quantized weights (AMX tdpbusd past 32 columns where the CPU has AMX, CPU_REPACK weights too), bf16 dot
 //            products (vdpbf16ps; AMX tdpbf16ps past 32 columns on AMX) for bf16, FP32 FMA for f32 and f16
-//   decode and batch cases "... CPU_REPACK": q4_0, q4_K, q5_K, q6_K, iq4_nl, iq4_xs, mxfp4, tq2_0 and the float
+//   decode and batch cases "... CPU_REPACK": q4_0, q4_K, q5_K, q6_K, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, the float
 //            weights loaded into the CPU device's extra buffer type (repacked at load time) where the CPU offers it,
 //            next to the plain cases
 //   decode L3 q4_0, q4_K and tq2_0 weights of 4096 x 4096 (4-10 MiB: in the last-level cache of most servers),
@@ -520,9 +520,9 @@ bool selected(const Options & o, const std::string & name) {
 
 // The weight types with repacked cases (weights loaded into CPU_REPACK), next to their plain ones (the floats are
 // stored plainly there where the CPU has no tile for them: the case then measures the plain path).
-constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0,   GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K,
-                                      GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4, GGML_TYPE_TQ2_0,
-                                      GGML_TYPE_F32,    GGML_TYPE_F16,    GGML_TYPE_BF16};
+constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,
+                                      GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4, GGML_TYPE_TQ1_0,
+                                      GGML_TYPE_TQ2_0, GGML_TYPE_F32,    GGML_TYPE_F16,    GGML_TYPE_BF16};
 
 // b's graph: m x k weights of `type` (in `buft` when it is not nullptr) times one column; the weights, or nullptr
 // when b cannot be prepared.

@@ -1,7 +1,7 @@
 // switchyard-run: weights repacked for the CPU's MUL_MAT. The CPU device may offer an extra buffer type,
 // CPU_REPACK (ggml_backend_dev_get_extra_bufts, reached as upstream's applications reach it: through the reg's
-// ggml_backend_reg_get_proc_address), that stores 2-D weights of the legacy, K-quant, iq4_nl, iq4_xs, mxfp4 and
-// tq2_0 types (and of the float types where the CPU has their tile) in the layout its MUL_MAT reads without packing
+// ggml_backend_reg_get_proc_address), that stores 2-D weights of the legacy, K-quant, iq4_nl, iq4_xs, mxfp4, tq1_0
+// and tq2_0 types (and of the float types where the CPU has their tile) in the layout its MUL_MAT reads without packing
 // them on every call; any other tensor put there is stored plainly. As llama.cpp
 // does (and -nr / --no-repack turns off), the runner copies into one such buffer the CPU's weights that it would
 // repack and that only MUL_MAT reads, as src0 (the attention and FFN matrices, the output), and a tied output that is

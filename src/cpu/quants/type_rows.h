@@ -36,6 +36,7 @@ enum class RepackForm : uint8_t {
     kQ6KBlocks, // whole q6_K super-blocks: 6-bit levels as nibbles and 2-bit highs, int8 scales per 16
     kIQ4XSBlocks, // whole iq4_xs super-blocks: table nibbles as iq4_nl's, signed 6-bit scales per 32
     kTQ2Blocks, // tq2_0: the 2-bit trits of all super-blocks, then their d (one per row and 256 elements)
+    kTQ1Blocks, // tq1_0: its base-3 bytes (five trits a byte) of all super-blocks, then their d
     kFloats     // f32, f16, bf16: the values as they are, 16 rows interleaved (bf16 in pairs)
 };
 
@@ -80,7 +81,7 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K, 32, 128},
     {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K, 16, 128},
     {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kIQ4XSBlocks},
-    {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K, 32, 1},
+    {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K, 32, 1, false, false, false, RepackForm::kTQ1Blocks},
     {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K, 32, 1, false, false, false, RepackForm::kTQ2Blocks},
 };
 

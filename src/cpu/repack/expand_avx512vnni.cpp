@@ -172,6 +172,25 @@ void expand_tq2(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     }
 }
 
+// tq1_0: all super-blocks' base-3 vectors (their trits decoded by Tq1Groups), then their d: s = d, m zero.
+void expand_tq1(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    const int64_t   nsb   = k / quant::kQK_K;
+    const __mmask16 lanes = live_lanes(rows);
+    const uint8_t * dp    = panel + static_cast<size_t>(nsb) * kTQ1LevelBytes;
+    for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes, panel += kTQ1LevelBytes) {
+        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(dp));
+        Tq1Groups    groups(panel);
+        for (int j = 0; j < 8; ++j, out += kGemmGroupBytes) {
+            __m512i u[8];
+            groups.next(u);
+            for (int q = 0; q < 8; ++q) {
+                store(out + q * kQuadBytes, u[q]);
+            }
+            store_factors(out, s, _mm512_setzero_ps());
+        }
+    }
+}
+
 } // namespace
 
 void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
@@ -190,6 +209,8 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
             expand_k16<T>(p, rows, k, out);
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
             expand_tq2(p, rows, k, out);
+        } else if constexpr (form == RepackForm::kTQ1Blocks) {
+            expand_tq1(p, rows, k, out);
         }
     });
 }

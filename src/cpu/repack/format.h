@@ -1,7 +1,7 @@
 // Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, mxfp4, q2_K,
-// q3_K, q4_K, q5_K, q6_K, iq4_xs, tq2_0 (and f32, f16, bf16, below) weights stored as 16-row panels that the integer
-// GEMM's tiles (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the original
-// type (4-bit levels stay nibbles).
+// q3_K, q4_K, q5_K, q6_K, iq4_xs, tq1_0, tq2_0 (and f32, f16, bf16, below) weights stored as 16-row panels that the
+// integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the
+// original type (4-bit levels stay nibbles).
 //
 // A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
 // Levels are those of the GEMM's form (gemm.h: u unsigned, element = s * (u - bias) + m) and are laid out so that
@@ -50,6 +50,15 @@
 //                  (0..3): vector h holds quads 4h .. 4h + 3 of the group, quad i in bits 2i, 2i + 1 of each byte
 //                  (1024 bytes for 16 x 256 weights); after all super-blocks' levels their 16 rows' f16 d (32 bytes
 //                  a super-block): 2.0625 bits a weight, tq2_0's own. The GEMM's groups of 32: u = t, bias 1, s = d.
+//   tq1_0          per super-block of 256 elements, its 52 base-3 bytes per row (five trits a byte, four in qh) as
+//                  13 vectors of 16 rows x 4 bytes: vector q (0..7) holds qs[4q .. 4q + 3], vector 8 + p (0..3)
+//                  qs[32 + 4p ..], vector 12 qh[0 .. 3] (832 bytes for 16 x 256 weights); after all super-blocks'
+//                  levels their 16 rows' f16 d (32 bytes a super-block): 1.6875 bits a weight, tq1_0's own. Trit n
+//                  of a byte (the top base-3 digit of byte * 3^n, mod 256) is the level of element 32n + m (qs[m],
+//                  m < 32), 160 + 16n + m (qs[32 + m]) or 240 + 4n + m (qh[m]), so trit n of one vector is a quad of
+//                  every row: group j < 5 is trit j of vectors 0..7; groups 5 and 6 trits 2(j - 5) and 2(j - 5) + 1
+//                  of vectors 8..11; group 7 trit 4 of vectors 8..11, then trits 0..3 of vector 12. The GEMM's
+//                  groups of 32: u = t, bias 1, s = d.
 //   f32, f16       (the float form) per element, the 16 rows' values in the weight's own type: [k][16], the
 //                  weight's size.
 //   bf16           per pair of elements, the 16 rows' pairs: [k / 2][16][2] (the float GEMM's bf16 panel).
@@ -103,6 +112,7 @@ constexpr size_t kIQ4XSScalesAt    = 64;
 constexpr size_t kIQ4XSBlockBytes  = kIQ4XSHeaderBytes + 8 * kNibbleGroupBytes; // 2240
 constexpr size_t kTQ2GroupBytes    = 2 * 64; // 32 elements x 16 rows, 2 bits each
 constexpr size_t kTQ2LevelBytes    = 8 * kTQ2GroupBytes; // a super-block's levels: 1024
+constexpr size_t kTQ1LevelBytes    = 13 * 64; // a super-block's base-3 bytes: 832
 static_assert(kQ2KHeaderBytes == kQ6KHeaderBytes && kQ3KHeaderBytes == kQ6KHeaderBytes,
               "the forms with groups of 16 share the header's size (their levels start at the same offset)");
 

@@ -78,6 +78,60 @@ inline void two_bit_quads(const uint8_t * p, __m512i * u) {
     }
 }
 
+// tq1_0's trits (format.h) of 64 bytes at once: the top base-3 digit of each byte, (3 x) >> 8 = (x >= 86) +
+// (x >= 171); and the bytes times 3 (mod 256), whose top digit is the next trit.
+inline __m512i top_trits(__m512i x) {
+    const __m512i   one   = _mm512_set1_epi8(1);
+    const __mmask64 ge86  = _mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(86));
+    const __mmask64 ge171 = _mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(static_cast<char>(171)));
+    const __m512i   t     = _mm512_maskz_mov_epi8(ge86, one);
+    return _mm512_mask_add_epi8(t, ge171, t, one);
+}
+
+inline __m512i triple_bytes(__m512i x) { return _mm512_add_epi8(x, _mm512_add_epi8(x, x)); }
+
+// The levels of a tq1_0 super-block's eight groups of 32, in order, from its 13 vectors (format.h): group j < 5 is
+// trit j of vectors 0..7, groups 5 and 6 two trits of vectors 8..11, group 7 the last trit of vectors 8..11 and the
+// four of vector 12. Each call of next() gives the next group's eight quads; the vectors are tripled as they go.
+class Tq1Groups {
+  public:
+    explicit Tq1Groups(const uint8_t * levels) : levels_(levels) {
+        for (int q = 0; q < 8; ++q) {
+            v_[q] = _mm512_loadu_si512(levels + q * 64);
+        }
+    }
+
+    void next(__m512i * u) {
+        if (j_ < 5) {
+            for (int q = 0; q < 8; ++q) {
+                u[q]  = top_trits(v_[q]);
+                v_[q] = triple_bytes(v_[q]);
+            }
+        } else {
+            if (j_ == 5) {
+                for (int p = 0; p < 5; ++p) {
+                    v_[p] = _mm512_loadu_si512(levels_ + (8 + p) * 64);
+                }
+            }
+            for (int p = 0; p < 4; ++p) {
+                u[p]  = top_trits(v_[p]);
+                v_[p] = triple_bytes(v_[p]);
+            }
+            for (int p = 0; p < 4; ++p) { // groups 5, 6: the next trit of vectors 8..11; group 7: vector 12's four
+                const int i = j_ < 7 ? p : 4;
+                u[4 + p]    = top_trits(v_[i]);
+                v_[i]       = triple_bytes(v_[i]);
+            }
+        }
+        ++j_;
+    }
+
+  private:
+    const uint8_t * levels_;
+    __m512i         v_[8];
+    int             j_ = 0;
+};
+
 // The four quads' levels u of group 2j + kHalf of a q2_K, q3_K or q6_K super-block (format.h); `levels`: the
 // block's first level byte (after its header).
 template <ggml_type kType, int kHalf>

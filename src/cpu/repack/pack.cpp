@@ -3,6 +3,7 @@
 
 #include "cpu/quants/gemm_float.h"
 #include "quant/blocks.h"
+#include "quant/iq_blocks.h"
 
 #include <cstring>
 
@@ -324,6 +325,40 @@ void unpack_tq2(const uint8_t * panel, int first, int end, int64_t k, void * w, 
     }
 }
 
+// ---- tq1_0: all super-blocks' base-3 bytes as 13 vectors (format.h), then all their d --------------------------
+
+// Row r's 52 bytes of a block (qs, then qh) in vector i = byte / 4, bytes r * 4 .. r * 4 + 3.
+void pack_tq1(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    const int64_t nsb = k / kQK_K;
+    for (int64_t b = 0; b < nsb; ++b) {
+        uint8_t * lv = panel + static_cast<size_t>(b) * kTQ1LevelBytes;
+        for (int r = 0; r < rows; ++r) {
+            const auto blk = row_block<quant::BlockTQ1_0>(w, w_row, r, b);
+            for (int i = 0; i < 12; ++i) {
+                store_u32(lv + i * kQuadBytes + r * 4, load_u32(blk.qs + 4 * i));
+            }
+            store_u32(lv + 12 * kQuadBytes + r * 4, load_u32(blk.qh));
+            store_u16(panel + static_cast<size_t>(nsb) * kTQ1LevelBytes + b * kScaleGroupBytes + 2 * r, blk.d);
+        }
+    }
+}
+
+void unpack_tq1(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
+    const int64_t nsb = k / kQK_K;
+    for (int64_t b = 0; b < nsb; ++b) {
+        const uint8_t * lv = panel + static_cast<size_t>(b) * kTQ1LevelBytes;
+        for (int r = first; r < end; ++r) {
+            quant::BlockTQ1_0 blk{};
+            for (int i = 0; i < 12; ++i) {
+                store_u32(blk.qs + 4 * i, load_u32(lv + i * kQuadBytes + r * 4));
+            }
+            store_u32(blk.qh, load_u32(lv + 12 * kQuadBytes + r * 4));
+            blk.d = load_u16(panel + static_cast<size_t>(nsb) * kTQ1LevelBytes + b * kScaleGroupBytes + 2 * r);
+            put_row_block(w, w_row, r - first, b, blk);
+        }
+    }
+}
+
 // q3_K's scale j as stored: 6 bits, low 4 in byte j % 8 (the high nibble for j >= 8), high 2 in byte 8 + j % 4 at
 // bit 2 (j / 4).
 int k3_scale(const uint8_t * scales, int j) {
@@ -517,7 +552,7 @@ bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::k
 
 int64_t repack_block(ggml_type type) {
     const RepackForm form = repack_form(type);
-    return superblock_bytes(form) != 0 || form == RepackForm::kTQ2Blocks ? kQK_K
+    return superblock_bytes(form) != 0 || form == RepackForm::kTQ2Blocks || form == RepackForm::kTQ1Blocks ? kQK_K
            : form == RepackForm::kFloats                                  ? 2
                                                                           : kQK32;
 }
@@ -538,6 +573,8 @@ size_t panel_bytes(ggml_type type, int64_t k) {
         case RepackForm::kFloats:    return round_line(static_cast<size_t>(k) * kPanelRows * ggml_type_size(type));
         case RepackForm::kTQ2Blocks:
             return round_line(static_cast<size_t>(k / kQK_K) * (kTQ2LevelBytes + kScaleGroupBytes));
+        case RepackForm::kTQ1Blocks:
+            return round_line(static_cast<size_t>(k / kQK_K) * (kTQ1LevelBytes + kScaleGroupBytes));
         case RepackForm::kNone:      return 0;
         default:                     return round_line(static_cast<size_t>(k / kQK_K) * superblock_bytes(repack_form(type)));
     }
@@ -558,6 +595,8 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
             pack_q8_0(w, w_row, rows, k, p); // the one type of this form
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
             pack_tq2(w, w_row, rows, k, p);
+        } else if constexpr (form == RepackForm::kTQ1Blocks) {
+            pack_tq1(w, w_row, rows, k, p);
         } else if constexpr (superblock_bytes(form) != 0) {
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
@@ -580,6 +619,8 @@ void unpack_panel_rows(ggml_type type, const void * panel, int first, int end, i
             unpack_q8_0(p, first, end, k, w, w_row);
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
             unpack_tq2(p, first, end, k, w, w_row);
+        } else if constexpr (form == RepackForm::kTQ1Blocks) {
+            unpack_tq1(p, first, end, k, w, w_row);
         } else if constexpr (superblock_bytes(form) != 0) {
             using Block = quant::BlockOf<T>;
             for (int64_t b = 0; b < k / kQK_K; ++b) {

@@ -172,6 +172,27 @@ struct GroupSums {
             }
         }
     }
+
+    // A group's eight quads already decoded (u: byte levels; tq1_0).
+    void run_quads(const __m512i * u, const uint8_t * cg, const __m512i * init) {
+        for (int c = 0; c < kCols; ++c) {
+            acc[c] = init[c];
+            if constexpr (kSplit) {
+                acc2[c] = _mm512_setzero_si512();
+            }
+        }
+        for (int q = 0; q < 8; ++q) {
+            for (int c = 0; c < kCols; ++c) {
+                __m512i & a = kSplit && q >= 4 ? acc2[kSplit ? c : 0] : acc[c];
+                a           = _mm512_dpbusd_epi32(a, u[q], quad_of<kCC>(cg, q, c));
+            }
+        }
+        if constexpr (kSplit) {
+            for (int c = 0; c < kCols; ++c) {
+                acc[c] = _mm512_add_epi32(acc[c], acc2[c]);
+            }
+        }
+    }
 };
 
 // The 32-element formats: all groups' levels (q5_0 / q5_1: then each group's fifth bits), then all groups' factors
@@ -287,6 +308,44 @@ void tq2_tile(const GemmTileArgs & a) {
     out.store(a);
 }
 
+// tq1_0: all super-blocks' base-3 vectors, then their d; per group the trits decoded from them (Tq1Groups), the sums
+// from the column's -sum(q) (bias 1), s = d.
+template <int kCols, int kCC>
+void tq1_tile(const GemmTileArgs & a) {
+    constexpr ggml_type kType = GGML_TYPE_TQ1_0;
+    const int64_t       nsb   = a.k / quant::kQK_K;
+    const auto *        lv    = static_cast<const uint8_t *>(a.panel);
+    const auto *        dp    = lv + static_cast<size_t>(nsb) * kTQ1LevelBytes;
+    const auto *        cg    = static_cast<const uint8_t *>(a.chunk);
+    Outputs<kCols>               out;
+    __m512                       t[kCols];
+    for (int c = 0; c < kCols; ++c) {
+        t[c] = _mm512_setzero_ps();
+    }
+    GroupSums<kCols, kType, kCC> sums;
+    for (int64_t b = 0; b < nsb; ++b, lv += kTQ1LevelBytes, dp += kScaleGroupBytes) {
+        simd::prefetch_lines<kTQ1LevelBytes>(lv + simd::kPrefetchBytes); // as in legacy_tile
+        simd::prefetch_lines<kScaleGroupBytes>(dp + simd::kPrefetchBytes * kScaleGroupBytes / kTQ1LevelBytes);
+        const __m512    d   = halves_to_floats(dp); // s of all 8 groups
+        const uint8_t * cg0 = cg;
+        Tq1Groups       groups(lv);
+        for (int j = 0; j < 8; ++j, cg += chunk_group_bytes(32, kCC)) {
+            __m512i u[8];
+            groups.next(u);
+            __m512i init[kCols];
+            for (int c = 0; c < kCols; ++c) {
+                init[c] = _mm512_set1_epi32(aux_of<kCC>(cg, c).word);
+            }
+            sums.run_quads(u, cg, init);
+            for (int c = 0; c < kCols; ++c) {
+                t[c] = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), d, t[c]);
+            }
+        }
+        scale_superblock<kCols, kCC>(out, t, cg0, 32);
+    }
+    out.store(a);
+}
+
 // q2_K, q3_K, q6_K: per super-block the header (d, q2_K's dmin, the scales of the 16 groups of 16), then the levels;
 // per group four vpdpbusd per column (from the column's -bias * sum(q), or from zero with q2_K's min), then the
 // factors in float, as gemm.cpp packs them.
@@ -346,6 +405,8 @@ void tile_of(ggml_type type, const GemmTileArgs & a) {
             k16_tile<kCols, T, kCC>(a);
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
             tq2_tile<kCols, kCC>(a);
+        } else if constexpr (form == RepackForm::kTQ1Blocks) {
+            tq1_tile<kCols, kCC>(a);
         }
     });
 }

@@ -9,6 +9,7 @@
 #include "base/fp16.h"
 #include "cpu/kernel_registry.h"
 #include "cpu/quants/levels.h"
+#include "cpu/quants/ternary_levels.h"
 #include "quant/blocks.h"
 
 #include <cstring>
@@ -120,6 +121,19 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
         const float dmin = fp16_to_fp32(load_u16(base + 32 + 2 * r));
         o.s              = d * static_cast<float>(base[kQ4KScalesAt + j * kPanelRows + r]);
         o.m              = -dmin * static_cast<float>(base[kQ4KMinsAt + j * kPanelRows + r]);
+        return o;
+    }
+    if (form == RepackForm::kTQ1Blocks) { // element i of the super-block: trit n of one of its 52 bytes (format.h)
+        const uint8_t * lv = panel + static_cast<size_t>(g / 8) * kTQ1LevelBytes;
+        for (int e = 0; e < 32; ++e) {
+            const int i    = 32 * static_cast<int>(g % 8) + e;
+            const int byte = i < 160 ? i % 32 : i < 240 ? 32 + (i - 160) % 16 : 48 + (i - 240) % 4;
+            const int n    = i < 160 ? i / 32 : i < 240 ? (i - 160) / 16 : (i - 240) / 4;
+            o.u[e] = quants::ternary_detail::trit(lv[(byte / 4) * kQuadBytes + r * 4 + byte % 4], n);
+        }
+        const uint8_t * d =
+            panel + static_cast<size_t>(ng / 8) * kTQ1LevelBytes + static_cast<size_t>(g / 8) * kScaleGroupBytes;
+        o.s = fp16_to_fp32(load_u16(d + 2 * r));
         return o;
     }
     if (form == RepackForm::kTQ2Blocks) { // vector h of group g: quads 4h + i in bits 2i

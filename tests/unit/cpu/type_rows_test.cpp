@@ -126,6 +126,8 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kIQ4XSBlocks;
         } else if (r.type == GGML_TYPE_TQ2_0) {
             form = RepackForm::kTQ2Blocks;
+        } else if (r.type == GGML_TYPE_TQ1_0) {
+            form = RepackForm::kTQ1Blocks;
         } else if (r.type == GGML_TYPE_F32 || r.type == GGML_TYPE_F16 || r.type == GGML_TYPE_BF16) {
             form = RepackForm::kFloats;
         }

@@ -35,7 +35,7 @@ namespace rp = switchyard::cpu::repack;
 const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
                              GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
                              GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS,
-                             GGML_TYPE_TQ2_0};
+                             GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0};
 
 // The float form's types: packed and unpacked on every CPU, stored repacked where this CPU has their tile.
 const ggml_type kFloatTypes[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
@@ -77,9 +77,10 @@ TEST(RepackFormat, KeepsTheWeightsSize) {
         EXPECT_LE(ratio, 1.06) << ggml_type_name(type); // q3_K 1.055: its header on whole cache lines
         EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
     }
-    EXPECT_EQ(rp::panel_bytes(GGML_TYPE_TQ2_0, 4096), rp::kPanelRows * ggml_row_size(GGML_TYPE_TQ2_0, 4096))
-        << "tq2_0: its own size (its d after all levels)";
-    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_TQ1_0));
+    for (ggml_type type : {GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0}) {
+        EXPECT_EQ(rp::panel_bytes(type, 4096), rp::kPanelRows * ggml_row_size(type, 4096))
+            << ggml_type_name(type) << ": its own size (its d after all levels)";
+    }
     EXPECT_FALSE(rp::repackable_type(GGML_TYPE_IQ2_XXS));
     EXPECT_FALSE(rp::repacks(GGML_TYPE_Q4_K, 128)) << "a part of a super-block";
     EXPECT_FALSE(rp::repacks(GGML_TYPE_F16, 95)) << "bf16 and f16 pairs";
@@ -669,9 +670,9 @@ TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
     std::mt19937   rng(54);
     ggml_backend_t backend = ggml_backend_cpu_init();
     ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
-    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_TQ1_0}) {
-        // q4_0 3-D of 5 rows each, f32 a vector (a norm or a bias, never a matrix's weights), tq1_0 a type without a
-        // form
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_IQ2_XXS}) {
+        // q4_0 3-D of 5 rows each, f32 a vector (a norm or a bias, never a matrix's weights), iq2_xxs a type without
+        // a form
         const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64, m = type == GGML_TYPE_F32 ? 1 : 5, n = 3;
         const int64_t ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
         Product       pr(rp::repack_buffer_type(), type, k, m, n, ne2);

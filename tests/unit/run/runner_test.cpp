@@ -320,7 +320,7 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
 
 INSTANTIATE_TEST_SUITE_P(Types, RunnerInvarianceTest,
                          ::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K", "q5_K",
-                                           "q6_K", "iq4_nl", "iq4_xs", "mxfp4", "tq2_0", "f32", "f16", "bf16",
+                                           "q6_K", "iq4_nl", "iq4_xs", "mxfp4", "tq1_0", "tq2_0", "f32", "f16", "bf16",
                                            "q8_0 tied", "q6_K tied", "f16 tied"));
 
 // f16 matrices are repacked where the CPU has their tile (CPU_REPACK's float form) and does not take f16 on AMX. A
