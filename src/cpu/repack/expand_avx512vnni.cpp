@@ -8,8 +8,8 @@
 // rows past `rows` (whose index 0 would map to a level above 0); q5_K adds each quad's fifth bit. The factors: s = f16
 // scale (q4_0, iq4_nl, q8_0) or mxfp4's E8M0 2^(e - 128), or for q4_K / q5_K s = d * scale and m = -dmin * min in
 // float as gemm.cpp's packer computes them (iq4_xs: s = d * scale; q2_K, q3_K, q6_K: the same per group of 16, m zero
-// but q2_K's; tq2_0: s = d), the rows past `rows` zero. The stored levels of the missing rows are zero (format.h), and
-// so are the levels q4_0, q8_0, the K-quants and tq2_0 expand them to.
+// but q2_K's; tq1_0, tq2_0: s = d), the rows past `rows` zero. The stored levels of the missing rows are zero
+// (format.h), and so are the levels q4_0, q8_0, the K-quants, tq1_0 and tq2_0 expand them to.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/repack/format.h"
@@ -152,34 +152,16 @@ void expand_k16(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
     }
 }
 
-// tq2_0: all super-blocks' 2-bit vectors (two a group: quads 4h + i in bits 2i), then their d: s = d, m zero.
-void expand_tq2(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
-    const int64_t   nsb   = k / quant::kQK_K;
-    const __mmask16 lanes = live_lanes(rows);
-    const uint8_t * dp    = panel + static_cast<size_t>(nsb) * kTQ2LevelBytes;
-    for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes) {
-        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(dp));
-        for (int j = 0; j < 8; ++j, panel += kTQ2GroupBytes, out += kGemmGroupBytes) {
-            for (int h = 0; h < 2; ++h) {
-                __m512i u[4];
-                two_bit_quads(panel + h * kQuadBytes, u);
-                for (int i = 0; i < 4; ++i) {
-                    store(out + (4 * h + i) * kQuadBytes, u[i]);
-                }
-            }
-            store_factors(out, s, _mm512_setzero_ps());
-        }
-    }
-}
-
-// tq1_0: all super-blocks' base-3 vectors (their trits decoded by Tq1Groups), then their d: s = d, m zero.
-void expand_tq1(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
-    const int64_t   nsb   = k / quant::kQK_K;
-    const __mmask16 lanes = live_lanes(rows);
-    const uint8_t * dp    = panel + static_cast<size_t>(nsb) * kTQ1LevelBytes;
-    for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes, panel += kTQ1LevelBytes) {
-        const __m512 s = _mm512_maskz_mov_ps(lanes, halves_to_floats(dp));
-        Tq1Groups    groups(panel);
+// tq1_0, tq2_0: all super-blocks' levels (decoded a group at a time by TritGroups), then their d: s = d, m zero.
+template <ggml_type kType>
+void expand_trits(const uint8_t * panel, int rows, int64_t k, uint8_t * out) {
+    constexpr size_t kLevelBytes = kTritLevelBytes<kType>;
+    const int64_t    nsb         = k / quant::kQK_K;
+    const __mmask16  lanes       = live_lanes(rows);
+    const uint8_t *  dp          = panel + static_cast<size_t>(nsb) * kLevelBytes;
+    for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes, panel += kLevelBytes) {
+        const __m512      s = _mm512_maskz_mov_ps(lanes, halves_to_floats(dp));
+        TritGroups<kType> groups(panel);
         for (int j = 0; j < 8; ++j, out += kGemmGroupBytes) {
             __m512i u[8];
             groups.next(u);
@@ -207,10 +189,8 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
         } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                              form == RepackForm::kQ6KBlocks) {
             expand_k16<T>(p, rows, k, out);
-        } else if constexpr (form == RepackForm::kTQ2Blocks) {
-            expand_tq2(p, rows, k, out);
-        } else if constexpr (form == RepackForm::kTQ1Blocks) {
-            expand_tq1(p, rows, k, out);
+        } else if constexpr (form == RepackForm::kTQ2Blocks || form == RepackForm::kTQ1Blocks) {
+            expand_trits<T>(p, rows, k, out);
         }
     });
 }

@@ -113,6 +113,8 @@ constexpr size_t kIQ4XSBlockBytes  = kIQ4XSHeaderBytes + 8 * kNibbleGroupBytes; 
 constexpr size_t kTQ2GroupBytes    = 2 * 64; // 32 elements x 16 rows, 2 bits each
 constexpr size_t kTQ2LevelBytes    = 8 * kTQ2GroupBytes; // a super-block's levels: 1024
 constexpr size_t kTQ1LevelBytes    = 13 * 64; // a super-block's base-3 bytes: 832
+template <ggml_type T> // the trit forms (tq1_0, tq2_0): a super-block's levels, before all super-blocks' d
+inline constexpr size_t kTritLevelBytes = T == GGML_TYPE_TQ1_0 ? kTQ1LevelBytes : kTQ2LevelBytes;
 static_assert(kQ2KHeaderBytes == kQ6KHeaderBytes && kQ3KHeaderBytes == kQ6KHeaderBytes,
               "the forms with groups of 16 share the header's size (their levels start at the same offset)");
 

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace switchyard::cpu::repack {
 namespace {
@@ -131,6 +132,25 @@ class Tq1Groups {
     __m512i         v_[8];
     int             j_ = 0;
 };
+
+// The same for a tq2_0 super-block's levels (format.h: two 2-bit vectors a group, quads 4h + i in bits 2i).
+class Tq2Groups {
+  public:
+    explicit Tq2Groups(const uint8_t * levels) : p_(levels) {}
+
+    void next(__m512i * u) {
+        two_bit_quads(p_, u);
+        two_bit_quads(p_ + 64, u + 4);
+        p_ += kTQ2GroupBytes;
+    }
+
+  private:
+    const uint8_t * p_;
+};
+
+// The trit formats' group decoder.
+template <ggml_type kType>
+using TritGroups = std::conditional_t<kType == GGML_TYPE_TQ1_0, Tq1Groups, Tq2Groups>;
 
 // The four quads' levels u of group 2j + kHalf of a q2_K, q3_K or q6_K super-block (format.h); `levels`: the
 // block's first level byte (after its header).

@@ -296,64 +296,51 @@ quant::BlockQ2_K unpack_superblock<quant::BlockQ2_K>(const uint8_t * base, int r
     return blk;
 }
 
-// ---- tq2_0: all super-blocks' 2-bit vectors (their elements as q2_K's), then all their d ---------------------------
+// ---- tq1_0, tq2_0: all super-blocks' levels, then all their d -----------------------------------------------------
 
-// A super-block's levels are q2_K's 16 vectors (vector 2 j + h: quads 4h .. 4h + 3 of group j of 32); the d of
-// super-block b after the nsb super-blocks' levels.
-void pack_tq2(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
-    const int64_t nsb = k / kQK_K;
+// Row r's levels of a block: tq2_0's as q2_K's 16 vectors (vector 2 j + h: quads 4h .. 4h + 3 of group j of 32);
+// tq1_0's 52 base-3 bytes (qs, then qh) in vector byte / 4, bytes r * 4 .. r * 4 + 3 (format.h). The unpackers: the
+// inverse, into a zeroed block.
+void pack_trit_levels(const quant::BlockTQ2_0 & blk, int r, uint8_t * lv) { pack_k2_vectors(blk.qs, r, lv); }
+void unpack_trit_levels(const uint8_t * lv, int r, quant::BlockTQ2_0 & blk) { unpack_k2_vectors(lv, r, blk.qs); }
+
+void pack_trit_levels(const quant::BlockTQ1_0 & blk, int r, uint8_t * lv) {
+    for (int i = 0; i < 12; ++i) {
+        store_u32(lv + i * kQuadBytes + r * 4, load_u32(blk.qs + 4 * i));
+    }
+    store_u32(lv + 12 * kQuadBytes + r * 4, load_u32(blk.qh));
+}
+
+void unpack_trit_levels(const uint8_t * lv, int r, quant::BlockTQ1_0 & blk) {
+    for (int i = 0; i < 12; ++i) {
+        store_u32(blk.qs + 4 * i, load_u32(lv + i * kQuadBytes + r * 4));
+    }
+    store_u32(blk.qh, load_u32(lv + 12 * kQuadBytes + r * 4));
+}
+
+// The d of super-block b after the nsb super-blocks' levels.
+template <class Block>
+void pack_trits(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    constexpr size_t kLevelBytes = kTritLevelBytes<Block::kType>;
+    const int64_t    nsb         = k / kQK_K;
     for (int64_t b = 0; b < nsb; ++b) {
-        uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
         for (int r = 0; r < rows; ++r) {
-            const auto blk = row_block<quant::BlockTQ2_0>(w, w_row, r, b);
-            pack_k2_vectors(blk.qs, r, lv);
-            store_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r, blk.d);
+            const auto blk = row_block<Block>(w, w_row, r, b);
+            pack_trit_levels(blk, r, panel + static_cast<size_t>(b) * kLevelBytes);
+            store_u16(panel + static_cast<size_t>(nsb) * kLevelBytes + b * kScaleGroupBytes + 2 * r, blk.d);
         }
     }
 }
 
-void unpack_tq2(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
-    const int64_t nsb = k / kQK_K;
+template <class Block>
+void unpack_trits(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
+    constexpr size_t kLevelBytes = kTritLevelBytes<Block::kType>;
+    const int64_t    nsb         = k / kQK_K;
     for (int64_t b = 0; b < nsb; ++b) {
-        const uint8_t * lv = panel + static_cast<size_t>(b) * kTQ2LevelBytes;
         for (int r = first; r < end; ++r) {
-            quant::BlockTQ2_0 blk{};
-            unpack_k2_vectors(lv, r, blk.qs);
-            blk.d = load_u16(panel + static_cast<size_t>(nsb) * kTQ2LevelBytes + b * kScaleGroupBytes + 2 * r);
-            put_row_block(w, w_row, r - first, b, blk);
-        }
-    }
-}
-
-// ---- tq1_0: all super-blocks' base-3 bytes as 13 vectors (format.h), then all their d --------------------------
-
-// Row r's 52 bytes of a block (qs, then qh) in vector i = byte / 4, bytes r * 4 .. r * 4 + 3.
-void pack_tq1(const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
-    const int64_t nsb = k / kQK_K;
-    for (int64_t b = 0; b < nsb; ++b) {
-        uint8_t * lv = panel + static_cast<size_t>(b) * kTQ1LevelBytes;
-        for (int r = 0; r < rows; ++r) {
-            const auto blk = row_block<quant::BlockTQ1_0>(w, w_row, r, b);
-            for (int i = 0; i < 12; ++i) {
-                store_u32(lv + i * kQuadBytes + r * 4, load_u32(blk.qs + 4 * i));
-            }
-            store_u32(lv + 12 * kQuadBytes + r * 4, load_u32(blk.qh));
-            store_u16(panel + static_cast<size_t>(nsb) * kTQ1LevelBytes + b * kScaleGroupBytes + 2 * r, blk.d);
-        }
-    }
-}
-
-void unpack_tq1(const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
-    const int64_t nsb = k / kQK_K;
-    for (int64_t b = 0; b < nsb; ++b) {
-        const uint8_t * lv = panel + static_cast<size_t>(b) * kTQ1LevelBytes;
-        for (int r = first; r < end; ++r) {
-            quant::BlockTQ1_0 blk{};
-            for (int i = 0; i < 12; ++i) {
-                store_u32(blk.qs + 4 * i, load_u32(lv + i * kQuadBytes + r * 4));
-            }
-            store_u32(blk.qh, load_u32(lv + 12 * kQuadBytes + r * 4));
-            blk.d = load_u16(panel + static_cast<size_t>(nsb) * kTQ1LevelBytes + b * kScaleGroupBytes + 2 * r);
+            Block blk{};
+            unpack_trit_levels(panel + static_cast<size_t>(b) * kLevelBytes, r, blk);
+            blk.d = load_u16(panel + static_cast<size_t>(nsb) * kLevelBytes + b * kScaleGroupBytes + 2 * r);
             put_row_block(w, w_row, r - first, b, blk);
         }
     }
@@ -594,9 +581,9 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
         } else if constexpr (form == RepackForm::kBytes) {
             pack_q8_0(w, w_row, rows, k, p); // the one type of this form
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
-            pack_tq2(w, w_row, rows, k, p);
+            pack_trits<quant::BlockTQ2_0>(w, w_row, rows, k, p);
         } else if constexpr (form == RepackForm::kTQ1Blocks) {
-            pack_tq1(w, w_row, rows, k, p);
+            pack_trits<quant::BlockTQ1_0>(w, w_row, rows, k, p);
         } else if constexpr (superblock_bytes(form) != 0) {
             for (int64_t b = 0; b < k / kQK_K; ++b) {
                 for (int r = 0; r < rows; ++r) {
@@ -618,9 +605,9 @@ void unpack_panel_rows(ggml_type type, const void * panel, int first, int end, i
         } else if constexpr (form == RepackForm::kBytes) {
             unpack_q8_0(p, first, end, k, w, w_row);
         } else if constexpr (form == RepackForm::kTQ2Blocks) {
-            unpack_tq2(p, first, end, k, w, w_row);
+            unpack_trits<quant::BlockTQ2_0>(p, first, end, k, w, w_row);
         } else if constexpr (form == RepackForm::kTQ1Blocks) {
-            unpack_tq1(p, first, end, k, w, w_row);
+            unpack_trits<quant::BlockTQ1_0>(p, first, end, k, w, w_row);
         } else if constexpr (superblock_bytes(form) != 0) {
             using Block = quant::BlockOf<T>;
             for (int64_t b = 0; b < k / kQK_K; ++b) {

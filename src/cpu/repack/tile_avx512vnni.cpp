@@ -3,10 +3,10 @@
 // and one shift + AND (iq4_nl, iq4_xs and mxfp4 map the low nibbles with one vpermb of their table repeated four times,
 // which ignores the high nibble, and the high ones with a shift + vpermb; q6_K puts its two high bits on top with a
 // shift, an AND and one ternary logic op, lanes_avx512.h); tq2_0's 2-bit vector gives four quads with shifts and
-// ANDs. Per group and column G / 4 vpdpbusd add the products, then one conversion and one or two multiply-adds
-// scale the group into the column's float accumulator (for q8_K activations into the super-block's, which then adds
-// into the column's once), in the order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp, quants/gemm.h), so
-// both give the same floats.
+// ANDs, tq1_0's base-3 vector five with two additions and two compares each (Tq1Groups). Per group and column G / 4
+// vpdpbusd add the products, then one conversion and one or two multiply-adds scale the group into the column's
+// float accumulator (for q8_K activations into the super-block's, which then adds into the column's once), in the
+// order of the GEMM's tile (src/cpu/quants/gemm_avx512vnni.cpp, quants/gemm.h), so both give the same floats.
 //
 // One column (decode) must keep up with DRAM: its eight vpdpbusd per group are split over two accumulators (the
 // low and the high quads), which halves the dependency chain; with more columns the columns are independent. Fewer
@@ -127,18 +127,7 @@ struct GroupSums {
                 acc2[c] = _mm512_setzero_si512();
             }
         }
-        if constexpr (kType == GGML_TYPE_TQ2_0) { // vector h: quads 4h .. 4h + 3
-            for (int h = 0; h < 2; ++h) {
-                __m512i u[4];
-                two_bit_quads(lv + h * 64, u);
-                for (int i = 0; i < 4; ++i) {
-                    for (int c = 0; c < kCols; ++c) {
-                        __m512i & a = kSplit && h == 1 ? acc2[kSplit ? c : 0] : acc[c];
-                        a           = _mm512_dpbusd_epi32(a, u[i], quad_of<kCC>(cg, 4 * h + i, c));
-                    }
-                }
-            }
-        } else if constexpr (kByteLevels<kType>) {
+        if constexpr (kByteLevels<kType>) {
             for (int q = 0; q < 8; ++q) {
                 const __m512i w = _mm512_loadu_si512(lv + q * 64);
                 for (int c = 0; c < kCols; ++c) {
@@ -274,62 +263,29 @@ void k4_tile(const GemmTileArgs & a) {
     out.store(a);
 }
 
-// tq2_0: all super-blocks' levels, then their d; per group the sums from the column's -sum(q) (bias 1), s = d.
-template <int kCols, int kCC>
-void tq2_tile(const GemmTileArgs & a) {
-    constexpr ggml_type kType = GGML_TYPE_TQ2_0;
-    const int64_t       nsb   = a.k / quant::kQK_K;
-    const auto *        lv    = static_cast<const uint8_t *>(a.panel);
-    const auto *        dp    = lv + static_cast<size_t>(nsb) * kTQ2LevelBytes;
-    const auto *        cg    = static_cast<const uint8_t *>(a.chunk);
-    Outputs<kCols>               out;
-    __m512                       t[kCols];
+// tq1_0, tq2_0: all super-blocks' levels, then their d; per group the eight quads decoded (TritGroups: tq2_0's two
+// 2-bit vectors, tq1_0's trits of its base-3 vectors), the sums from the column's -sum(q) (bias 1), s = d.
+template <int kCols, ggml_type kType, int kCC>
+void trit_tile(const GemmTileArgs & a) {
+    constexpr size_t kLevelBytes = kTritLevelBytes<kType>;
+    const int64_t    nsb         = a.k / quant::kQK_K;
+    const auto *     lv          = static_cast<const uint8_t *>(a.panel);
+    const auto *     dp          = lv + static_cast<size_t>(nsb) * kLevelBytes;
+    const auto *     cg          = static_cast<const uint8_t *>(a.chunk);
+    Outputs<kCols>   out;
+    __m512           t[kCols];
     for (int c = 0; c < kCols; ++c) {
         t[c] = _mm512_setzero_ps();
     }
     GroupSums<kCols, kType, kCC> sums;
-    for (int64_t b = 0; b < nsb; ++b, dp += kScaleGroupBytes) {
-        simd::prefetch_lines<kScaleGroupBytes>(dp + simd::kPrefetchBytes * kScaleGroupBytes / kTQ2LevelBytes);
-        const __m512    d   = halves_to_floats(dp); // s of all 8 groups
-        const uint8_t * cg0 = cg;
-        for (int j = 0; j < 8; ++j, lv += kTQ2GroupBytes, cg += chunk_group_bytes(32, kCC)) {
-            simd::prefetch_lines<kTQ2GroupBytes>(lv + simd::kPrefetchBytes); // as in legacy_tile
-            __m512i init[kCols];
-            for (int c = 0; c < kCols; ++c) {
-                init[c] = _mm512_set1_epi32(aux_of<kCC>(cg, c).word);
-            }
-            sums.run(lv, cg, init, _mm512_setzero_si512());
-            for (int c = 0; c < kCols; ++c) {
-                t[c] = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums.acc[c]), d, t[c]);
-            }
-        }
-        scale_superblock<kCols, kCC>(out, t, cg0, 32);
-    }
-    out.store(a);
-}
-
-// tq1_0: all super-blocks' base-3 vectors, then their d; per group the trits decoded from them (Tq1Groups), the sums
-// from the column's -sum(q) (bias 1), s = d.
-template <int kCols, int kCC>
-void tq1_tile(const GemmTileArgs & a) {
-    constexpr ggml_type kType = GGML_TYPE_TQ1_0;
-    const int64_t       nsb   = a.k / quant::kQK_K;
-    const auto *        lv    = static_cast<const uint8_t *>(a.panel);
-    const auto *        dp    = lv + static_cast<size_t>(nsb) * kTQ1LevelBytes;
-    const auto *        cg    = static_cast<const uint8_t *>(a.chunk);
-    Outputs<kCols>               out;
-    __m512                       t[kCols];
-    for (int c = 0; c < kCols; ++c) {
-        t[c] = _mm512_setzero_ps();
-    }
-    GroupSums<kCols, kType, kCC> sums;
-    for (int64_t b = 0; b < nsb; ++b, lv += kTQ1LevelBytes, dp += kScaleGroupBytes) {
-        simd::prefetch_lines<kTQ1LevelBytes>(lv + simd::kPrefetchBytes); // as in legacy_tile
-        simd::prefetch_lines<kScaleGroupBytes>(dp + simd::kPrefetchBytes * kScaleGroupBytes / kTQ1LevelBytes);
-        const __m512    d   = halves_to_floats(dp); // s of all 8 groups
-        const uint8_t * cg0 = cg;
-        Tq1Groups       groups(lv);
+    for (int64_t b = 0; b < nsb; ++b, lv += kLevelBytes, dp += kScaleGroupBytes) {
+        simd::prefetch_lines<kScaleGroupBytes>(dp + simd::kPrefetchBytes * kScaleGroupBytes / kLevelBytes);
+        const __m512       d   = halves_to_floats(dp); // s of all 8 groups
+        const uint8_t *    cg0 = cg;
+        TritGroups<kType> groups(lv);
         for (int j = 0; j < 8; ++j, cg += chunk_group_bytes(32, kCC)) {
+            // as in legacy_tile, a group's lines at a time: a super-block's at once ran tq2_0's decode at 0.65 x
+            simd::prefetch_lines<kLevelBytes / 8>(lv + j * kLevelBytes / 8 + simd::kPrefetchBytes);
             __m512i u[8];
             groups.next(u);
             __m512i init[kCols];
@@ -403,10 +359,8 @@ void tile_of(ggml_type type, const GemmTileArgs & a) {
         } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                              form == RepackForm::kQ6KBlocks) {
             k16_tile<kCols, T, kCC>(a);
-        } else if constexpr (form == RepackForm::kTQ2Blocks) {
-            tq2_tile<kCols, kCC>(a);
-        } else if constexpr (form == RepackForm::kTQ1Blocks) {
-            tq1_tile<kCols, kCC>(a);
+        } else if constexpr (form == RepackForm::kTQ2Blocks || form == RepackForm::kTQ1Blocks) {
+            trit_tile<kCols, T, kCC>(a);
         }
     });
 }
