@@ -307,16 +307,10 @@ void gemm_tile_scalar(const GemmFormat & f, const GemmTileArgs & a) {
                         dot += o.levels[(qd * kGemmRows + r) * 4 + i % 4] *
                                static_cast<int8_t>(cg.levels[(qd * kGemmMaxCols + c) * 4 + i % 4]);
                     }
-                    if (per == 1) {
-                        acc += static_cast<float>(dot) * (o.s[r] * aux.da);
-                        if (f.has_min) {
-                            acc += o.m[r] * aux.min_sum;
-                        }
-                    } else {
-                        t += static_cast<float>(dot) * o.s[r];
-                        if (f.has_min) {
-                            t += o.m[r] * aux.min_sum;
-                        }
+                    float & into = per > 1 ? t : acc; // into the super-block's t by s, or into acc by s * da
+                    into += static_cast<float>(dot) * (per > 1 ? o.s[r] : o.s[r] * aux.da);
+                    if (f.has_min) {
+                        into += o.m[r] * aux.min_sum;
                     }
                 }
                 if (per > 1) {

@@ -79,12 +79,10 @@ void tile(const GemmTileArgs & a) {
     for (int64_t g0 = 0; g0 < ng; g0 += kPer) {
         // the super-block's da (its first group's)
         [[maybe_unused]] const auto * aux0 = reinterpret_cast<const Aux *>(x + kGroup * kGemmMaxCols);
-        __m512       t[kSb ? kPanels : 1][kSb ? kCols : 1];
-        if constexpr (kSb) {
-            for (int i = 0; i < kPanels; ++i) {
-                for (int c = 0; c < kCols; ++c) {
-                    t[i][c] = _mm512_setzero_ps();
-                }
+        __m512       t[kPanels][kCols]; // the super-block's sums before da (kSb; unused otherwise)
+        for (int i = 0; i < kPanels; ++i) {
+            for (int c = 0; c < kCols; ++c) {
+                t[i][c] = _mm512_setzero_ps();
             }
         }
         for (int64_t g = 0; g < kPer; ++g, x += kChunkBytes) {
@@ -95,18 +93,12 @@ void tile(const GemmTileArgs & a) {
                 const __m512 s = _mm512_loadu_ps(p[i] + kGroup * kGemmRows);
                 const __m512 m = _mm512_loadu_ps(p[i] + kGroup * kGemmRows + kGemmRows * sizeof(float));
                 for (int c = 0; c < kCols; ++c) {
-                    const __m512 sums = _mm512_maskz_cvtepi32_ps(0xffff, acc[i][c]);
-                    if constexpr (kSb) {
-                        t[i][c] = _mm512_fmadd_ps(sums, s, t[i][c]);
-                        if constexpr (kMin) {
-                            t[i][c] = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum_of(aux[c])), t[i][c]);
-                        }
-                    } else {
-                        const __m512 sd = _mm512_mul_ps(s, _mm512_set1_ps(aux[c].da));
-                        out[i][c]       = _mm512_fmadd_ps(sums, sd, out[i][c]);
-                        if constexpr (kMin) {
-                            out[i][c] = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum_of(aux[c])), out[i][c]);
-                        }
+                    // into the super-block's t by s, or into the output by s * da
+                    __m512 &     into   = kSb ? t[i][c] : out[i][c];
+                    const __m512 factor = kSb ? s : _mm512_mul_ps(s, _mm512_set1_ps(aux[c].da));
+                    into = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(0xffff, acc[i][c]), factor, into);
+                    if constexpr (kMin) {
+                        into = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum_of(aux[c])), into);
                     }
                 }
                 p[i] += kGroupBytes;

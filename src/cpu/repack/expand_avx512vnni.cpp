@@ -189,7 +189,7 @@ void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64
         } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                              form == RepackForm::kQ6KBlocks) {
             expand_k16<T>(p, rows, k, out);
-        } else if constexpr (form == RepackForm::kTQ2Blocks || form == RepackForm::kTQ1Blocks) {
+        } else if constexpr (trit_form(form)) {
             expand_trits<T>(p, rows, k, out);
         }
     });

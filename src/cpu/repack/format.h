@@ -132,6 +132,9 @@ constexpr size_t superblock_bytes(RepackForm form) {
     }
 }
 
+// Whether the form is a trit one (tq1_0, tq2_0: all super-blocks' levels, then their d; kTritLevelBytes).
+constexpr bool trit_form(RepackForm form) { return form == RepackForm::kTQ1Blocks || form == RepackForm::kTQ2Blocks; }
+
 // A column's pair of one chunk group (gemm.cpp's ColumnAux): the q8 scale da, then -bias * sum(q) as an int32
 // (formats without a min) or the float that multiplies the min term (q4_1, q5_1: q8_1's da * sum(q); q2_K, q4_K,
 // q5_K: sum(q), quants/gemm.h).

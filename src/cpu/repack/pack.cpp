@@ -539,9 +539,9 @@ bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::k
 
 int64_t repack_block(ggml_type type) {
     const RepackForm form = repack_form(type);
-    return superblock_bytes(form) != 0 || form == RepackForm::kTQ2Blocks || form == RepackForm::kTQ1Blocks ? kQK_K
-           : form == RepackForm::kFloats                                  ? 2
-                                                                          : kQK32;
+    return superblock_bytes(form) != 0 || trit_form(form) ? kQK_K
+           : form == RepackForm::kFloats                   ? 2
+                                                           : kQK32;
 }
 
 bool repacks(ggml_type type, int64_t k) {

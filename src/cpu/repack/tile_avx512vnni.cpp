@@ -78,17 +78,6 @@ struct Outputs {
 // out += m * (da * sum(q)) (the column's pair x). q8_K activations (sum_group): the super-block's t += float(sums) * s,
 // then t += m * sum(q); the super-block then adds t * da once (scale_superblock).
 template <bool kMin>
-inline __m512 scale_group(__m512 out, __m512i sums, __m512 s, __m512 m, const ChunkAux & x) {
-    out = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums), _mm512_mul_ps(s, _mm512_set1_ps(x.da)), out);
-    if constexpr (kMin) {
-        float min_sum;
-        std::memcpy(&min_sum, &x.word, sizeof(min_sum));
-        out = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), out);
-    }
-    return out;
-}
-
-template <bool kMin>
 inline __m512 sum_group(__m512 t, __m512i sums, __m512 s, __m512 m, const ChunkAux & x) {
     t = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, sums), s, t);
     if constexpr (kMin) {
@@ -97,6 +86,11 @@ inline __m512 sum_group(__m512 t, __m512i sums, __m512 s, __m512 m, const ChunkA
         t = _mm512_fmadd_ps(m, _mm512_set1_ps(min_sum), t);
     }
     return t;
+}
+
+template <bool kMin>
+inline __m512 scale_group(__m512 out, __m512i sums, __m512 s, __m512 m, const ChunkAux & x) {
+    return sum_group<kMin>(out, sums, _mm512_mul_ps(s, _mm512_set1_ps(x.da)), m, x);
 }
 
 // A super-block's sums t[c] into the outputs (times the column's da: cg, the super-block's first chunk group of
@@ -359,7 +353,7 @@ void tile_of(ggml_type type, const GemmTileArgs & a) {
         } else if constexpr (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks ||
                              form == RepackForm::kQ6KBlocks) {
             k16_tile<kCols, T, kCC>(a);
-        } else if constexpr (form == RepackForm::kTQ2Blocks || form == RepackForm::kTQ1Blocks) {
+        } else if constexpr (trit_form(form)) {
             trit_tile<kCols, T, kCC>(a);
         }
     });
