@@ -522,7 +522,9 @@ bool selected(const Options & o, const std::string & name) {
 // stored plainly there where the CPU has no tile for them: the case then measures the plain path).
 constexpr ggml_type kRepackTypes[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,
                                       GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4, GGML_TYPE_TQ1_0,
-                                      GGML_TYPE_TQ2_0, GGML_TYPE_F32,    GGML_TYPE_F16,    GGML_TYPE_BF16};
+                                      GGML_TYPE_TQ2_0, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
+                                      GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
+                                      GGML_TYPE_F32,    GGML_TYPE_F16,    GGML_TYPE_BF16};
 
 // b's graph: m x k weights of `type` (in `buft` when it is not nullptr) times one column; the weights, or nullptr
 // when b cannot be prepared.

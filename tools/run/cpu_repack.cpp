@@ -13,11 +13,12 @@ constexpr const char * kRepackName = "CPU_REPACK";
 // and copying them out of the mapping would gain nothing. (f32, f16 and bf16 are repacked where the CPU has their
 // tile and does not take them on AMX; elsewhere such a copy is stored plainly and computes as the mapping would.)
 bool repacked_type(ggml_type type) {
-    constexpr std::array<ggml_type, 18> types = {GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,  GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,
-                                                 GGML_TYPE_Q8_0,   GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,   GGML_TYPE_Q4_K,
-                                                 GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,  GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS,
-                                                 GGML_TYPE_MXFP4,  GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0,  GGML_TYPE_F32,
-                                                 GGML_TYPE_F16,    GGML_TYPE_BF16};
+    constexpr std::array<ggml_type, 25> types = {
+        GGML_TYPE_Q4_0,    GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,    GGML_TYPE_Q8_0,  GGML_TYPE_Q2_K,
+        GGML_TYPE_Q3_K,    GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K,    GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS,
+        GGML_TYPE_MXFP4,   GGML_TYPE_TQ1_0,  GGML_TYPE_TQ2_0, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
+        GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,  GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,   GGML_TYPE_F32,   GGML_TYPE_F16,
+        GGML_TYPE_BF16};
     for (ggml_type t : types) {
         if (t == type) {
             return true;

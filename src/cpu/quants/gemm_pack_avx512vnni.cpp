@@ -6,7 +6,7 @@
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm.h"
-#include "cpu/quants/grid_avx512.h"
+#include "cpu/quants/iq_levels_avx512.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/ternary_x86.h"
 #include "cpu/quants/type_rows.h"
@@ -148,69 +148,52 @@ void kquant_row(const quant::BlockQ6_K & blk, uint8_t * u, float * s, float * m)
     }
 }
 
-// The grid formats (grid_avx512.h): the signed grid bytes + 128 (v ^ 0x80 for a two's complement byte), s = d x the
-// constant x (2 s + 1) per group of the form, as the portable packer computes it from grid_levels.h.
+// The grid formats and iq1_s / iq1_m (iq_levels_avx512.h, shared with the repacked rows form's tile): s = d x
+// (2 s_j + 1) per group of the form, as the portable packer computes it from grid_levels.h / ternary_levels.h.
 template <class Block>
-void grid_row(const Block & blk, uint8_t * u, float * s, float * m) {
-    using G = Grid<Block>;
+void iq_row(const Block & blk, uint8_t * u, float * s, float * m) {
     const auto * b = reinterpret_cast<const uint8_t *>(&blk);
-    __m512i      mags[4];
-    __mmask64    negs[4];
-    grid_codes<Block>(b, mags, negs);
+    __m512i      v[4];
+    iq_codes<Block>(b, v);
     for (int q = 0; q < 4; ++q) {
-        const __m512i v = _mm512_mask_sub_epi8(mags[q], negs[q], _mm512_setzero_si512(), mags[q]);
-        _mm512_storeu_si512(u + 64 * q, _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))));
+        _mm512_storeu_si512(u + 64 * q, v[q]);
     }
-    const float d     = fp16_to_fp32(grid_detail::u16_at(b)) * G::kConstant;
-    const int   per16 = cpu_type_row(Block::kType).gemm_group / 16;
+    alignas(16) uint8_t sj[16];
+    _mm_store_si128(reinterpret_cast<__m128i *>(sj), iq_group_s<Block>(b));
+    const float d = iq_d<Block>(b);
     for (int j = 0; j < kQK_K / cpu_type_row(Block::kType).gemm_group; ++j) {
-        s[j] = d * static_cast<float>(static_cast<int8_t>(2 * G::s(b, j * per16) + 1));
+        s[j] = d * static_cast<float>(2 * sj[j] + 1);
         m[j] = 0.0f;
     }
 }
 
-void kquant_row(const quant::BlockIQ2_XXS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
-void kquant_row(const quant::BlockIQ2_XS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
-void kquant_row(const quant::BlockIQ2_S & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
-void kquant_row(const quant::BlockIQ3_XXS & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
-void kquant_row(const quant::BlockIQ3_S & blk, uint8_t * u, float * s, float * m) { grid_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ2_XXS & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ2_XS & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ2_S & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ3_XXS & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ3_S & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
 
-// The -1 / 0 / +1 formats (ternary_x86.h), 32 elements a piece: the trits t (tq1_0, tq2_0: u = v + 1, s = d);
-// 8 g + delta + 128 (iq1_s, iq1_m: s = d / 8 x (2 s + 1) per group of the form), as the portable packer computes
-// them from ternary_levels.h.
+// tq1_0 and tq2_0 (ternary_x86.h), 32 elements a piece: the trits t (u = v + 1, s = d), as the portable packer
+// computes them from ternary_levels.h.
 template <class Block>
 void ternary_row(const Block & blk, uint8_t * u, float * s, float * m) {
     const auto * b = reinterpret_cast<const uint8_t *>(&blk);
     constexpr int kGroup = cpu_type_row(Block::kType).gemm_group;
-    if constexpr (!kIq1<Block>) {
-        __m256i v[8];
-        if constexpr (std::is_same_v<Block, quant::BlockTQ1_0>) {
-            tq1_pieces(b, v);
-        }
-        for (int p = 0; p < 8; ++p) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
-                                std::is_same_v<Block, quant::BlockTQ1_0> ? v[p] : tq2_piece(b, p));
-        }
-        const float d = fp16_to_fp32(ternary_detail::u16_at(b + offsetof(Block, d)));
-        std::fill(s, s + kQK_K / kGroup, d);
-    } else {
-        for (int p = 0; p < 8; ++p) {
-            const __m256i g  = iq1_piece<Block>(b, p);
-            const __m256i g2 = _mm256_add_epi8(g, g), g4 = _mm256_add_epi8(g2, g2);
-            const __m256i v  = _mm256_add_epi8(_mm256_add_epi8(g4, g4), iq1_deltas<Block>(b, p)); // 8 g + delta
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
-                                _mm256_xor_si256(v, _mm256_set1_epi8(static_cast<char>(0x80))));
-        }
-        const float d = fp16_to_fp32(iq1_d_bits<Block>(b)) * 0.125f;
-        for (int j = 0; j < kQK_K / kGroup; ++j) {
-            s[j] = d * static_cast<float>(iq1_run<Block>(b, j * kGroup / 8).scale);
-        }
+    __m256i v[8];
+    if constexpr (std::is_same_v<Block, quant::BlockTQ1_0>) {
+        tq1_pieces(b, v);
     }
+    for (int p = 0; p < 8; ++p) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 32 * p),
+                            std::is_same_v<Block, quant::BlockTQ1_0> ? v[p] : tq2_piece(b, p));
+    }
+    const float d = fp16_to_fp32(ternary_detail::u16_at(b + offsetof(Block, d)));
+    std::fill(s, s + kQK_K / kGroup, d);
     std::fill(m, m + kQK_K / kGroup, 0.0f);
 }
 
-void kquant_row(const quant::BlockIQ1_S & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
-void kquant_row(const quant::BlockIQ1_M & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ1_S & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
+void kquant_row(const quant::BlockIQ1_M & blk, uint8_t * u, float * s, float * m) { iq_row(blk, u, s, m); }
 void kquant_row(const quant::BlockTQ1_0 & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
 void kquant_row(const quant::BlockTQ2_0 & blk, uint8_t * u, float * s, float * m) { ternary_row(blk, u, s, m); }
 

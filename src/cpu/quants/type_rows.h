@@ -37,6 +37,7 @@ enum class RepackForm : uint8_t {
     kIQ4XSBlocks, // whole iq4_xs super-blocks: table nibbles as iq4_nl's, signed 6-bit scales per 32
     kTQ2Blocks, // tq2_0: the 2-bit trits of all super-blocks, then their d (one per row and 256 elements)
     kTQ1Blocks, // tq1_0: its base-3 bytes (five trits a byte) of all super-blocks, then their d
+    kRows,      // iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m: the 16 rows' own bytes, expanded per product
     kFloats     // f32, f16, bf16: the values as they are, 16 rows interleaved (bf16 in pairs)
 };
 
@@ -73,13 +74,13 @@ inline constexpr CpuTypeRow kCpuTypeRows[] = {
     {GGML_TYPE_Q5_K, GGML_TYPE_Q8_K, 32, 0, true, true, false, RepackForm::kQ5KBlocks},
     {GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, 16, 32, false, true, false, RepackForm::kQ6KBlocks},
     {GGML_TYPE_Q8_K, GGML_TYPE_Q8_K},
-    {GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K, 32, 128},
-    {GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K, 16, 128},
-    {GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K, 16, 128},
-    {GGML_TYPE_IQ3_XXS, GGML_TYPE_Q8_K, 32, 128},
-    {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K, 32, 128},
-    {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K, 32, 128},
-    {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K, 16, 128},
+    {GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kRows},
+    {GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K, 16, 128, false, false, false, RepackForm::kRows},
+    {GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K, 16, 128, false, false, false, RepackForm::kRows},
+    {GGML_TYPE_IQ3_XXS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kRows},
+    {GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kRows},
+    {GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kRows},
+    {GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K, 16, 128, false, false, false, RepackForm::kRows},
     {GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K, 32, 128, false, false, false, RepackForm::kIQ4XSBlocks},
     {GGML_TYPE_TQ1_0, GGML_TYPE_Q8_K, 32, 1, false, false, false, RepackForm::kTQ1Blocks},
     {GGML_TYPE_TQ2_0, GGML_TYPE_Q8_K, 32, 1, false, false, false, RepackForm::kTQ2Blocks},

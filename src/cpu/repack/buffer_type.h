@@ -1,5 +1,6 @@
 // CPU_REPACK: the CPU device's extra buffer type (ggml_backend_dev_get_extra_bufts, as upstream's), host memory
-// in which 2-D weights of q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, mxfp4, q2_K .. q6_K, iq4_xs, tq1_0, tq2_0 and (where
+// in which 2-D weights of q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, mxfp4, q2_K .. q6_K, iq4_xs, tq1_0, tq2_0, the grid
+// i-quants, iq1_s, iq1_m and (where
 // the CPU has their tile and does not take them on AMX) f32, f16 and bf16, and the experts (3-D) of the integer
 // types, are stored in the repacked layout of format.h, so that MUL_MAT and MUL_MAT_ID read them without packing per
 // call, and sum each output in one order whatever the batch (repack/mul_mat.h).

@@ -1,7 +1,7 @@
 // Weights repacked at load time (the CPU_REPACK buffer type, buffer_type.h): 2-D q4_0, q8_0, iq4_nl, mxfp4, q2_K,
-// q3_K, q4_K, q5_K, q6_K, iq4_xs, tq1_0, tq2_0 (and f32, f16, bf16, below) weights stored as 16-row panels that the
-// integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without packing per call, and nearly as small as the
-// original type (4-bit levels stay nibbles).
+// q3_K, q4_K, q5_K, q6_K, iq4_xs, tq1_0, tq2_0 (and f32, f16, bf16, and the rows form's i-quants, below) weights
+// stored as 16-row panels that the integer GEMM's tiles (src/cpu/quants/gemm.h) read directly, without packing per
+// call, and nearly as small as the original type (4-bit levels stay nibbles).
 //
 // A panel holds rows 16p .. 16p + 15 of the matrix (missing rows of the last panel are zero) for all k columns.
 // Levels are those of the GEMM's form (gemm.h: u unsigned, element = s * (u - bias) + m) and are laid out so that
@@ -59,6 +59,12 @@
 //                  every row: group j < 5 is trit j of vectors 0..7; groups 5 and 6 trits 2(j - 5) and 2(j - 5) + 1
 //                  of vectors 8..11; group 7 trit 4 of vectors 8..11, then trits 0..3 of vector 12. The GEMM's
 //                  groups of 32: u = t, bias 1, s = d.
+//   iq2_xxs,       (the rows form) the 16 rows' own bytes, one row after another (the weight's size): these
+//   iq2_xs, iq2_s, i-quants take their levels from tables, by points of 8 (or 4) elements, which a layout of 16-row
+//   iq3_xxs, iq3_s quads would not make cheaper. The tile decodes each row's super-block as the GEMM's packer does
+//   iq1_s, iq1_m   and sums it in element order, then moves the 16 rows' group sums into lanes (tile_rows_avx512vnni
+//                  .cpp); the expander is the GEMM's packer itself. The products are the GEMM's in every batch (the
+//                  plain path's matrix-vector kernels give upstream's bits instead).
 //   f32, f16       (the float form) per element, the 16 rows' values in the weight's own type: [k][16], the
 //                  weight's size.
 //   bf16           per pair of elements, the 16 rows' pairs: [k / 2][16][2] (the float GEMM's bf16 panel).
@@ -245,7 +251,8 @@ void        float_tile_avx512(const FloatTileArgs & a);     // float_tile_avx512
 void        float_tile_avx512bf16(const FloatTileArgs & a); // float_tile_avx512bf16.cpp: BF16
 
 // The AVX-512 VNNI level's tile and expander, which the registry's column holds (x86-64 only).
-void tile_avx512vnni(ggml_type type, const quants::GemmTileArgs & a); // tile_avx512vnni.cpp
+void tile_avx512vnni(ggml_type type, const quants::GemmTileArgs & a);      // tile_avx512vnni.cpp
+void tile_rows_avx512vnni(ggml_type type, const quants::GemmTileArgs & a); // its rows form: tile_rows_avx512vnni.cpp
 // expand_avx512vnni.cpp
 void expand_panel_avx512vnni(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel);
 

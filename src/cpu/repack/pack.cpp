@@ -519,6 +519,14 @@ void unpack_floats(ggml_type type, const uint8_t * panel, int first, int end, in
     }
 }
 
+// The rows form: `rows` rows of `bytes` each, from src (src_row apart) to dst (dst_row apart).
+void copy_rows(const void * src, size_t src_row, void * dst, size_t dst_row, int rows, size_t bytes) {
+    for (int r = 0; r < rows; ++r) {
+        std::memcpy(static_cast<uint8_t *>(dst) + static_cast<size_t>(r) * dst_row,
+                    static_cast<const uint8_t *>(src) + static_cast<size_t>(r) * src_row, bytes);
+    }
+}
+
 } // namespace
 
 RepackForm repack_form(ggml_type type) { return quants::cpu_type_row(type).repack; }
@@ -539,7 +547,7 @@ bool repackable_type(ggml_type type) { return repack_form(type) != RepackForm::k
 
 int64_t repack_block(ggml_type type) {
     const RepackForm form = repack_form(type);
-    return superblock_bytes(form) != 0 || trit_form(form) ? kQK_K
+    return superblock_bytes(form) != 0 || trit_form(form) || form == RepackForm::kRows ? kQK_K
            : form == RepackForm::kFloats                   ? 2
                                                            : kQK32;
 }
@@ -562,6 +570,7 @@ size_t panel_bytes(ggml_type type, int64_t k) {
             return round_line(static_cast<size_t>(k / kQK_K) * (kTQ2LevelBytes + kScaleGroupBytes));
         case RepackForm::kTQ1Blocks:
             return round_line(static_cast<size_t>(k / kQK_K) * (kTQ1LevelBytes + kScaleGroupBytes));
+        case RepackForm::kRows:      return round_line(kPanelRows * ggml_row_size(type, k));
         case RepackForm::kNone:      return 0;
         default:                     return round_line(static_cast<size_t>(k / kQK_K) * superblock_bytes(repack_form(type)));
     }
@@ -592,6 +601,8 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
             }
         } else if constexpr (form == RepackForm::kFloats) {
             pack_floats(T, w, w_row, rows, k, p);
+        } else if constexpr (form == RepackForm::kRows) {
+            copy_rows(w, w_row, p, ggml_row_size(T, k), rows, ggml_row_size(T, k));
         }
     });
 }
@@ -617,6 +628,9 @@ void unpack_panel_rows(ggml_type type, const void * panel, int first, int end, i
             }
         } else if constexpr (form == RepackForm::kFloats) {
             unpack_floats(T, p, first, end, k, w, w_row);
+        } else if constexpr (form == RepackForm::kRows) {
+            const size_t row = ggml_row_size(T, k);
+            copy_rows(p + static_cast<size_t>(first) * row, row, w, w_row, end - first, row);
         }
     });
 }

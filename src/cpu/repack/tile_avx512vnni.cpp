@@ -363,6 +363,10 @@ void tile_of(ggml_type type, const GemmTileArgs & a) {
 
 void tile_avx512vnni(ggml_type type, const GemmTileArgs & a) {
     static_assert(kPanelRows == 16 && kGemmMaxCols == 8, "the tile holds 16 rows in a zmm and 8 columns");
+    if (repack_form(type) == RepackForm::kRows) { // the rows form's own tile (tile_rows_avx512vnni.cpp)
+        tile_rows_avx512vnni(type, a);
+        return;
+    }
     if (a.chunk_cols < kGemmMaxCols) { // a narrow chunk: the call takes all of its columns
         quants::with_cols(a.n_cols, [&](auto cols) { tile_of<decltype(cols)::value, decltype(cols)::value>(type, a); });
         return;

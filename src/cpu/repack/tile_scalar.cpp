@@ -8,6 +8,7 @@
 
 #include "base/fp16.h"
 #include "cpu/kernel_registry.h"
+#include "cpu/quants/grid_levels.h"
 #include "cpu/quants/levels.h"
 #include "cpu/quants/ternary_levels.h"
 #include "quant/blocks.h"
@@ -52,6 +53,7 @@ void add_fifth_bits(const uint8_t * high, int r, int * u) {
 
 // What row_group reads of the type, looked up once per tile or panel rather than per group.
 struct Layout {
+    ggml_type      type;
     RepackForm     form;
     const int8_t * values; // the value table the nibbles index (iq4_nl, iq4_xs, mxfp4), or nullptr
     // the 32-element formats: bytes of a group's levels and factors, fifth bits (q5_0, q5_1), a min (q4_1, q5_1),
@@ -62,7 +64,7 @@ struct Layout {
 };
 
 Layout layout_of(ggml_type type) {
-    Layout t{repack_form(type), level_table(type)};
+    Layout t{type, repack_form(type), level_table(type)};
     quants::with_type_row(type, [&]<ggml_type T>() {
         t.level_bytes  = kLegacyLevelBytes<T>;
         t.factor_bytes = kLegacyFactorBytes<T>;
@@ -103,10 +105,36 @@ RowGroup k16_row_group(RepackForm form, const uint8_t * panel, int r, int64_t g)
     return o;
 }
 
+// Group g of row r of the rows form: the row's own super-block decoded as the GEMM's portable packer decodes it
+// (quants/levels.h), its levels biased.
+RowGroup rows_row_group(ggml_type type, const uint8_t * panel, int64_t k, int r, int64_t g) {
+    RowGroup                 o{};
+    const quants::GemmFormat f = quants::gemm_format(type);
+    const int64_t            per_block = quant::kQK_K / f.group;
+    quants::with_type_row(type, [&]<ggml_type T>() {
+        if constexpr (quants::cpu_type_row(T).repack == RepackForm::kRows) {
+            using Block = quants::LevelsBlockOf<T>;
+            Block blk;
+            std::memcpy(&blk, panel + static_cast<size_t>(r) * ggml_row_size(T, k) +
+                                  static_cast<size_t>(g / per_block) * sizeof(Block), sizeof(Block));
+            const quants::KLevels l = quants::levels(blk);
+            const int             j = static_cast<int>(g % per_block);
+            for (int e = 0; e < f.group; ++e) {
+                o.u[e] = l.v[j * f.group + e] + f.bias;
+            }
+            o.s = l.d * static_cast<float>(l.scale[j * f.group / 16]);
+        }
+    });
+    return o;
+}
+
 RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, int64_t g) {
     RowGroup         o{};
     const int64_t    ng   = k / 32;
     const RepackForm form = t.form;
+    if (form == RepackForm::kRows) {
+        return rows_row_group(t.type, panel, k, r, g);
+    }
     if (form == RepackForm::kQ2KBlocks || form == RepackForm::kQ3KBlocks || form == RepackForm::kQ6KBlocks) {
         return k16_row_group(form, panel, r, g);
     }
@@ -229,6 +257,10 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
 }
 
 void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
+    if (repack_form(type) == RepackForm::kRows) { // the rows as they are: the GEMM's portable packer
+        quants::gemm_pack_portable(type, panel, ggml_row_size(type, k), rows, k, gemm_panel);
+        return;
+    }
     const quants::GemmFormat f  = quants::gemm_format(type);
     const Layout             t  = layout_of(type);
     const size_t             gb = quants::gemm_group_bytes(f);
@@ -248,6 +280,10 @@ void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t
 }
 
 void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
+    if (repack_form(type) == RepackForm::kRows) { // the rows as they are: the GEMM's packer of this CPU
+        quants::gemm_pack(type, panel, ggml_row_size(type, k), rows, k, gemm_panel);
+        return;
+    }
     static const ExpandPanelFn expand = select_kernel(&IsaColumn::repack_expand);
     expand(type, panel, rows, k, gemm_panel);
 }

@@ -130,6 +130,10 @@ TEST(CpuTypeRows, PairsRepackFormsAndBlocksAreTheDocumentedOnes) {
             form = RepackForm::kTQ1Blocks;
         } else if (r.type == GGML_TYPE_F32 || r.type == GGML_TYPE_F16 || r.type == GGML_TYPE_BF16) {
             form = RepackForm::kFloats;
+        } else if (r.type == GGML_TYPE_IQ2_XXS || r.type == GGML_TYPE_IQ2_XS || r.type == GGML_TYPE_IQ2_S ||
+                   r.type == GGML_TYPE_IQ3_XXS || r.type == GGML_TYPE_IQ3_S || r.type == GGML_TYPE_IQ1_S ||
+                   r.type == GGML_TYPE_IQ1_M) {
+            form = RepackForm::kRows; // their levels come from grids: the rows as they are
         }
         EXPECT_EQ(r.repack, form) << ggml_type_name(r.type);
     }

@@ -35,7 +35,10 @@ namespace rp = switchyard::cpu::repack;
 const ggml_type kTypes[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
                              GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
                              GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS,
-                             GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0};
+                             GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0,
+                             // the rows form: the rows' own bytes
+                             GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+                             GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M};
 
 // The float form's types: packed and unpacked on every CPU, stored repacked where this CPU has their tile.
 const ggml_type kFloatTypes[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16};
@@ -77,11 +80,12 @@ TEST(RepackFormat, KeepsTheWeightsSize) {
         EXPECT_LE(ratio, 1.06) << ggml_type_name(type); // q3_K 1.055: its header on whole cache lines
         EXPECT_EQ(rp::panel_bytes(type, k) % 64, 0u) << ggml_type_name(type);
     }
-    for (ggml_type type : {GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0}) {
+    for (ggml_type type : {GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ1_S}) {
         EXPECT_EQ(rp::panel_bytes(type, 4096), rp::kPanelRows * ggml_row_size(type, 4096))
-            << ggml_type_name(type) << ": its own size (its d after all levels)";
+            << ggml_type_name(type) << ": its own size (the ternary types: their d after all levels)";
     }
-    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_IQ2_XXS));
+    EXPECT_EQ(rp::repack_form(GGML_TYPE_IQ2_XXS), rp::RepackForm::kRows);
+    EXPECT_FALSE(rp::repackable_type(GGML_TYPE_Q8_1)) << "an activation format";
     EXPECT_FALSE(rp::repacks(GGML_TYPE_Q4_K, 128)) << "a part of a super-block";
     EXPECT_FALSE(rp::repacks(GGML_TYPE_F16, 95)) << "bf16 and f16 pairs";
     for (ggml_type t : kFloatTypes) { // floats: where this CPU has their tile and does not take them on AMX
@@ -569,7 +573,7 @@ TEST(RepackBuffer, SupportsOpAnswersAPlacementProbeByOpTypeAndBuffer) {
     ggml_backend_dev_t    dev   = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
     ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(rp::repack_buffer_type(), 0);
     ASSERT_NE(empty, nullptr);
-    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 192, nullptr, true});
+    ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 320, nullptr, true}); // 10 tensors a type
     ASSERT_NE(ctx, nullptr);
     for (ggml_type type : buffer_types(256)) {
         SCOPED_TRACE(ggml_type_name(type));
@@ -670,10 +674,10 @@ TEST(RepackBuffer, TensorsThatAreNotRepackableAreStoredPlainly) {
     std::mt19937   rng(54);
     ggml_backend_t backend = ggml_backend_cpu_init();
     ggml_backend_dev_t dev = ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
-    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_IQ2_XXS}) {
-        // q4_0 3-D of 5 rows each, f32 a vector (a norm or a bias, never a matrix's weights), iq2_xxs a type without
-        // a form
-        const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64, m = type == GGML_TYPE_F32 ? 1 : 5, n = 3;
+    for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_F32, GGML_TYPE_Q8_1}) {
+        // q4_0 3-D of 5 rows each, f32 a vector (a norm or a bias, never a matrix's weights), q8_1 a type without
+        // a form (every weight type the CPU multiplies has one)
+        const int64_t k = std::max<int64_t>(64, ggml_blck_size(type)), m = type == GGML_TYPE_F32 ? 1 : 5, n = 3;
         const int64_t ne2 = type == GGML_TYPE_Q4_0 ? 2 : 1;
         Product       pr(rp::repack_buffer_type(), type, k, m, n, ne2);
         Product       plain(ggml_backend_cpu_buffer_type(), type, k, m, n, ne2);
