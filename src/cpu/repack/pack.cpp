@@ -519,11 +519,25 @@ void unpack_floats(ggml_type type, const uint8_t * panel, int first, int end, in
     }
 }
 
-// The rows form: `rows` rows of `bytes` each, from src (src_row apart) to dst (dst_row apart).
-void copy_rows(const void * src, size_t src_row, void * dst, size_t dst_row, int rows, size_t bytes) {
-    for (int r = 0; r < rows; ++r) {
-        std::memcpy(static_cast<uint8_t *>(dst) + static_cast<size_t>(r) * dst_row,
-                    static_cast<const uint8_t *>(src) + static_cast<size_t>(r) * src_row, bytes);
+// The rows form (format.h): block b of row r at rows_block_at; `rows` rows of w (w_row bytes apart) in, or rows
+// first .. end - 1 out.
+void pack_row_blocks(ggml_type type, const void * w, size_t w_row, int rows, int64_t k, uint8_t * panel) {
+    const size_t bs = ggml_type_size(type);
+    for (int64_t b = 0; b < k / kQK_K; ++b) {
+        for (int r = 0; r < rows; ++r) {
+            std::memcpy(panel + rows_block_at(type, r, b),
+                        static_cast<const uint8_t *>(w) + static_cast<size_t>(r) * w_row + static_cast<size_t>(b) * bs, bs);
+        }
+    }
+}
+
+void unpack_row_blocks(ggml_type type, const uint8_t * panel, int first, int end, int64_t k, void * w, size_t w_row) {
+    const size_t bs = ggml_type_size(type);
+    for (int64_t b = 0; b < k / kQK_K; ++b) {
+        for (int r = first; r < end; ++r) {
+            std::memcpy(static_cast<uint8_t *>(w) + static_cast<size_t>(r - first) * w_row + static_cast<size_t>(b) * bs,
+                        panel + rows_block_at(type, r, b), bs);
+        }
     }
 }
 
@@ -602,7 +616,7 @@ void pack_panel(ggml_type type, const void * w, size_t w_row, int rows, int64_t 
         } else if constexpr (form == RepackForm::kFloats) {
             pack_floats(T, w, w_row, rows, k, p);
         } else if constexpr (form == RepackForm::kRows) {
-            copy_rows(w, w_row, p, ggml_row_size(T, k), rows, ggml_row_size(T, k));
+            pack_row_blocks(T, w, w_row, rows, k, p);
         }
     });
 }
@@ -629,8 +643,7 @@ void unpack_panel_rows(ggml_type type, const void * panel, int first, int end, i
         } else if constexpr (form == RepackForm::kFloats) {
             unpack_floats(T, p, first, end, k, w, w_row);
         } else if constexpr (form == RepackForm::kRows) {
-            const size_t row = ggml_row_size(T, k);
-            copy_rows(p + static_cast<size_t>(first) * row, row, w, w_row, end - first, row);
+            unpack_row_blocks(T, p, first, end, k, w, w_row);
         }
     });
 }

@@ -1,19 +1,18 @@
 // The repacked rows form's tile on AVX-512 VNNI (format.h: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, the
-// 16 rows' own bytes). Per super-block each row is decoded as the GEMM's packer decodes it (quants/iq_levels_avx512.h:
+// 16 rows' own blocks). Per super-block each row is decoded as the GEMM's packer decodes it (quants/iq_levels_avx512.h:
 // biased levels in element order, the group scales' bytes), the 16 rows' levels transposed in registers into the
 // GEMM panel's quads (lane r: row r), and from there the GEMM tile's arithmetic: per column and group G / 4 vpdpbusd
 // with the column's broadcast quads, then t += float(sum) * s, out += t * da per super-block (quants/gemm.h), so the
 // products are the GEMM's bits in every batch. Measured on a Zen 5 class EPYC (2 threads, 4096 x 4096, against the
-// plain path's matrix-vector kernels, which give upstream's bits): one column 0.85-0.89 x, two 1.0-1.1 x, 4-24
-// columns 1.0-1.8 x. Expanding the panel with the GEMM's packer per call instead (its gathers) decoded one column at
-// 0.25-0.3 x, and summing each row in element order, then the 16 rows' sums into lanes by pairwise shuffles, ran
-// as fast for one column and at 0.6 x for four.
+// plain path's matrix-vector kernels, which give upstream's bits): one column 0.86-0.97 x, two 0.8-0.9 x, 4-24
+// columns 0.8-1.8 x. Expanding the panel with the GEMM's packer per call instead (its gathers) decoded one column at
+// 0.25-0.3 x; summing each row in element order, then the 16 rows' sums into lanes by pairwise shuffles, ran as
+// fast for one column and at 0.6 x for four.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm_cols.h"
 #include "cpu/quants/iq_levels_avx512.h"
 #include "cpu/repack/format.h"
-#include "cpu/simd/prefetch.h"
 
 #include <immintrin.h>
 
@@ -29,7 +28,8 @@ using quants::GemmTileArgs;
 // iq_group_s): a 16 x 16 byte transpose by two-source vpermb, then per group s = d x (2 s_j + 1) in float, as the
 // GEMM's packer computes it.
 struct alignas(64) ScaleBytes {
-    uint8_t at[4][64]; // [k][16 jj + r]: row r's byte of group 4 k + jj in sj[r / 8 * 2 ..] (two 64-byte tables)
+    uint8_t at[4][64]; // [k][16 jj + r]: where row r's byte of group 4 k + jj is in sj[0], sj[1] (rows 0..7) or
+                       // sj[2], sj[3] (rows 8..15), which hold four rows of 16 bytes each
 };
 
 constexpr ScaleBytes scale_bytes() {
@@ -133,10 +133,9 @@ void rows_tile(const GemmTileArgs & a) {
     using Block          = quants::LevelsBlockOf<T>;
     constexpr int kGroup = quants::cpu_type_row(T).gemm_group;
     constexpr int kPer   = quant::kQK_K / kGroup; // groups per super-block
-    const size_t  row_bytes = ggml_row_size(T, a.k);
-    const size_t  cb        = chunk_group_bytes(kGroup, a.chunk_cols);
-    const auto *  panel     = static_cast<const uint8_t *>(a.panel);
-    const auto *  x         = static_cast<const uint8_t *>(a.chunk);
+    const size_t  cb     = chunk_group_bytes(kGroup, a.chunk_cols);
+    const auto *  panel  = static_cast<const uint8_t *>(a.panel);
+    const auto *  x      = static_cast<const uint8_t *>(a.chunk);
     __m512        out[kCols];
     for (int c = 0; c < kCols; ++c) {
         out[c] = _mm512_setzero_ps();
@@ -147,8 +146,7 @@ void rows_tile(const GemmTileArgs & a) {
     alignas(64) uint8_t sj[kPanelRows][16] = {};
     for (int64_t b = 0; b < a.k / quant::kQK_K; ++b, x += kPer * cb) {
         for (int r = 0; r < a.rows; ++r) {
-            const uint8_t * blk = panel + static_cast<size_t>(r) * row_bytes + static_cast<size_t>(b) * sizeof(Block);
-            simd::prefetch_lines<static_cast<int64_t>(sizeof(Block))>(blk + 4 * sizeof(Block));
+            const uint8_t * blk = panel + rows_block_at(T, r, b);
             quants::iq_codes<Block>(blk, lv[r]);
             d[r] = quants::iq_d<Block>(blk);
             _mm_store_si128(reinterpret_cast<__m128i *>(sj[r]), quants::iq_group_s<Block>(blk));

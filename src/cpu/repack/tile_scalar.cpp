@@ -115,8 +115,7 @@ RowGroup rows_row_group(ggml_type type, const uint8_t * panel, int64_t k, int r,
         if constexpr (quants::cpu_type_row(T).repack == RepackForm::kRows) {
             using Block = quants::LevelsBlockOf<T>;
             Block blk;
-            std::memcpy(&blk, panel + static_cast<size_t>(r) * ggml_row_size(T, k) +
-                                  static_cast<size_t>(g / per_block) * sizeof(Block), sizeof(Block));
+            std::memcpy(&blk, panel + rows_block_at(T, r, g / per_block), sizeof(Block));
             const quants::KLevels l = quants::levels(blk);
             const int             j = static_cast<int>(g % per_block);
             for (int e = 0; e < f.group; ++e) {
@@ -208,6 +207,19 @@ RowGroup row_group(const Layout & t, const uint8_t * panel, int64_t k, int r, in
     return o;
 }
 
+// The rows form's panel into the GEMM's: each super-block's 16 blocks (a row's a block apart) packed by `pack`
+// into its groups of the GEMM's panel.
+void expand_row_blocks(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel,
+                       void (*pack)(ggml_type, const void *, size_t, int, int64_t, void *)) {
+    const quants::GemmFormat f  = quants::gemm_format(type);
+    const size_t             bs = ggml_type_size(type);
+    const size_t             sb = static_cast<size_t>(quant::kQK_K / f.group) * quants::gemm_group_bytes(f);
+    for (int64_t b = 0; b < k / quant::kQK_K; ++b) {
+        pack(type, static_cast<const uint8_t *>(panel) + rows_block_at(type, 0, b), bs, rows, quant::kQK_K,
+             static_cast<uint8_t *>(gemm_panel) + static_cast<size_t>(b) * sb);
+    }
+}
+
 } // namespace
 
 void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
@@ -257,8 +269,8 @@ void tile_scalar(ggml_type type, const quants::GemmTileArgs & a) {
 }
 
 void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
-    if (repack_form(type) == RepackForm::kRows) { // the rows as they are: the GEMM's portable packer
-        quants::gemm_pack_portable(type, panel, ggml_row_size(type, k), rows, k, gemm_panel);
+    if (repack_form(type) == RepackForm::kRows) { // the rows' own blocks: the GEMM's portable packer
+        expand_row_blocks(type, panel, rows, k, gemm_panel, quants::gemm_pack_portable);
         return;
     }
     const quants::GemmFormat f  = quants::gemm_format(type);
@@ -280,8 +292,8 @@ void expand_panel_portable(ggml_type type, const void * panel, int rows, int64_t
 }
 
 void expand_panel(ggml_type type, const void * panel, int rows, int64_t k, void * gemm_panel) {
-    if (repack_form(type) == RepackForm::kRows) { // the rows as they are: the GEMM's packer of this CPU
-        quants::gemm_pack(type, panel, ggml_row_size(type, k), rows, k, gemm_panel);
+    if (repack_form(type) == RepackForm::kRows) { // the rows' own blocks: the GEMM's packer of this CPU
+        expand_row_blocks(type, panel, rows, k, gemm_panel, quants::gemm_pack);
         return;
     }
     static const ExpandPanelFn expand = select_kernel(&IsaColumn::repack_expand);
