@@ -50,8 +50,10 @@ __attribute__((always_inline)) inline void group_scales(const __m512i * sj, __m5
         const __m512i idx = _mm512_load_si512(kAt.at[k]);
         const __m512i t   = _mm512_mask_blend_epi8(0xff00ff00ff00ff00ull, _mm512_permutex2var_epi8(sj[0], idx, sj[1]),
                                                    _mm512_permutex2var_epi8(sj[2], idx, sj[3]));
+        const __m128i quarter[4] = {_mm512_extracti32x4_epi32(t, 0), _mm512_extracti32x4_epi32(t, 1),
+                                    _mm512_extracti32x4_epi32(t, 2), _mm512_extracti32x4_epi32(t, 3)};
         for (int jj = 0; jj < 4; ++jj) {
-            const __m512i v = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(t, jj));
+            const __m512i v = _mm512_cvtepu8_epi32(quarter[jj]);
             const __m512i odd = _mm512_or_si512(_mm512_slli_epi32(v, 1), _mm512_set1_epi32(1)); // 2 s + 1
             s[4 * k + jj]     = _mm512_mul_ps(d, _mm512_cvtepi32_ps(odd));
         }
