@@ -28,7 +28,8 @@ namespace switchyard::cpu::repack {
 
 // More src1 columns than this: passes are expanded (above). Measured on 4096 x 4096 q4_0 / q4_K / iq4_nl (one and
 // two threads, AVX-512 VNNI): expanding loses up to 30 % at 8 - 17 columns, is even at 20 - 24, and wins from 25
-// columns on (4 chunks: 5 - 25 % at 25 - 32, 5 - 30 % at 512).
+// columns on (4 chunks: 5 - 25 % at 25 - 32, 5 - 30 % at 512). The rows form's iq2_xxs (format.h) breaks even at
+// 22 - 24 columns too.
 constexpr int64_t kMulMatExpandAbove = 24;
 
 // The node is supported with a repacked src0: src1 F32 with contiguous rows elements, dst F32 with float
