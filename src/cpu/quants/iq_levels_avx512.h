@@ -64,15 +64,32 @@ inline void iq_codes(const uint8_t * b, __m512i * u) {
     }
 }
 
-// Block b's d: the scale of group j is d x (2 s_j + 1).
+// Block b's d as f16 bits, and the constant it is scaled by: group j's scale is d x (2 s_j + 1), d = the bits' value
+// x the constant (iq_d).
+template <class Block>
+    requires kIqLevels<Block>
+inline uint16_t iq_d_bits(const uint8_t * b) {
+    if constexpr (kIq1<Block>) {
+        return iq1_d_bits<Block>(b);
+    } else {
+        return grid_detail::u16_at(b);
+    }
+}
+
+template <class Block>
+    requires kIqLevels<Block>
+constexpr float iq_d_constant() {
+    if constexpr (kIq1<Block>) {
+        return 0.125f;
+    } else {
+        return Grid<Block>::kConstant;
+    }
+}
+
 template <class Block>
     requires kIqLevels<Block>
 inline float iq_d(const uint8_t * b) {
-    if constexpr (kIq1<Block>) {
-        return fp16_to_fp32(iq1_d_bits<Block>(b)) * 0.125f;
-    } else {
-        return fp16_to_fp32(grid_detail::u16_at(b)) * Grid<Block>::kConstant;
-    }
+    return fp16_to_fp32(iq_d_bits<Block>(b)) * iq_d_constant<Block>();
 }
 
 // Block b's s_j (0..15) as byte j, for its 8 groups of 32 or 16 groups of 16 (grid_levels.h: Grid::s of the group's

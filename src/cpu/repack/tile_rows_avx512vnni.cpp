@@ -25,8 +25,8 @@ namespace {
 using quants::GemmTileArgs;
 
 // The scales of a super-block's groups, lane r row r's, from the rows' d and s_j bytes (sj[r], byte j: group j's,
-// iq_group_s): a 16 x 16 byte transpose by two-source vpermb, then per group s = d x (2 s_j + 1) in float, as the
-// GEMM's packer computes it.
+// iq_group_s): 2 s_j + 1 in bytes, a 16 x 16 byte transpose by two-source vpermb, then per group s = d x (2 s_j + 1)
+// in float, as the GEMM's packer computes it.
 struct alignas(64) ScaleBytes {
     uint8_t at[4][64]; // [k][16 jj + r]: where row r's byte of group 4 k + jj is in sj[0], sj[1] (rows 0..7) or
                        // sj[2], sj[3] (rows 8..15), which hold four rows of 16 bytes each
@@ -46,16 +46,18 @@ constexpr ScaleBytes scale_bytes() {
 template <int kPer>
 __attribute__((always_inline)) inline void group_scales(const __m512i * sj, __m512 d, __m512 * s) {
     static constexpr ScaleBytes kAt = scale_bytes();
-    for (int k = 0; k < kPer / 4; ++k) { // groups 4 k .. 4 k + 3: byte 16 jj + r is row r's s of group 4 k + jj
+    __m512i                     odd[4]; // 2 s_j + 1 (at most 31)
+    for (int i = 0; i < 4; ++i) {
+        odd[i] = _mm512_or_si512(_mm512_add_epi8(sj[i], sj[i]), _mm512_set1_epi8(1));
+    }
+    for (int k = 0; k < kPer / 4; ++k) { // groups 4 k .. 4 k + 3: byte 16 jj + r is row r's of group 4 k + jj
         const __m512i idx = _mm512_load_si512(kAt.at[k]);
-        const __m512i t   = _mm512_mask_blend_epi8(0xff00ff00ff00ff00ull, _mm512_permutex2var_epi8(sj[0], idx, sj[1]),
-                                                   _mm512_permutex2var_epi8(sj[2], idx, sj[3]));
+        const __m512i t   = _mm512_mask_blend_epi8(0xff00ff00ff00ff00ull, _mm512_permutex2var_epi8(odd[0], idx, odd[1]),
+                                                   _mm512_permutex2var_epi8(odd[2], idx, odd[3]));
         const __m128i quarter[4] = {_mm512_extracti32x4_epi32(t, 0), _mm512_extracti32x4_epi32(t, 1),
                                     _mm512_extracti32x4_epi32(t, 2), _mm512_extracti32x4_epi32(t, 3)};
         for (int jj = 0; jj < 4; ++jj) {
-            const __m512i v = _mm512_cvtepu8_epi32(quarter[jj]);
-            const __m512i odd = _mm512_or_si512(_mm512_slli_epi32(v, 1), _mm512_set1_epi32(1)); // 2 s + 1
-            s[4 * k + jj]     = _mm512_mul_ps(d, _mm512_cvtepi32_ps(odd));
+            s[4 * k + jj] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(quarter[jj])));
         }
     }
 }
@@ -143,20 +145,27 @@ void rows_tile(const GemmTileArgs & a) {
         out[c] = _mm512_setzero_ps();
     }
     // the super-block's levels row by row, the rows' d and s_j bytes (16 a row); missing rows: zero
-    alignas(64) __m512i lv[kPanelRows][4]  = {};
-    alignas(64) float   d[kPanelRows]      = {};
-    alignas(64) uint8_t sj[kPanelRows][16] = {};
+    alignas(64) __m512i  lv[kPanelRows][4];
+    alignas(32) uint16_t d[kPanelRows]; // f16 bits (iq_d_bits)
+    alignas(64) uint8_t  sj[kPanelRows][16];
+    for (int r = a.rows; r < kPanelRows; ++r) {
+        std::memset(lv[r], 0, sizeof(lv[r]));
+        std::memset(sj[r], 0, sizeof(sj[r]));
+        d[r] = 0;
+    }
     for (int64_t b = 0; b < a.k / quant::kQK_K; ++b, x += kPer * cb) {
         for (int r = 0; r < a.rows; ++r) {
             const uint8_t * blk = panel + rows_block_at(T, r, b);
             quants::iq_codes<Block>(blk, lv[r]);
-            d[r] = quants::iq_d<Block>(blk);
+            d[r] = quants::iq_d_bits<Block>(blk);
             _mm_store_si128(reinterpret_cast<__m128i *>(sj[r]), quants::iq_group_s<Block>(blk));
         }
         const __m512i rows_sj[4] = {_mm512_load_si512(sj[0]), _mm512_load_si512(sj[4]), _mm512_load_si512(sj[8]),
                                     _mm512_load_si512(sj[12])};
         __m512 s[kPer];
-        group_scales<kPer>(rows_sj, _mm512_load_ps(d), s);
+        const __m512 dv = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i *>(d))),
+                                        _mm512_set1_ps(quants::iq_d_constant<Block>()));
+        group_scales<kPer>(rows_sj, dv, s);
         columns_superblock<kGroup, kCols>(lv, s, x, cb, a.chunk_cols, out);
     }
     const auto mask = static_cast<__mmask16>((1u << a.rows) - 1u);
