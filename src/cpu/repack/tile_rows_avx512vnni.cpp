@@ -4,10 +4,10 @@
 // GEMM panel's quads (lane r: row r), and from there the GEMM tile's arithmetic: per column and group G / 4 vpdpbusd
 // with the column's broadcast quads, then t += float(sum) * s, out += t * da per super-block (quants/gemm.h), so the
 // products are the GEMM's bits in every batch. Measured on a Zen 5 class EPYC (2 threads, 4096 x 4096, against the
-// plain path's matrix-vector kernels, which give upstream's bits): one column 0.86-0.97 x, two 0.8-0.9 x, 4-24
-// columns 0.8-1.8 x. Expanding the panel with the GEMM's packer per call instead (its gathers) decoded one column at
-// 0.25-0.3 x; summing each row in element order, then the 16 rows' sums into lanes by pairwise shuffles, ran as
-// fast for one column and at 0.6 x for four.
+// plain path's matrix-vector kernels, which give upstream's bits): one column 0.81-0.94 x (14336 x 4096, from DRAM:
+// 0.82-0.93 x), two 0.89-1.12 x, 4-16 columns 1.03-1.89 x. Expanding the panel with the GEMM's packer per call
+// instead (its gathers) decoded one column at 0.25-0.3 x; summing each row in element order, then the 16 rows' sums
+// into lanes by pairwise shuffles, ran as fast for one column and at 0.6 x for four.
 #if defined(__x86_64__) // the whole file: x86 code, built with the ISA flags of its name
 
 #include "cpu/quants/gemm_cols.h"
