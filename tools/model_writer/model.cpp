@@ -1,4 +1,5 @@
 #include "model.h"
+#include "weights.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,13 +42,13 @@ bool type_from_name(const std::string & name, ggml_type & type) {
     return false;
 }
 
-// can rows of n_per_row floats be stored as `type` (F32 is copied, everything else goes through
-// ggml_quantize_chunk, which must support it)
+// can rows of n_per_row floats be stored as `type` (F32 is copied, the random-block types written as random blocks,
+// weights.h; everything else goes through ggml_quantize_chunk, which must support it)
 bool storable(ggml_type type, int64_t n_per_row) {
     if (n_per_row % ggml_blck_size(type) != 0) {
         return false;
     }
-    if (type == GGML_TYPE_F32) {
+    if (type == GGML_TYPE_F32 || random_block_type(type)) {
         return true;
     }
     if (ggml_quantize_requires_imatrix(type)) {

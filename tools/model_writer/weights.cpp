@@ -48,6 +48,52 @@ void fill_row(float * out, int64_t n, const TensorPlan & t, uint64_t seed, size_
     }
 }
 
+// A random-block type's d (weights.h): the f16 value that makes its typical weight about kWeightStd (a grid point's
+// typical magnitude x the constant d is scaled by x a typical 2 s + 1), and where its bits go.
+struct RandomBlocks {
+    ggml_type type;
+    float     typical; // |weight| / d of a typical element
+    bool      scattered_d; // iq1_m: d's four nibbles are the top nibbles of the scale words at byte 48
+};
+
+constexpr RandomBlocks kRandomBlocks[] = {
+    {GGML_TYPE_IQ2_XXS, 0.125f * 16 * 25, false}, {GGML_TYPE_IQ2_XS, 0.125f * 16 * 25, false},
+    {GGML_TYPE_IQ2_S, 0.125f * 16 * 25, false},   {GGML_TYPE_IQ3_XXS, 0.25f * 16 * 25, false},
+    {GGML_TYPE_IQ3_S, 16 * 7, false},             {GGML_TYPE_IQ1_S, 0.125f * 8 * 6, false},
+    {GGML_TYPE_IQ1_M, 0.125f * 8 * 6, true},
+};
+
+const RandomBlocks * random_blocks_of(ggml_type type) {
+    for (const RandomBlocks & r : kRandomBlocks) {
+        if (r.type == type) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+// Row `row` of a random-block tensor: bytes from the row's generator, then each block's d.
+void random_blocks_row(const RandomBlocks & rb, int64_t n_blocks, uint64_t seed, size_t tensor, int64_t row, char * out) {
+    uint64_t     state = row_state(seed, tensor, row);
+    const size_t bs    = ggml_type_size(rb.type);
+    for (size_t i = 0; i < static_cast<size_t>(n_blocks) * bs; i += sizeof(uint64_t)) {
+        const uint64_t v = splitmix64(state);
+        std::memcpy(out + i, &v, std::min(sizeof(v), static_cast<size_t>(n_blocks) * bs - i));
+    }
+    const uint16_t d = ggml_fp32_to_fp16(kWeightStd / rb.typical);
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        auto * blk = reinterpret_cast<uint8_t *>(out) + static_cast<size_t>(b) * bs;
+        if (rb.scattered_d) {
+            for (int w = 0; w < 4; ++w) {
+                uint8_t & high = blk[48 + 2 * w + 1];
+                high           = static_cast<uint8_t>((high & 0x0f) | ((d >> (4 * w)) & 0xf) << 4);
+            }
+        } else {
+            std::memcpy(blk, &d, sizeof(d));
+        }
+    }
+}
+
 // Blocks of one type quantized from random values, for the tensors larger than kPoolElements (weights.h).
 struct BlockPool {
     std::vector<char> blocks;
@@ -75,6 +121,13 @@ bool make_rows(const TensorPlan & t, uint64_t seed, size_t tensor, const BlockPo
                 std::memcpy(out + static_cast<size_t>(b) * pool->block_bytes, pool->blocks.data() + at,
                             pool->block_bytes);
             }
+        }
+        return true;
+    }
+    if (const RandomBlocks * rb = random_blocks_of(t.type); rb != nullptr && t.init == Init::Random) {
+        for (int64_t r = r0; r < r1; ++r) {
+            random_blocks_row(*rb, t.ne0 / ggml_blck_size(t.type), seed, tensor, r,
+                              dst + static_cast<size_t>(r - r0) * row_size);
         }
         return true;
     }
@@ -168,6 +221,8 @@ bool pad_file(FILE * f, size_t alignment) {
 }
 
 } // namespace
+
+bool random_block_type(ggml_type type) { return random_blocks_of(type) != nullptr; }
 
 bool write_model(const std::string & path, const Shape & shape, const Plan & plan, int n_threads, Summary & summary,
                  std::string & error, const ProgressFn & progress) {

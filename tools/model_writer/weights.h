@@ -25,6 +25,12 @@ struct Summary {
 // values of each block type quantized once, for the tensors larger than this
 constexpr int64_t kPoolElements = int64_t{1} << 18;
 
+// The types written as random blocks rather than quantized values: the grid i-quants (iq2_xxs, iq2_xs, iq2_s,
+// iq3_xxs, iq3_s), iq1_s and iq1_m, which ggml here cannot quantize to (their quantizers search grids, and upstream's
+// need an importance matrix). Every byte pattern is a valid block of them; the writer draws the bytes from the row's
+// generator and sets each block's d so that the weights come out near the usual initialisation scale.
+bool random_block_type(ggml_type type);
+
 struct Progress {
     size_t   tensors_done = 0; // tensors written completely
     size_t   n_tensors    = 0;

@@ -28,7 +28,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <unistd.h>
 
 namespace switchyard::run {
@@ -271,33 +270,6 @@ INSTANTIATE_TEST_SUITE_P(Types, RunnerRepackTest, ::testing::Values("q4_0", "q8_
 // and GEMM paths round differently: f32 / f16 / bf16 where the CPU has no float tile, any weight mapped with -nr).
 class RunnerInvarianceTest : public ::testing::TestWithParam<std::string> {};
 
-// The types the model writer cannot quantize to (the grid i-quants, iq1_s, iq1_m): their matrices are the q8_0
-// model's, rewritten as random blocks (every byte pattern is a valid block) of d = 2^-9.
-bool random_blocks_type(ggml_type type) {
-    return type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ2_S ||
-           type == GGML_TYPE_IQ3_XXS || type == GGML_TYPE_IQ3_S || type == GGML_TYPE_IQ1_S || type == GGML_TYPE_IQ1_M;
-}
-
-void fill_random_blocks(ggml_tensor * t) {
-    std::mt19937   rng(static_cast<uint32_t>(ggml_nbytes(t)));
-    auto *         p  = static_cast<uint8_t *>(t->data);
-    const size_t   bs = ggml_type_size(t->type);
-    const uint16_t d  = 0x1800; // 2^-9 in f16
-    for (size_t i = 0; i < ggml_nbytes(t); ++i) {
-        p[i] = static_cast<uint8_t>(rng());
-    }
-    for (size_t b = 0; b < ggml_nbytes(t); b += bs) {
-        if (t->type == GGML_TYPE_IQ1_M) { // d: the top nibbles of the four scale words at 48
-            for (int w = 0; w < 4; ++w) {
-                uint8_t & high = p[b + 48 + 2 * w + 1];
-                high           = static_cast<uint8_t>((high & 0x0f) | ((d >> (4 * w)) & 0xf) << 4);
-            }
-        } else { // d: the block's first two bytes
-            std::memcpy(p + b, &d, sizeof(d));
-        }
-    }
-}
-
 TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
     if (cpu_repack_buffer_type(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) == nullptr) {
         GTEST_SKIP() << "the CPU device offers no CPU_REPACK buffer type on this machine";
@@ -305,30 +277,13 @@ TEST_P(RunnerInvarianceTest, BatchesOf1_7And512AndOneThreadGiveTheSameBits) {
     if (ggml_cpu_has_amx_int8()) {
         GTEST_SKIP() << "AMX: batches past 32 tokens take the AMX tile, which sums in another order";
     }
-    const std::string type = GetParam().substr(0, GetParam().find(' '));
-    ggml_type         t    = GGML_TYPE_COUNT;
-    for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
-        if (ggml_type_size(static_cast<ggml_type>(i)) > 0 && type == ggml_type_name(static_cast<ggml_type>(i))) {
-            t = static_cast<ggml_type>(i);
-        }
-    }
-    const bool          rewritten = random_blocks_type(t);
-    model_writer::Shape shape     = tiny_shape(rewritten ? "q8_0" : type);
-    shape.tied_output             = GetParam().ends_with(" tied"); // the output matrix is the token embedding
-    shape.n_embd                  = 256; // whole q4_K blocks
-    shape.n_ff                    = 512;
-    shape.n_ctx                   = 1100;
-    const std::string name = "invariance_" + type + (shape.tied_output ? "_tied" : "") + ".gguf";
-    std::string       p    = write_model((rewritten ? "q8_0_" : "") + name, shape);
-    if (rewritten) {
-        Rewrite r;
-        r.type = [t](const std::string &, ggml_type was) { return was == GGML_TYPE_Q8_0 ? t : was; };
-        r.fill = fill_random_blocks;
-        std::string error;
-        const std::string q8 = p;
-        p                    = (temp_dir() / name).string();
-        ASSERT_TRUE(rewrite_gguf(q8, p, r, error)) << error;
-    }
+    const std::string   type  = GetParam().substr(0, GetParam().find(' '));
+    model_writer::Shape shape = tiny_shape(type); // the grid i-quants and iq1: random blocks (model_writer/weights.h)
+    shape.tied_output         = GetParam().ends_with(" tied"); // the output matrix is the token embedding
+    shape.n_embd              = 256; // whole q4_K blocks
+    shape.n_ff                = 512;
+    shape.n_ctx               = 1100;
+    const std::string p       = write_model("invariance_" + type + (shape.tied_output ? "_tied" : "") + ".gguf", shape);
     std::vector<int32_t> prompt;
     for (int32_t i = 0; i < 1050; ++i) {
         prompt.push_back((i * 37 + 11) % 300);

@@ -1,5 +1,5 @@
 // switchyard-run's tests: bad model files made from good ones. A GGUF file is read whole (gguf.h, with its data)
-// and written again with key-value pairs changed, tensors stored in other types (their data then zeros or filled) or f32
+// and written again with key-value pairs changed, tensors stored in other types (their data then zeros) or f32
 // values changed in place. Used by unit_run (tests/unit/run/test_models.h) and by the command tests' writer
 // (write_bad_model.cpp). Header-only, for tests: not part of switchyard-run.
 #pragma once
@@ -13,13 +13,12 @@
 
 namespace switchyard::run::testing_models {
 
-// what a rewrite may change: the key-value pairs (on the copy), each tensor's type (its data then zeros, or what
-// `fill` writes there) or the values of f32 tensors (in place)
+// what a rewrite may change: the key-value pairs (on the copy), each tensor's type (its data then zeros) or the
+// values of f32 tensors (in place)
 struct Rewrite {
     std::function<void(gguf_context *)>                        keys;
     std::function<ggml_type(const std::string &, ggml_type)>   type;
     std::function<void(const std::string &, float *, int64_t)> values;
-    std::function<void(ggml_tensor *)>                         fill; // a tensor given another type
 };
 
 // Writes src, changed as r says, to dst; false with a message when a file cannot be read or written.
@@ -50,9 +49,6 @@ inline bool rewrite_gguf(const std::string & src, const std::string & dst, const
             }
         } else {
             std::memset(copy->data, 0, ggml_nbytes(copy));
-            if (r.fill) {
-                r.fill(copy);
-            }
         }
         gguf_add_tensor(out, copy);
     }
