@@ -1,4 +1,5 @@
-// The AVX-512 (VBMI) decode of the IQ grid formats (grid_levels.h), shared by the matrix-vector kernel
+// The AVX-512 (VBMI) decode of the IQ grid formats (grid_levels.h) and of iq1's grid bytes and shifts, shared by the
+// matrix-vector kernel
 // (kquants_avx512vnni.cpp) and the GEMM's packer (gemm_pack_avx512vnni.cpp), both compiled with the AVX-512 VNNI
 // level's flags: grid_codes<Block> gives a super-block's 256 grid bytes as four vectors of 64 magnitudes in element
 // order (elements 64 q .. 64 q + 63: runs 8 q .. 8 q + 7) and their signs as four masks (bit e: element 64 q + e
@@ -11,8 +12,10 @@
 
 #include "cpu/simd/intrinsics.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace switchyard::cpu::quants {
 namespace {
@@ -62,6 +65,35 @@ inline void even_sign_masks(__m512i w, __mmask64 * negs) {
     for (int q = 0; q < 4; ++q) {
         negs[q] = bytes[4 * q] | static_cast<uint64_t>(bytes[4 * q + 2]) << 32;
     }
+}
+
+// iq1_s / iq1_m (ternary_levels.h): the grid bytes (-1, 0, 1) of elements 64 q .. 64 q + 63 (runs 8 q ..), by scalar
+// loads.
+template <class Block>
+__attribute__((always_inline)) inline __m512i iq1_points(const uint8_t * b, int q) {
+    const auto at = [&](int r) { return iq1_run<Block>(b, 8 * q + r).index; };
+    return points8(quant::kIq1sGrid, at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
+}
+
+// Which of those 64 elements have the shift -1/8: iq1_s's per group of 32 (bit 15 of the group's qh word), iq1_m's
+// per run of 8 (bit 3 of the run's nibble: qh byte run / 2, nibble run % 2), one qh dword spread by a vpermb.
+template <class Block>
+__attribute__((always_inline)) inline __mmask64 iq1_negative_shifts(const uint8_t * b, int q) {
+    alignas(64) static constexpr uint8_t kRunByte[64] = { // iq1_m: element e's qh byte (of the dword)
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    alignas(64) static constexpr uint8_t kGroupByte[64] = { // iq1_s: the high byte of element e's group's word
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    constexpr bool kS  = std::is_same_v<Block, quant::BlockIQ1_S>;
+    const __m512i  bit = kS ? _mm512_set1_epi8(static_cast<char>(0x80))
+                            : _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(0x8080808080808080ull),
+                                                                    0x0808080808080808ll)); // runs even, odd
+    uint32_t word; // iq1_s: qh words 2 q, 2 q + 1; iq1_m: qh bytes 4 q .. 4 q + 3
+    std::memcpy(&word, b + offsetof(Block, qh) + 4 * q, sizeof(word));
+    const __m512i bytes = _mm512_permutexvar_epi8(_mm512_load_si512(kS ? kGroupByte : kRunByte),
+                                                  _mm512_set1_epi32(static_cast<int>(word)));
+    return _mm512_test_epi8_mask(bytes, bit);
 }
 
 template <class Block>

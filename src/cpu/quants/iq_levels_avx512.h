@@ -30,30 +30,14 @@ template <class Block>
     requires kIqLevels<Block>
 inline void iq_codes(const uint8_t * b, __m512i * u) {
     const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80)); // + 128 of a two's complement byte
-    if constexpr (kIq1<Block>) { // 8 g + delta per element: the grid bytes by scalar loads, the shifts' signs as masks
-        alignas(64) static constexpr uint8_t kByte[64] = { // element e of 64: the byte of its sign bit (below)
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-            2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
-        alignas(64) static constexpr uint8_t kGroupByte[64] = { // iq1_s: the high byte of the group's qh word
-            1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-            3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
-        constexpr bool kS   = std::is_same_v<Block, quant::BlockIQ1_S>;
-        // iq1_s: bit 15 of the group's qh word; iq1_m: bit 3 of run r's nibble (byte r / 2 of qh, nibble r % 2)
-        const __m512i bit   = kS ? _mm512_set1_epi8(static_cast<char>(0x80))
-                                 : _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(0x8080808080808080ull),
-                                                                         0x0808080808080808ll));
-        const __m512i which = _mm512_load_si512(kS ? kGroupByte : kByte);
+    if constexpr (kIq1<Block>) { // 8 g + delta per element: the grid bytes, the shifts' signs as masks
 #pragma GCC unroll 4
         for (int q = 0; q < 4; ++q) {
-            const auto    at = [&](int r) { return iq1_run<Block>(b, 8 * q + r).index; };
-            const __m512i g  = points8(quant::kIq1sGrid, at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
+            const __m512i g  = iq1_points<Block>(b, q);
             const __m512i g2 = _mm512_add_epi8(g, g), g4 = _mm512_add_epi8(g2, g2);
             const __m512i v  = _mm512_add_epi8(_mm512_add_epi8(g4, g4), _mm512_set1_epi8(1)); // 8 g + 1
-            uint32_t      word; // iq1_s: qh words 2 q, 2 q + 1; iq1_m: qh bytes 4 q .. 4 q + 3
-            std::memcpy(&word, b + offsetof(Block, qh) + 4 * q, sizeof(word));
-            const __mmask64 neg = _mm512_test_epi8_mask(
-                _mm512_permutexvar_epi8(which, _mm512_set1_epi32(static_cast<int>(word))), bit);
-            u[q] = _mm512_xor_si512(_mm512_mask_sub_epi8(v, neg, v, _mm512_set1_epi8(2)), sign); // 8 g - 1 there
+            u[q] = _mm512_xor_si512(_mm512_mask_sub_epi8(v, iq1_negative_shifts<Block>(b, q), v, _mm512_set1_epi8(2)),
+                                    sign); // 8 g - 1 where the shift is negative
         }
     } else { // the grid bytes with their signs
         __mmask64 negs[4];
@@ -93,7 +77,8 @@ inline float iq_d(const uint8_t * b) {
 }
 
 // Block b's s_j (0..15) as byte j, for its 8 groups of 32 or 16 groups of 16 (grid_levels.h: Grid::s of the group's
-// first 16 elements; ternary_levels.h: iq1_run's scale of its first run, before 2 s + 1).
+// first 16 elements, as Grid::scale_word holds them, whose loop the vectors below replace where it has one;
+// ternary_levels.h: iq1_run's scale of its first run, before 2 s + 1).
 template <class Block>
     requires kIqLevels<Block>
 inline __m128i iq_group_s(const uint8_t * b) {
@@ -110,7 +95,7 @@ inline __m128i iq_group_s(const uint8_t * b) {
     } else if constexpr (std::is_same_v<Block, BlockIQ3_S>) { // 8 nibbles at 106
         return nibbles(_mm_cvtsi32_si128(static_cast<int>(grid_detail::u32_at(b + 106))));
     } else if constexpr (std::is_same_v<Block, BlockIQ2_XS> || std::is_same_v<Block, BlockIQ2_S>) { // 16 nibbles
-        return nibbles(_mm_cvtsi64_si128(static_cast<long long>(grid_detail::u64_at(b + (std::is_same_v<Block, BlockIQ2_XS> ? 66 : 74)))));
+        return nibbles(_mm_cvtsi64_si128(static_cast<long long>(Grid<Block>::scale_word(b))));
     } else if constexpr (std::is_same_v<Block, BlockIQ1_S>) { // bits 12..14 of each group's qh word
         const __m128i qh = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offsetof(BlockIQ1_S, qh)));
         return _mm_packus_epi16(_mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7)), _mm_setzero_si128());

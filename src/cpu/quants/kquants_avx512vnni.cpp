@@ -250,13 +250,12 @@ struct TQ1_0 : TritFormat<GGML_TYPE_TQ1_0> {
 };
 
 // iq1 (ternary_x86.h: Iq1SFormat, Iq1MFormat): the grid bytes by scalar loads; iq1_m's shifts per element as masks
-// (shifts()) into the second lanes.
+// (shifts()) into the second lanes (grid_avx512.h).
 template <class Block>
 __attribute__((always_inline)) inline void iq1_codes(const uint8_t * b, __m512i * u) { // kept in registers
 #pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-        const auto at = [&](int r) { return iq1_run<Block>(b, 8 * q + r).index; };
-        u[q]          = points8(quant::kIq1sGrid, at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
+        u[q] = iq1_points<Block>(b, q);
     }
 }
 
@@ -266,19 +265,10 @@ struct IQ1_S : Iq1SFormat {
 
 struct IQ1_M : Iq1MFormat {
     __attribute__((always_inline)) static void codes(const uint8_t * b, __m512i * u) { iq1_codes<quant::BlockIQ1_M>(b, u); }
-    // Per 64 elements, the elements whose shift is -1/8: element e of vector q is in run 8 q + e / 8, whose sign is
-    // bit 3 + 4 (run % 2) of qh byte run / 2.
+    // Per 64 elements, the elements whose shift is -1/8.
     static void shifts(const uint8_t * b, __mmask64 * neg) {
-        alignas(64) static constexpr uint8_t kByte[64] = {
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-            2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
-        const __m512i bit = _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(0x8080808080808080ull),
-                                                                  0x0808080808080808ll)); // runs even, odd
         for (int q = 0; q < 4; ++q) {
-            uint32_t qh;
-            std::memcpy(&qh, b + offsetof(quant::BlockIQ1_M, qh) + 4 * q, sizeof(qh));
-            const __m512i bytes = _mm512_permutexvar_epi8(_mm512_load_si512(kByte), _mm512_set1_epi32(static_cast<int>(qh)));
-            neg[q]              = _mm512_test_epi8_mask(bytes, bit);
+            neg[q] = iq1_negative_shifts<quant::BlockIQ1_M>(b, q);
         }
     }
 };

@@ -7,7 +7,7 @@
 //            vector of bytes times 3^n (additions) gives it by two unsigned compares
 //   tq2_0    the stored 2-bit values
 //   iq1      the grid bytes (-1, 0, 1) of a group's four runs; 2 s + 1 per 16 elements; iq1_s's (2 s + 1) * delta
-//            per 16 (its shifts go through the bsums); the shifts' signs per element (iq1_m's kernel, the packer)
+//            per 16 (its shifts go through the bsums); the shifts' signs per element (iq1_m's AVX2 kernel)
 #pragma once
 
 #if defined(__x86_64__)
