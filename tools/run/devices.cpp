@@ -1,5 +1,6 @@
 #include "devices.h"
 
+#include "cpu_cores.h"
 #include "cpu_repack.h"
 #include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
@@ -9,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
-#include <thread>
 
 namespace switchyard::run {
 
@@ -152,8 +152,7 @@ std::unique_ptr<Devices> Devices::create(const DeviceOptions & options, std::str
         order = d->devs_;
     }
     order.push_back(d->cpu_dev_);
-    d->n_threads_ = options.n_threads > 0 ? options.n_threads
-                                          : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    d->n_threads_ = options.n_threads > 0 ? options.n_threads : default_threads();
     for (ggml_backend_dev_t dev : order) {
         ggml_backend_t b = ggml_backend_dev_init(dev, nullptr);
         if (b == nullptr) {

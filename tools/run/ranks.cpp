@@ -1,5 +1,6 @@
 #include "ranks.h"
 
+#include "cpu_cores.h"
 #include "model.h"
 
 #include "ggml-backend.h"
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 namespace switchyard::run::ranks {
 
@@ -77,8 +77,10 @@ int default_threads() {
             break;
         }
     }
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return std::clamp(hw / std::max(local, 1), 1, 8);
+    // a launcher that bound this rank (OpenMPI binds each of two ranks to a core) gave it its share already; else
+    // the ranks of this machine share its cores
+    const CoreBudget cores = core_budget(CoreSources::this_process());
+    return cores.bound ? cores.cores : std::max(cores.cores / std::max(local, 1), 1);
 }
 
 uint64_t fnv1a(const void * data, size_t size, uint64_t hash) {

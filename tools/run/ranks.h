@@ -28,7 +28,8 @@ void quiet_followers();
 
 // The devices a run over several ranks uses when --device is not given: each rank's CPU ("MPI0:CPU", ...).
 std::vector<std::string> default_devices();
-// CPU threads a rank takes by default: the hardware's, shared among the ranks on this machine.
+// CPU threads a rank takes by default: the cores it may use (cpu_cores.h), shared among the ranks on this machine
+// unless a launcher bound each rank to its own.
 int default_threads();
 
 // Every rank's view before loading weights: whether it opened the model (error: why not), a fingerprint of its

@@ -39,7 +39,7 @@ void print_usage(std::FILE * f) {
         "  -ub, --ubatch-size N    prompt tokens per computation (default: -b; 64 under mpirun with\n"
         "                          --split-mode layer, so that the ranks work on micro-batches at once)\n"
         "  -fa, --flash-attn M     on or auto (default): attention by FLASH_ATTN_EXT; off: soft_max(K*Q)*V\n"
-        "  -t, --threads N         CPU threads, 1..%d (default: the hardware's, at most 8)\n"
+        "  -t, --threads N         CPU threads, 1..%d (default: one per core this process may use)\n"
         "  --device A[,B..]        devices to offload to (see --list-devices; default: every GPU)\n"
         "  --list-devices          list the devices and exit\n"
         "  -ngl N                  layers on the devices, the last N (N > layers: the output layer too;\n"
