@@ -2,7 +2,12 @@
 
 #include "cpu/kernel.h"
 
+#include <algorithm>
 #include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace switchyard::cpu {
 
@@ -13,7 +18,26 @@ namespace {
 constexpr int kSpinRounds  = 2048;
 constexpr int kYieldRounds = 64;
 
+// CPUs of the process's affinity mask when first asked (the hardware's threads where it cannot be read).
+int usable_cpus() {
+    static const int cpus = [] {
+#if defined(__linux__)
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+            return CPU_COUNT(&set);
+        }
+#endif
+        return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    }();
+    return cpus;
+}
+
 } // namespace
+
+int ThreadSync::spin_rounds(int n_threads, int cpus) {
+    return n_threads > cpus ? 0 : kSpinRounds;
+}
 
 void ThreadSync::arrive_and_wait(int n_threads) {
     if (n_threads <= 1) {
@@ -27,8 +51,9 @@ void ThreadSync::arrive_and_wait(int n_threads) {
         word_.notify_all();
         return;
     }
-    auto moved = [&] { return (word_.load(std::memory_order_acquire) >> 16) != generation; };
-    for (int i = 0; i < kSpinRounds; ++i) {
+    auto      moved = [&] { return (word_.load(std::memory_order_acquire) >> 16) != generation; };
+    const int spin  = spin_rounds(n_threads, usable_cpus());
+    for (int i = 0; i < spin; ++i) {
         if (moved()) {
             return;
         }

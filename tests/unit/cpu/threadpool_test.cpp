@@ -224,6 +224,14 @@ TEST(ThreadSync, OneThreadNeverWaits) {
     SUCCEED();
 }
 
+TEST(ThreadSync, WaitersSpinOnlyWhenEveryThreadHasACpu) {
+    EXPECT_GT(ThreadSync::spin_rounds(2, 2), 0);
+    EXPECT_GT(ThreadSync::spin_rounds(4, 16), 0);
+    EXPECT_EQ(ThreadSync::spin_rounds(3, 2), 0);
+    EXPECT_EQ(ThreadSync::spin_rounds(16, 1), 0);
+    EXPECT_EQ(ThreadSync::spin_rounds(1, 1), ThreadSync::spin_rounds(8, 8));
+}
+
 TEST(ThreadSync, WorksWithPlainThreadsThatSleep) {
     // more threads than the test machine has cores, so waiters reach the sleeping phase
     constexpr int            n = 6;
