@@ -18,20 +18,20 @@ namespace {
 constexpr int kSpinRounds  = 2048;
 constexpr int kYieldRounds = 64;
 
-// CPUs of the process's affinity mask when first asked (the hardware's threads where it cannot be read).
-int usable_cpus() {
-    static const int cpus = [] {
+// CPUs of the affinity mask the process started with (taskset, a cpuset, a container's limit): read when the library
+// is loaded, before a thread pool pins its threads to single CPUs; the hardware's threads where it cannot be read.
+int read_usable_cpus() {
 #if defined(__linux__)
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
-            return CPU_COUNT(&set);
-        }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+        return CPU_COUNT(&set);
+    }
 #endif
-        return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    }();
-    return cpus;
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
+
+const int kUsableCpus = read_usable_cpus();
 
 } // namespace
 
@@ -52,7 +52,7 @@ void ThreadSync::arrive_and_wait(int n_threads) {
         return;
     }
     auto      moved = [&] { return (word_.load(std::memory_order_acquire) >> 16) != generation; };
-    const int spin  = spin_rounds(n_threads, usable_cpus());
+    const int spin  = spin_rounds(n_threads, kUsableCpus);
     for (int i = 0; i < spin; ++i) {
         if (moved()) {
             return;

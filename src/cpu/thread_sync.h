@@ -10,9 +10,9 @@
 // arrivals are a release sequence ending at the last arriver, whose release store of the new generation the
 // waiters acquire). Waiters spin briefly with a CPU-relax hint, then yield, then sleep on the generation word
 // (std::atomic::wait), so an oversubscribed machine does not burn its cores. With more threads than the CPUs of
-// the process's affinity mask (read once, at the first wait), waiters do not spin at all: a spinning thread holds
-// the CPU that a thread still working on the node needs (4 threads on 2 CPUs decoded at 27 tokens/s spinning,
-// 58-68 yielding at once; 2 threads on 2 CPUs the same either way).
+// the affinity mask the process started with, waiters do not spin at all: a spinning thread holds the CPU that a
+// thread still working on the node needs (a 1B model on 2 CPUs decoded at 25 tokens/s with 4 spinning threads, 56
+// without the spin; 2 threads the same either way).
 //
 // Thread safety: any number of threads may use one ThreadSync, but the threads of one episode must all pass
 // the same `n_threads`, and a thread must not arrive at the next episode with a different set of participants
