@@ -163,7 +163,8 @@ CoreBudget core_budget(const CoreSources & s) {
     std::sort(allowed.begin(), allowed.end());
     allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
     CoreBudget budget;
-    budget.bound = s.online > 0 && static_cast<int>(allowed.size()) < s.online;
+    budget.bound  = s.online > 0 && static_cast<int>(allowed.size()) < s.online;
+    double cpus_n = static_cast<double>(std::max<size_t>(allowed.size(), 1));
     if (const auto text = read_text(s.hybrid_list)) {
         const std::vector<int> performance = parse_cpu_list(*text);
         std::vector<int>       both;
@@ -180,8 +181,10 @@ CoreBudget core_budget(const CoreSources & s) {
     double cores_n = static_cast<double>(std::max<size_t>(cores.size(), 1));
     if (const double quota = cgroup_cpus(s); quota > 0.0) {
         cores_n = std::min(cores_n, std::ceil(quota - 1e-9));
+        cpus_n  = std::min(cpus_n, std::ceil(quota - 1e-9));
     }
     budget.cores = static_cast<int>(std::clamp(cores_n, 1.0, static_cast<double>(GGML_MAX_N_THREADS)));
+    budget.cpus  = static_cast<int>(std::max(cpus_n, 1.0));
     return budget;
 }
 
@@ -224,9 +227,11 @@ CoreSources CoreSources::this_process() {
     return s;
 }
 
-int default_threads() {
-    static const int threads = core_budget(CoreSources::this_process()).cores;
-    return threads;
+const CoreBudget & this_process_budget() {
+    static const CoreBudget budget = core_budget(CoreSources::this_process());
+    return budget;
 }
+
+int default_threads() { return this_process_budget().cores; }
 
 } // namespace switchyard::run

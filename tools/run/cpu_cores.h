@@ -31,13 +31,15 @@ struct CoreSources {
 
 struct CoreBudget {
     int  cores = 1;     // default threads: 1..GGML_MAX_N_THREADS
+    int  cpus  = 1;     // CPUs the process may use: the mask's, at most the quota's (SMT siblings each count)
     bool bound = false; // the mask leaves out some online CPUs (a launcher bound this process)
 };
 
 CoreBudget core_budget(const CoreSources & sources);
 
-// core_budget(CoreSources::this_process()).cores, counted once per process.
-int default_threads();
+// core_budget(CoreSources::this_process()), counted once per process.
+const CoreBudget & this_process_budget();
+int                default_threads();
 
 // Parses a Linux CPU list ("0-3,8,10-11"); empty for text that is not one.
 std::vector<int> parse_cpu_list(const std::string & text);

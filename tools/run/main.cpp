@@ -6,6 +6,7 @@
 // 0 success, 1 an error (file, model, device, computation), 2 a usage error.
 #include "bench.h"
 #include "cli.h"
+#include "cpu_cores.h"
 #include "default_model.h"
 #include "devices.h"
 #include "generate.h"
@@ -143,6 +144,12 @@ int load_and_run(const std::string & path, const Options & o, uint64_t args, std
         std::snprintf(line, sizeof(line), "%d weights (%.2f MiB) repacked for the CPU's MUL_MAT (%s; -nr keeps them mapped)",
                       model->n_repacked(), mib, ggml_backend_buft_name(placement.cpu_repack));
         notes.push_back(line);
+    }
+    if (const CoreBudget & cpus = this_process_budget(); devices->n_threads() > cpus.cpus) {
+        notes.push_back(std::to_string(devices->n_threads()) + " CPU threads on " + std::to_string(cpus.cpus) +
+                        (cpus.cpus == 1 ? " CPU" : " CPUs") +
+                        " this process may use (affinity mask, CPU quota): each node waits for its slowest thread; "
+                        "the default, -t " + std::to_string(cpus.cores) + ", gives each thread a core");
     }
     ranks::remember_weights(*model);
     print_header(info, *model, *devices, o, notes);

@@ -73,6 +73,7 @@ TEST_F(CpuCores, SmtSiblingsCountOnce) {
     allow({0, 1, 2, 3, 4, 5, 6, 7}, 8);
     const CoreBudget b = core_budget(s_);
     EXPECT_EQ(b.cores, 4);
+    EXPECT_EQ(b.cpus, 8); // the CPUs themselves: the threads a user may still ask for without sharing one
     EXPECT_FALSE(b.bound);
 }
 
@@ -127,6 +128,7 @@ TEST_F(CpuCores, CgroupV2QuotaCapsTheCountRoundedUp) {
     EXPECT_EQ(core_budget(s_).cores, 2);
     write("cgroup/cpu.max", "50000 100000\n"); // half a CPU: still one thread
     EXPECT_EQ(core_budget(s_).cores, 1);
+    EXPECT_EQ(core_budget(s_).cpus, 1);
 }
 
 TEST_F(CpuCores, CgroupV2UnderUnifiedMount) {
@@ -168,6 +170,7 @@ TEST(CpuCoresLive, ThisProcessHasAtLeastOneCore) {
     EXPECT_GE(b.cores, 1);
     EXPECT_LE(b.cores, static_cast<int>(s.allowed.size()));
     EXPECT_EQ(default_threads(), b.cores);
+    EXPECT_GE(b.cpus, b.cores);
 }
 
 } // namespace
