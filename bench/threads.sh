@@ -11,6 +11,15 @@
 # alone: cmake --preset release -DGGML_VULKAN=OFF && cmake --build --preset release --target switchyard-run
 # switchyard-make-model. MODEL: a GGUF file; default the 1b preset (q4_K / q6_K, about 0.7 GB), written once to
 # BIN_DIR/1b.gguf. Runs of more threads than CPUs are left out unless THREADS names them.
+#
+# On a lent device machine (x86-64, as here; it has neither the Vulkan nor the MPI library), build here without them
+# (15 MB, every kernel chosen at run time, so the build runs there):
+#   cmake -S . -B build/threads -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_VULKAN=OFF -DGGML_MPI=OFF \
+#       -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_BENCHMARKS=OFF -DGGML_BUILD_EXAMPLES=OFF
+#   cmake --build build/threads --target switchyard-run switchyard-make-model
+# and run, carrying build/threads (about 3 minutes on 16 cores, the model written there first):
+#   (cd build/threads/src && for f in *.so.*.*.*; do ln -sf "$f" "${f%.*.*}"; done)
+#   LD_LIBRARY_PATH=$PWD/build/threads/src bench/threads.sh build/threads/bin
 set -euo pipefail
 bin=$(cd "${1:?usage: threads.sh BIN_DIR [MODEL] [ROUNDS] [\"THREADS\"]}" && pwd)
 model=${2:-$bin/1b.gguf}
