@@ -13,20 +13,23 @@ namespace switchyard::run {
 
 namespace {
 
-std::vector<BenchRow> bench_tests(const BenchOptions & b) {
+// the tests in llama-bench's order: for each thread count, the ppN, then the tgN, then the ppP+tgN
+std::vector<BenchRow> bench_tests(const BenchOptions & b, int n_threads) {
     std::vector<BenchRow> rows;
-    for (int64_t p : b.n_prompt) {
-        if (p > 0) {
-            rows.push_back({"pp" + std::to_string(p), p, 0, {}});
+    for (int t : b.n_threads.size() > 1 ? b.n_threads : std::vector<int>{n_threads}) {
+        for (int64_t p : b.n_prompt) {
+            if (p > 0) {
+                rows.push_back({"pp" + std::to_string(p), p, 0, {}, t});
+            }
         }
-    }
-    for (int64_t n : b.n_gen) {
-        if (n > 0) {
-            rows.push_back({"tg" + std::to_string(n), 0, n, {}});
+        for (int64_t n : b.n_gen) {
+            if (n > 0) {
+                rows.push_back({"tg" + std::to_string(n), 0, n, {}, t});
+            }
         }
-    }
-    for (const auto & [p, n] : b.pg) {
-        rows.push_back({"pp" + std::to_string(p) + "+tg" + std::to_string(n), p, n, {}});
+        for (const auto & [p, n] : b.pg) {
+            rows.push_back({"pp" + std::to_string(p) + "+tg" + std::to_string(n), p, n, {}, t});
+        }
     }
     return rows;
 }
@@ -55,9 +58,9 @@ bool run_once(Context & ctx, const BenchRow & test, const std::vector<int32_t> &
 
 } // namespace
 
-int run_bench(const Model & model, const Devices & devices, const Options & o, const std::string & model_path,
+int run_bench(const Model & model, Devices & devices, const Options & o, const std::string & model_path,
               std::FILE * info) {
-    std::vector<BenchRow> rows   = bench_tests(o.bench_options);
+    std::vector<BenchRow> rows   = bench_tests(o.bench_options, devices.n_threads());
     int64_t               needed = 1;
     for (const BenchRow & r : rows) {
         needed = std::max(needed, r.n_prompt + r.n_gen);
@@ -74,12 +77,24 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
         tokens[i] = static_cast<int32_t>((i * 7 + 3) % static_cast<size_t>(model.hparams().n_vocab));
     }
     ranks::reset_traffic();
-    int64_t             n_run      = 0;       // tokens run, for the per-rank traffic under mpirun
-    const BenchRow *    bound_test = nullptr; // the first tgN, whose repetitions the DRAM probe interleaves
-    std::vector<double> dram;                 // GB/s
+    int64_t n_run = 0; // tokens run, for the per-rank traffic under mpirun
+    // per thread count, the first tgN, whose repetitions the DRAM probe interleaves (GB/s, as many threads)
+    struct Bound {
+        const BenchRow *    test = nullptr;
+        std::vector<double> dram;
+    };
+    std::vector<Bound> bounds;
     for (BenchRow & test : rows) {
-        const bool probe = bound_test == nullptr && test.n_prompt == 0;
-        bound_test       = probe ? &test : bound_test;
+        if (test.n_threads != devices.n_threads()) {
+            devices.set_threads(test.n_threads);
+        }
+        const bool probe = test.n_prompt == 0 &&
+                           std::none_of(bounds.begin(), bounds.end(), [&](const Bound & b) {
+                               return b.test->n_threads == test.n_threads;
+                           });
+        if (probe) {
+            bounds.push_back({&test, {}});
+        }
         for (int rep = -1; rep < o.bench_options.reps; ++rep) { // -1: the warm-up
             double rate = 0.0;
             if (!run_once(*ctx, test, tokens, rate, error)) {
@@ -90,7 +105,7 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
             if (rep >= 0) {
                 test.rates.push_back(rate);
                 if (probe) {
-                    dram.push_back(dram_read_gbs(devices.n_threads()));
+                    bounds.back().dram.push_back(dram_read_gbs(devices.n_threads()));
                 }
             }
         }
@@ -108,8 +123,11 @@ int run_bench(const Model & model, const Devices & devices, const Options & o, c
     setup.n_threads      = devices.n_threads();
     setup.n_batch        = o.n_batch;
     std::fputs(format_bench(setup, rows, o.bench_options.format).c_str(), stdout);
-    if (bound_test != nullptr) {
-        print_generation_bound(info, bound_test->test, model, bound_test->rates, dram);
+    for (const Bound & b : bounds) {
+        const int         n    = b.test->n_threads;
+        const std::string name = bounds.size() > 1 ? b.test->test + " (" + std::to_string(n) + (n == 1 ? " thread)" : " threads)")
+                                                   : b.test->test;
+        print_generation_bound(info, name, model, b.test->rates, b.dram);
     }
     ranks::end_phase("every test", n_run);
     ranks::print_traffic(info);

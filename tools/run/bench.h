@@ -16,7 +16,7 @@ namespace switchyard::run {
 
 // Runs the tests of o.bench_options and writes the results in its format to standard output, the rest of the
 // report to `info`; returns the exit status: 0, or 1 after a message on standard error.
-int run_bench(const Model & model, const Devices & devices, const Options & o, const std::string & model_path,
+int run_bench(const Model & model, Devices & devices, const Options & o, const std::string & model_path,
               std::FILE * info);
 
 } // namespace switchyard::run

@@ -24,13 +24,17 @@ std::string printf_text(const char * format, double a, double b = 0.0) {
     return buf;
 }
 
+std::string threads_of(const BenchSetup & s, const BenchRow & row) {
+    return std::to_string(row.n_threads > 0 ? row.n_threads : s.n_threads);
+}
+
 std::string markdown(const BenchSetup & s, const std::vector<BenchRow> & rows) {
     const double mib = static_cast<double>(s.model_size) / (1024.0 * 1024.0);
     const double m   = static_cast<double>(s.model_n_params) / 1e6;
     std::vector<std::vector<std::string>> cells;
     for (const BenchRow & row : rows) {
         cells.push_back({s.model_type, printf_text("%.2f MiB", mib), printf_text("%.2f M", m), s.backends,
-                         std::to_string(s.n_threads), row.test,
+                         threads_of(s, row), row.test,
                          printf_text("%.2f ± %.2f", mean_of(row.rates), stddev_of(row.rates))});
     }
     return markdown_table({"model", "size", "params", "backend", "threads", "test", "t/s"}, cells,
@@ -51,7 +55,7 @@ std::string csv(const BenchSetup & s, const std::vector<BenchRow> & rows) {
     for (const BenchRow & row : rows) {
         const std::vector<std::string> fields = {
             s.model_filename, s.model_type, std::to_string(s.model_size), std::to_string(s.model_n_params),
-            s.backends, std::to_string(s.n_threads), std::to_string(s.n_batch), std::to_string(row.n_prompt),
+            s.backends, threads_of(s, row), std::to_string(s.n_batch), std::to_string(row.n_prompt),
             std::to_string(row.n_gen), printf_text("%.6f", mean_of(row.rates)),
             printf_text("%.6f", stddev_of(row.rates))};
         for (size_t i = 0; i < fields.size(); ++i) {
@@ -76,7 +80,7 @@ std::string json(const BenchSetup & s, const std::vector<BenchRow> & rows) {
                "    \"model_size\": " + std::to_string(s.model_size) + ",\n" +
                "    \"model_n_params\": " + std::to_string(s.model_n_params) + ",\n" +
                "    \"backends\": " + json_quote(s.backends) + ",\n" +
-               "    \"n_threads\": " + std::to_string(s.n_threads) + ",\n" +
+               "    \"n_threads\": " + threads_of(s, row) + ",\n" +
                "    \"n_batch\": " + std::to_string(s.n_batch) + ",\n" +
                "    \"n_prompt\": " + std::to_string(row.n_prompt) + ",\n" +
                "    \"n_gen\": " + std::to_string(row.n_gen) + ",\n" +

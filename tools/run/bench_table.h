@@ -17,6 +17,7 @@ struct BenchRow {
     int64_t             n_prompt = 0; // prompt tokens the test processes
     int64_t             n_gen    = 0; // tokens it generates
     std::vector<double> rates;        // tokens/s of each repetition
+    int                 n_threads = 0; // CPU threads it ran on (0: BenchSetup::n_threads)
 };
 
 // what the rows share: the model and the devices

@@ -139,7 +139,15 @@ const std::map<std::string, Setter> & setters() {
         {"-c", int_in(0, 1 << 22, [](Options & o, int64_t n) { o.n_ctx = n; })},
         {"-b", int_in(1, 1 << 16, [](Options & o, int64_t n) { o.n_batch = n; })},
         {"-ub", int_in(1, 1 << 16, [](Options & o, int64_t n) { o.n_ubatch = n; })},
-        {"-t", int_in(1, GGML_MAX_N_THREADS, [](Options & o, int64_t n) { o.devices.n_threads = static_cast<int>(n); })},
+        {"-t", [](Options & o, const std::string & v) -> std::string { // a list with --bench (checked later)
+             std::vector<int64_t> list;
+             if (!int_list(v, 1, GGML_MAX_N_THREADS, list).empty()) {
+                 return "must be " + range_text(1, GGML_MAX_N_THREADS) + " (with --bench, a list of them: 1,2,4)";
+             }
+             o.devices.n_threads = static_cast<int>(list[0]);
+             o.bench_options.n_threads.assign(list.begin(), list.end());
+             return "";
+         }},
         {"-r", int_in(1, 1000, [](Options & o, int64_t n) { o.bench_options.reps = static_cast<int>(n); })},
         {"-pg", set_pg},
         {"-o", one_of(M{{"md", [](Options & o) { o.bench_options.format = BenchFormat::Markdown; }},
@@ -251,6 +259,10 @@ bool check_combinations(const Options & o, std::string & error) {
     if (o.tokenize && (o.bench || o.tokens_given)) {
         error = std::string("--tokenize prints the ids of the prompt's text: not with ") +
                 (o.bench ? "--bench" : "--tokens");
+        return false;
+    }
+    if (o.bench_options.n_threads.size() > 1 && !o.bench) {
+        error = "-t takes a list of thread counts only with --bench";
         return false;
     }
     if (!o.more_prompt_files.empty() && !o.tokenize) {

@@ -24,6 +24,7 @@ struct BenchOptions {
     std::vector<int64_t>                      n_prompt = {512}; // -p: one ppN test each (0: none)
     std::vector<int64_t>                      n_gen    = {128}; // -n: one tgN test each (0: none)
     std::vector<std::pair<int64_t, int64_t>>  pg;               // -pg PP,TG: one ppPP+tgTG test each
+    std::vector<int>                          n_threads;        // -t N,M,...: every test at each count (empty: -t's one)
     int                                       reps     = 5;     // -r
     BenchFormat                               format   = BenchFormat::Markdown;
 };

@@ -54,10 +54,10 @@ std::vector<int64_t> share_out(int64_t n, const std::vector<float> & weights) {
 }
 
 // n threads for a backend whose reg can set them (CPU, MPI), and for each simple backend of a meta backend
-void set_threads(ggml_backend_t b, int n) {
+void set_backend_threads(ggml_backend_t b, int n) {
     if (ggml_backend_is_meta(b)) {
         for (size_t i = 0; i < ggml_backend_meta_n_backends(b); ++i) {
-            set_threads(ggml_backend_meta_simple_backend(b, i), n);
+            set_backend_threads(ggml_backend_meta_simple_backend(b, i), n);
         }
         return;
     }
@@ -163,15 +163,20 @@ std::unique_ptr<Devices> Devices::create(const DeviceOptions & options, std::str
         d->backend_devs_.push_back(dev);
     }
     d->cpu_ = d->backends_.back();
-    ggml_backend_cpu_set_n_threads(d->cpu_, d->n_threads_);
+    d->set_threads(d->n_threads_);
+    return d;
+}
+
+void Devices::set_threads(int n) {
+    n_threads_ = n;
+    ggml_backend_cpu_set_n_threads(cpu_, n);
     // the other backends that compute on CPU cores take as many: the meta device's CPUs, an MPI device's CPU on
     // its own rank (left at their default, they would add up to more threads than cores)
-    for (ggml_backend_t b : d->backends_) {
-        if (b != d->cpu_) {
-            set_threads(b, d->n_threads_);
+    for (ggml_backend_t b : backends_) {
+        if (b != cpu_) {
+            set_backend_threads(b, n);
         }
     }
-    return d;
 }
 
 ggml_backend_t Devices::backend_of(ggml_backend_dev_t dev) const {

@@ -33,7 +33,7 @@ struct DeviceOptions {
     SplitMode                mode         = SplitMode::Layer;
     int                      n_gpu_layers = 999;
     std::vector<float>       tensor_split;    // shares per device (any scale); empty: equal
-    int                      n_threads    = 0; // CPU threads, 1..GGML_MAX_N_THREADS; 0: the hardware's count, at most 8
+    int                      n_threads    = 0; // CPU threads, 1..GGML_MAX_N_THREADS; 0: one per core the process may use (cpu_cores.h)
     bool                     repack       = true; // the CPU's matrices into CPU_REPACK where it exists (-nr: off)
 };
 
@@ -70,6 +70,8 @@ public:
     ggml_backend_t                      cpu_backend() const { return cpu_; }
     ggml_backend_dev_t                  cpu_device() const { return cpu_dev_; }
     int                                 n_threads() const { return n_threads_; }
+    // n CPU threads from now on, for every backend that computes on CPU cores (as create sets them)
+    void set_threads(int n);
     // a short description of the backends ("CPU", "TEST+CPU", "META(CPU,CPU)+CPU")
     std::string describe() const;
     // the backend that runs a device's work (the CPU backend for the CPU device)

@@ -21,6 +21,7 @@
 
 #include "test_device.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -145,8 +146,12 @@ int load_and_run(const std::string & path, const Options & o, uint64_t args, std
                       model->n_repacked(), mib, ggml_backend_buft_name(placement.cpu_repack));
         notes.push_back(line);
     }
-    if (const CoreBudget & cpus = this_process_budget(); devices->n_threads() > cpus.cpus) {
-        notes.push_back(std::to_string(devices->n_threads()) + " CPU threads on " + std::to_string(cpus.cpus) +
+    int most_threads = devices->n_threads(); // with --bench -t N,M,..., the largest count
+    for (int t : o.bench_options.n_threads) {
+        most_threads = std::max(most_threads, t);
+    }
+    if (const CoreBudget & cpus = this_process_budget(); most_threads > cpus.cpus) {
+        notes.push_back(std::to_string(most_threads) + " CPU threads on " + std::to_string(cpus.cpus) +
                         (cpus.cpus == 1 ? " CPU" : " CPUs") +
                         " this process may use (affinity mask, CPU quota): each node waits for its slowest thread; "
                         "the default, -t " + std::to_string(cpus.cores) + ", gives each thread a core");

@@ -52,6 +52,16 @@ TEST(Cli, ThreadsOutsideWhatTheBackendTakesAreRefused) {
     EXPECT_EQ(p.o.devices.n_threads, 512);
 }
 
+TEST(Cli, ThreadListsAreForBenchOnly) {
+    const Parsed b = parse({"--bench", "-t", "1,2,8"});
+    ASSERT_TRUE(b.ok) << b.error;
+    EXPECT_EQ(b.o.bench_options.n_threads, (std::vector<int>{1, 2, 8}));
+    EXPECT_EQ(b.o.devices.n_threads, 1); // the devices start with the first
+    expect_usage_error({"-t", "1,2"}, "-t takes a list of thread counts only with --bench");
+    expect_usage_error({"--bench", "-t", "1,0"}, "for -t: must be an integer in 1..512");
+    expect_usage_error({"--bench", "-t", "1,,2"}, "for -t");
+}
+
 TEST(Cli, ThePromptIsGivenOnce) {
     expect_usage_error({"--tokens", "1", "-p", "hello"}, "--tokens and -p both give the prompt");
     expect_usage_error({"-p", "hello", "--tokens", "1"}, "--tokens and -p");

@@ -91,6 +91,15 @@ TEST(BenchTable, MarkdownCsvAndJson) {
               "\"15.000000\",\"7.071068\"\n"
               "\"m \"\"1\"\".gguf\",\"llama 1.0M f16\",\"2097152\",\"1000000\",\"CPU\",\"4\",\"512\",\"8\",\"4\","
               "\"5.000000\",\"0.000000\"\n");
+    // a row's own thread count (--bench -t 1,2) wins over the setup's
+    const std::vector<BenchRow> per_count = {{"tg4", 0, 4, {3.0}, 1}, {"tg4", 0, 4, {5.0}, 2}};
+    EXPECT_EQ(format_bench(setup(), per_count, BenchFormat::Csv),
+              "model_filename,model_type,model_size,model_n_params,backends,n_threads,n_batch,n_prompt,n_gen,avg_ts,"
+              "stddev_ts\n"
+              "\"m \"\"1\"\".gguf\",\"llama 1.0M f16\",\"2097152\",\"1000000\",\"CPU\",\"1\",\"512\",\"0\",\"4\","
+              "\"3.000000\",\"0.000000\"\n"
+              "\"m \"\"1\"\".gguf\",\"llama 1.0M f16\",\"2097152\",\"1000000\",\"CPU\",\"2\",\"512\",\"0\",\"4\","
+              "\"5.000000\",\"0.000000\"\n");
     const std::string json = format_bench(setup(), {rows[1]}, BenchFormat::Json);
     EXPECT_EQ(json, "[\n  {\n"
                     "    \"model_filename\": \"m \\\"1\\\".gguf\",\n"
