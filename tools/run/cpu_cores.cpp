@@ -61,16 +61,26 @@ std::vector<int> core_of(const std::string & sysfs_cpu, int cpu) {
     return {cpu};
 }
 
-// The smallest quota / period along the directories from `dir` up to `base` (both under the same mount), read by
-// `ratio_at` (0: no limit there).
+// best = the smaller of best and r, where 0 stands for no limit
+void keep_smallest(double & best, double r) {
+    if (r > 0.0 && (best == 0.0 || r < best)) {
+        best = r;
+    }
+}
+
+// quota / period from their texts; 0 (no limit) unless both are positive counts
+double quota_ratio(const std::string & quota, const std::string & period) {
+    const auto q = parse_count(trim(quota)), p = parse_count(trim(period));
+    return q && p && *q > 0 && *p > 0 ? static_cast<double>(*q) / static_cast<double>(*p) : 0.0;
+}
+
+// The smallest quota / period along the directories from base + rel up to base (both under the same mount), read
+// by `ratio_at` (0: no limit there).
 double smallest_ratio(const std::string & base, const std::string & rel, double (*ratio_at)(const std::string &)) {
     double      best = 0.0;
     std::string path = rel;
     for (;;) {
-        const double r = ratio_at(base + path);
-        if (r > 0.0 && (best == 0.0 || r < best)) {
-            best = r;
-        }
+        keep_smallest(best, ratio_at(base + path));
         if (path.empty() || path == "/") {
             return best;
         }
@@ -88,24 +98,18 @@ double v2_ratio(const std::string & dir) {
     std::istringstream fields(*text);
     std::string        quota, period;
     fields >> quota >> period;
-    const auto q = parse_count(quota), p = parse_count(period);
-    return q && p && *q > 0 && *p > 0 ? static_cast<double>(*q) / static_cast<double>(*p) : 0.0;
+    return quota_ratio(quota, period);
 }
 
 // cgroup v1: cpu.cfs_quota_us is -1 without a limit.
 double v1_ratio(const std::string & dir) {
     const auto quota = read_text(dir + "/cpu.cfs_quota_us"), period = read_text(dir + "/cpu.cfs_period_us");
-    if (!quota || !period) {
-        return 0.0;
-    }
-    const auto q = parse_count(trim(*quota)), p = parse_count(trim(*period));
-    return q && p && *q > 0 && *p > 0 ? static_cast<double>(*q) / static_cast<double>(*p) : 0.0;
+    return quota && period ? quota_ratio(*quota, *period) : 0.0;
 }
 
 // The CPUs the process's cgroups allow it in time (quota / period, the smallest found), 0 without a limit.
 double cgroup_cpus(const CoreSources & s) {
     double             best = 0.0;
-    auto               take = [&](double r) { best = r > 0.0 && (best == 0.0 || r < best) ? r : best; };
     std::istringstream lines(s.proc_cgroup);
     for (std::string line; std::getline(lines, line);) {
         const size_t a = line.find(':');
@@ -120,7 +124,7 @@ double cgroup_cpus(const CoreSources & s) {
         }
         if (hierarchy == "0" && controllers.empty()) { // v2: the unified tree, mounted at the root or in unified/
             for (const std::string & base : {s.cgroup_root, s.cgroup_root + "/unified"}) {
-                take(smallest_ratio(base, path, v2_ratio));
+                keep_smallest(best, smallest_ratio(base, path, v2_ratio));
             }
             continue;
         }
@@ -131,7 +135,7 @@ double cgroup_cpus(const CoreSources & s) {
         }
         if (cpu) { // v1: the cpu controller's tree, mounted under its controllers' names or as cpu/
             for (const std::string & base : {s.cgroup_root + "/" + controllers, s.cgroup_root + "/cpu"}) {
-                take(smallest_ratio(base, path, v1_ratio));
+                keep_smallest(best, smallest_ratio(base, path, v1_ratio));
             }
         }
     }
@@ -180,8 +184,9 @@ CoreBudget core_budget(const CoreSources & s) {
     }
     double cores_n = static_cast<double>(std::max<size_t>(cores.size(), 1));
     if (const double quota = cgroup_cpus(s); quota > 0.0) {
-        cores_n = std::min(cores_n, std::ceil(quota - 1e-9));
-        cpus_n  = std::min(cpus_n, std::ceil(quota - 1e-9));
+        const double cap = std::ceil(quota - 1e-9); // a part of a CPU counts as one
+        cores_n          = std::min(cores_n, cap);
+        cpus_n           = std::min(cpus_n, cap);
     }
     budget.cores = static_cast<int>(std::clamp(cores_n, 1.0, static_cast<double>(GGML_MAX_N_THREADS)));
     budget.cpus  = static_cast<int>(std::max(cpus_n, 1.0));

@@ -79,7 +79,7 @@ int default_threads() {
     }
     // a launcher that bound this rank (OpenMPI binds each of two ranks to a core) gave it its share already; else
     // the ranks of this machine share its cores
-    const CoreBudget cores = core_budget(CoreSources::this_process());
+    const CoreBudget & cores = this_process_budget();
     return cores.bound ? cores.cores : std::max(cores.cores / std::max(local, 1), 1);
 }
 
