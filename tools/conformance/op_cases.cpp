@@ -405,6 +405,16 @@ void add_attention(std::vector<OpCase> & cases) {
                              return ggml_rope_ext(b.ctx(), a, pos, ff, r.n_dims, r.mode, 512, 10000.0f, freq_scale, r.ext, 1.0f, 32.0f, 1.0f);
                          }, r.t == GGML_TYPE_F16 ? 1e-5 : 1e-8});
     }
+    // n_dims 0 rotates nothing (a copy): llama.cpp builds it with a model's rope_freqs to ask which buffer type
+    // may hold them
+    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16}) {
+        cases.push_back({"ROPE(n_dims=0,ff=1,type=" + tname(t) + ")", GGML_OP_ROPE, [t](B & b) {
+                             ggml_tensor * a   = b.input(t, 64, 4, 6);
+                             ggml_tensor * pos = b.input(GGML_TYPE_I32, 6, 1, 1, 1, InputKind::Indices, 100);
+                             ggml_tensor * ff  = b.input(GGML_TYPE_F32, 32, 1, 1, 1, InputKind::Positive);
+                             return ggml_rope_ext(b.ctx(), a, pos, ff, 0, GGML_ROPE_TYPE_NORMAL, 0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
+                         }});
+    }
     struct Fa { ggml_type kv; float softcap, max_bias; bool sinks; };
     const Fa fas[] = {{GGML_TYPE_F16, 0.0f, 0.0f, false}, {GGML_TYPE_F32, 0.0f, 0.0f, false}, {GGML_TYPE_F16, 30.0f, 0.0f, false},
                       {GGML_TYPE_F16, 0.0f, 8.0f, false}, {GGML_TYPE_F16, 0.0f, 0.0f, true}, {GGML_TYPE_Q8_0, 0.0f, 0.0f, false}};
@@ -541,6 +551,7 @@ void add_conv(std::vector<OpCase> & cases) {
 void add_fill(std::vector<OpCase> & cases) {
     cases.push_back({"FILL(c=0.5,ne=[10,5,4,3])", GGML_OP_FILL, [](B & b) { return ggml_fill(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3), 0.5f); }});
     cases.push_back({"FILL(c=-2,inplace)", GGML_OP_FILL, [](B & b) { return ggml_fill_inplace(b.ctx(), b.input(GGML_TYPE_F32, 10, 5, 4, 3), -2.0f); }});
+    cases.push_back({"FILL(c=0.5,type=f16)", GGML_OP_FILL, [](B & b) { return ggml_fill(b.ctx(), b.input(GGML_TYPE_F16, 10, 5, 4, 3), 0.5f); }});
     const char * tri_names[] = {"upper_diag", "upper", "lower_diag", "lower"};
     for (int type = 0; type < 4; ++type) {
         cases.push_back({std::string("TRI(") + tri_names[type] + ",ne=[9,9,3,2])", GGML_OP_TRI, [type](B & b) {

@@ -1,6 +1,6 @@
 // Ops that write a constant everywhere or around the values they keep: FILL, TRI and DIAG.
 //
-// FILL: a's shape and type (F32, contiguous); every element c; op_params (f32) [0] = c. `_inplace` returns a view
+// FILL: a's shape and type (F32 or F16, contiguous); every element c; op_params (f32) [0] = c. `_inplace` returns a view
 //       of a. src = {a}: a gives the shape (and the memory, in place); its values are not read.
 // TRI:  a F32, contiguous, square matrices (ne0 == ne1): the part `type` keeps (ggml_tri_type, op_params[0])
 //       of each matrix is copied, the rest is 0. For column i0 of row i1, UPPER_DIAG keeps i0 >= i1, UPPER
@@ -17,7 +17,7 @@ ggml_tensor * fill_impl(ggml_context * ctx, ggml_tensor * a, float c, bool inpla
     if (!inputs_ok(name, {a})) {
         return nullptr;
     }
-    shape_check(a->type == GGML_TYPE_F32, name, "a %s must be f32", shape(a));
+    shape_check(a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16, name, "a %s must be f32 or f16", shape(a));
     shape_check(ggml_is_contiguous(a), name, "a %s must be contiguous", shape(a));
     return with_f32(set_op(like(ctx, a, inplace, name), GGML_OP_FILL, {a}), {c});
 }

@@ -44,7 +44,7 @@ bool supports_rope(const Device &, const ggml_tensor * node) {
     const int           n_offs = param_i32(node, 15);
     return (mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX) &&
            (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && node->type == a->type &&
-           ggml_are_same_shape(a, node) && a->ne[0] % 2 == 0 && n_dims > 0 && n_dims % 2 == 0 && n_offs >= 0 &&
+           ggml_are_same_shape(a, node) && a->ne[0] % 2 == 0 && n_dims >= 0 && n_dims % 2 == 0 && n_offs >= 0 &&
            n_offs % 2 == 0 && static_cast<int64_t>(n_offs) + n_dims <= a->ne[0] &&
            pos->type == GGML_TYPE_I32 && ggml_is_contiguous(pos) && pos->ne[0] >= a->ne[2] &&
            (ff == nullptr || (ff->type == GGML_TYPE_F32 && ggml_is_contiguous(ff) && ff->ne[0] >= n_dims / 2)) &&

@@ -1,8 +1,10 @@
 // ggml_rope_set_offset: the window offset of a ROPE / ROPE_BACK node in op_params slot 15 (0 from every rope
-// constructor), and its refusals through the abort callback: a node of another op, a VISION rope, an odd or
-// negative offset, a window past the end of the row. A NULL node (an earlier constructor failed) travels on.
+// constructor), and its refusals through the abort callback: a node of another op, a VISION rope, a negative
+// offset. An odd offset or a window past the row's end is taken, as upstream takes it, and no CPU kernel
+// supports the node. A NULL node (an earlier constructor failed) travels on.
 #include "op_fixture.h"
 
+#include "ggml-cpu.h"
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -65,10 +67,8 @@ TEST_F(RopeOps, SetOffsetStoresSlot15AndReturnsTheNode) {
 
 TEST_F(RopeOps, SetOffsetRejects) {
     ggml_tensor *     r   = rope(32, GGML_ROPE_TYPE_NEOX);
-    const std::string msg = fatal_message([&] { ggml_rope_set_offset(r, 3); }); // odd
+    const std::string msg = fatal_message([&] { ggml_rope_set_offset(r, -2); });
     EXPECT_EQ(msg.rfind("[ggml_rope_set_offset]", 0), 0u) << msg;
-    fatal_message([&] { ggml_rope_set_offset(r, -2); });
-    fatal_message([&] { ggml_rope_set_offset(r, 34); }); // 34 + 32 > 64
     fatal_message([&] { ggml_rope_set_offset(ggml_sqr(ctx_, a_), 0); });
     fatal_message([&] { ggml_rope_set_offset(a_, 2); }); // a leaf
     fatal_message([&] { ggml_rope_set_offset(ggml_soft_max(ctx_, a_), 2); });
@@ -80,6 +80,21 @@ TEST_F(RopeOps, SetOffsetRejects) {
     fatal_message([&] { ggml_rope_set_offset(vision, 2); });
     EXPECT_EQ(r->op_params[15], 0); // refusals change nothing
     EXPECT_EQ(ggml_rope_set_offset(nullptr, 2), nullptr); // logged, no crash
+}
+
+TEST_F(RopeOps, SetOffsetTakesWindowsNoKernelRuns) {
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ASSERT_NE(cpu, nullptr);
+    ggml_tensor * r = rope(32, GGML_ROPE_TYPE_NEOX);
+    EXPECT_TRUE(ggml_backend_supports_op(cpu, r));
+    for (int n_offs : {3, 34}) { // odd; 34 + 32 > 64
+        EXPECT_EQ(ggml_rope_set_offset(r, n_offs), r);
+        EXPECT_EQ(r->op_params[15], n_offs);
+        EXPECT_FALSE(ggml_backend_supports_op(cpu, r)) << n_offs;
+    }
+    EXPECT_EQ(ggml_rope_set_offset(r, 32), r); // the window ends at the row's end
+    EXPECT_TRUE(ggml_backend_supports_op(cpu, r));
+    ggml_backend_free(cpu);
 }
 
 } // namespace

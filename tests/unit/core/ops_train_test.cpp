@@ -79,15 +79,24 @@ TEST_F(TrainOps, RopeMultiStoresSections) {
                                             1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
     EXPECT_EQ(back->op, GGML_OP_ROPE_BACK);
     EXPECT_EQ(param_f32(back, 5), 10000.0f);
-    // 4 positions per token, and a multi-section mode
+    // a multi-section mode needs 4 positions per token
     EXPECT_FALSE(fatal_message([&] {
                      ggml_rope_multi(ctx_, a, t(GGML_TYPE_I32, 5), nullptr, 12, sections, GGML_ROPE_TYPE_MROPE, 128, 10000.0f,
                                      1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
                  }).empty());
-    EXPECT_FALSE(fatal_message([&] {
-                     ggml_rope_multi(ctx_, a, t(GGML_TYPE_I32, 20), nullptr, 12, sections, GGML_ROPE_TYPE_NEOX, 128, 10000.0f,
-                                     1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
-                 }).empty());
+    // as upstream's 0.25.1, a plain mode is ggml_rope_ext (one position per token, sections not stored; llama.cpp's
+    // hunyuan-dense builds it), and NULL sections of an MROPE mode are stored as zeros
+    ggml_tensor * neox = ggml_rope_multi(ctx_, a, t(GGML_TYPE_I32, 5), nullptr, 12, sections, GGML_ROPE_TYPE_NEOX, 128,
+                                         10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    ASSERT_NE(neox, nullptr);
+    EXPECT_EQ(neox->op_params[2], GGML_ROPE_TYPE_NEOX);
+    for (int i = 11; i < 15; ++i) {
+        EXPECT_EQ(neox->op_params[i], 0) << i;
+    }
+    ggml_tensor * unsectioned = ggml_rope_multi(ctx_, a, t(GGML_TYPE_I32, 20), nullptr, 12, nullptr, GGML_ROPE_TYPE_MROPE,
+                                                128, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    ASSERT_NE(unsectioned, nullptr);
+    EXPECT_EQ(unsectioned->op_params[11], 0);
 }
 
 TEST_F(TrainOps, CrossEntropyLossIsAScalar) {

@@ -245,7 +245,8 @@ void rope_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * pos         = dst->src[1];
     const ggml_tensor * ff          = dst->src[2];
     const RopeParams    r           = read_params(dst);
-    const float         theta_scale = std::pow(r.freq_base, -2.0f / static_cast<float>(r.n_dims));
+    // n_dims 0 rotates nothing: the rows are copied (copy_outside)
+    const float         theta_scale = r.n_dims > 0 ? std::pow(r.freq_base, -2.0f / static_cast<float>(r.n_dims)) : 1.0f;
     const Range         tokens      = thread_range(p, a->ne[2] * a->ne[3]);
     AngleTable          t;
     for (int64_t tr = tokens.begin; tr < tokens.end; ++tr) {
@@ -301,7 +302,7 @@ bool rope_supports(const ggml_tensor * dst) {
     const bool offset_ok = r.n_offs >= 0 && r.n_offs % 2 == 0 && (r.n_offs == 0 || !r.vision) &&
                            static_cast<int64_t>(r.n_offs) + r.rot_dims <= a->ne[0];
     return rope_mode_ok(dst, r) && (!ff || (ff->type == GGML_TYPE_F32 && ff->ne[0] >= r.rot_dims / 2)) &&
-           r.n_dims > 0 && r.n_dims % 2 == 0 && offset_ok;
+           r.n_dims >= 0 && r.n_dims % 2 == 0 && offset_ok;
 }
 
 } // namespace
