@@ -42,11 +42,16 @@ ggml_backend_buffer_t dev_buffer_from_host_ptr(ggml_backend_dev_t dev, void * pt
     return buffer_from_host_ptr(*device_of(dev), ptr, size);
 }
 
-// true when t is not allocated yet (the scheduler asks before allocating) or lives in this device's memory
+// true when t is not allocated yet (the scheduler asks before allocating) or lives in this device's memory. A
+// buffer of this device's type that is not one of our buffers stands for memory on this device: the meta device
+// asks with such stand-ins for its slices (buffer type only, no storage).
 bool in_device_memory(const Device * device, const ggml_tensor * t) {
     const ggml_backend_buffer * buffer = storage_of(t);
     if (buffer == nullptr) {
         return true;
+    }
+    if (!is_vk_buffer(buffer)) {
+        return buffer->buft == &device->buffer_type;
     }
     TensorRef ref;
     return tensor_ref(t, ref) && ref.device == device;
