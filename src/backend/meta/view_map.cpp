@@ -144,10 +144,12 @@ bool measure_b(const Axis & ax, int64_t n_b, size_t stride_b, size_t w, Geometry
     if (g.j0 + g.span <= ax.E) {
         return true;
     }
-    // b runs into the outer dimensions: whole periods only, with the pattern aligned to b's stride
+    // b runs into the outer dimensions: whole periods only, with the pattern aligned to b's stride. An offset
+    // inside a step (the lower dimensions' window, checked above to fit in b's stride) moves no boundary.
     g.repeat  = true;
     g.periods = (g.f_num * n_b / g.f_den) / ax.E;
-    return g.j0 == 0 && g.r_off == 0 && (g.f_num * n_b) % (g.f_den * ax.E) == 0 && ax.E % g.f_num == 0;
+    return g.j0 == 0 && (g.r_off == 0 || g.f_den == 1) && (g.f_num * n_b) % (g.f_den * ax.E) == 0 &&
+           ax.E % g.f_num == 0;
 }
 
 // Classifies the view's dimensions; false if the view cannot be described per device.

@@ -137,6 +137,26 @@ TEST_F(ViewMapTest, ReshapeMergingOuterDimensionsRepeatsThePattern) {
     EXPECT_EQ(share_of(out, 0, 1), 3);
 }
 
+TEST_F(ViewMapTest, WindowOfRowsOverARepeatedPattern) {
+    // llama.cpp's delta-net conv state: conv_input [k - 1 + T, 3 * C, S] split by channels in 3 groups (q, k, v:
+    // 6 / 2 channels each), and the last k - 1 columns of every row as a view at offset T
+    const int64_t k1 = 3, T = 5, C = 8, S = 2;
+    ggml_tensor * t = root({k1 + T, 3 * C, S});
+    SplitState    s = state_split(1, {6, 2});
+    s.nr[0]         = 3;
+    ggml_tensor * v = ggml_view_3d(ctx_, t, k1, 3 * C, S, t->nb[1], t->nb[2], T * t->nb[0]);
+    const ViewMap m = map_view(s, 2, t, v->ne, v->nb, v->view_offs);
+    ASSERT_TRUE(m.ok);
+    EXPECT_TRUE(same_state(m.state, s, 2));
+    for (int d = 0; d < 2; ++d) {
+        const int64_t rows = d == 0 ? 18 : 6;
+        EXPECT_EQ(m.dev[d].offs, T * t->nb[0]) << d;
+        EXPECT_EQ(m.dev[d].ne[1], rows) << d;
+        EXPECT_EQ(m.dev[d].nb[1], t->nb[1]) << d;
+        EXPECT_EQ(m.dev[d].nb[2], rows * t->nb[1]) << d;
+    }
+}
+
 TEST_F(ViewMapTest, ReshapeCuttingAHeadIsNotDescribable) {
     // rows split 5/3 cannot become [2, 4] with the split along dimension 1 (a device boundary inside a row of 2)
     const int64_t src[4] = {8, 1, 1, 1}, dst[4] = {2, 4, 1, 1};
