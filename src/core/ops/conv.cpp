@@ -71,10 +71,10 @@ struct ggml_tensor * ggml_im2col(struct ggml_context * ctx, struct ggml_tensor *
     return with_i32(t, {s0, s1, p0, p1, d0, d1, is_2D ? 1 : 0});
 }
 
-// a: kernel [K, IC, OC], b: data [L, IC, N] -> [OL, OC, N] (F32), via an F16 im2col.
+// a: kernel [K, IC, OC], b: data [L, IC, N] -> [OL, OC, N] (F32), via an im2col of conv_columns_type.
 struct ggml_tensor * ggml_conv_1d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0,
                                   int p0, int d0) {
-    ggml_tensor * cols = ggml_im2col(ctx, a, b, s0, 0, p0, 0, d0, 0, false, GGML_TYPE_F16); // [IC*K, OL, N]
+    ggml_tensor * cols = ggml_im2col(ctx, a, b, s0, 0, p0, 0, d0, 0, false, conv_columns_type(a)); // [IC*K, OL, N]
     if (!cols) {
         return nullptr;
     }
@@ -94,13 +94,13 @@ struct ggml_tensor * ggml_conv_1d_ph(struct ggml_context * ctx, struct ggml_tens
     return ggml_conv_1d(ctx, a, b, s, static_cast<int>(a->ne[0] / 2), d);
 }
 
-// a: kernel [KW, KH, IC, OC], b: data [W, H, IC, N] -> [OW, OH, OC, N] (F32), via an im2col of a's type.
+// a: kernel [KW, KH, IC, OC], b: data [W, H, IC, N] -> [OW, OH, OC, N] (F32), via an im2col of conv_columns_type.
 struct ggml_tensor * ggml_conv_2d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0,
                                   int s1, int p0, int p1, int d0, int d1) {
     if (!inputs_ok("ggml_conv_2d", {a, b})) {
         return nullptr;
     }
-    ggml_tensor * cols = ggml_im2col(ctx, a, b, s0, s1, p0, p1, d0, d1, true, a->type); // [IC*KH*KW, OW, OH, N]
+    ggml_tensor * cols = ggml_im2col(ctx, a, b, s0, s1, p0, p1, d0, d1, true, conv_columns_type(a)); // [IC*KH*KW, OW, OH, N]
     if (!cols) {
         return nullptr;
     }
@@ -121,7 +121,7 @@ struct ggml_tensor * ggml_conv_1d_dw(struct ggml_context * ctx, struct ggml_tens
         return nullptr;
     }
     ggml_tensor * data = ggml_reshape_4d(ctx, b, b->ne[0], 1, b->ne[1], b->ne[2]);
-    ggml_tensor * cols = ggml_im2col(ctx, a, data, s0, 0, p0, 0, d0, 0, false, GGML_TYPE_F16); // [K, OL, C]
+    ggml_tensor * cols = ggml_im2col(ctx, a, data, s0, 0, p0, 0, d0, 0, false, conv_columns_type(a)); // [K, OL, C]
     ggml_tensor * r    = ggml_mul_mat(ctx, cols, a);                                         // [OL, 1, C]
     if (!r) {
         return nullptr;
@@ -137,7 +137,7 @@ struct ggml_tensor * ggml_conv_1d_dw_ph(struct ggml_context * ctx, struct ggml_t
     return ggml_conv_1d_dw(ctx, a, b, s0, static_cast<int>(a->ne[0] / 2), d0);
 }
 
-// a: kernel [KW, KH, 1, C], b: data [W, H, C, N] -> [OW, OH, C, N]: one F16 im2col per channel, then a batched
+// a: kernel [KW, KH, 1, C], b: data [W, H, C, N] -> [OW, OH, C, N]: one im2col per channel, then a batched
 // MUL_MAT of each channel's kernel with its columns.
 struct ggml_tensor * ggml_conv_2d_dw(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0,
                                      int s1, int p0, int p1, int d0, int d1) {
@@ -146,7 +146,7 @@ struct ggml_tensor * ggml_conv_2d_dw(struct ggml_context * ctx, struct ggml_tens
     }
     ggml_tensor * kernel = ggml_reshape_4d(ctx, a, a->ne[0], a->ne[1], 1, a->ne[2] * a->ne[3]);
     ggml_tensor * data   = ggml_reshape_4d(ctx, b, b->ne[0], b->ne[1], 1, b->ne[2] * b->ne[3]);
-    ggml_tensor * cols   = ggml_im2col(ctx, kernel, data, s0, s1, p0, p1, d0, d1, true, GGML_TYPE_F16);
+    ggml_tensor * cols   = ggml_im2col(ctx, kernel, data, s0, s1, p0, p1, d0, d1, true, conv_columns_type(a));
     if (!cols) {
         return nullptr; // [KW*KH, OW, OH, C*N]
     }

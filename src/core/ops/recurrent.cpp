@@ -10,7 +10,8 @@
 //                    min(K, n_t)) the states i tokens earlier, later slots left unwritten. A [1, n_head] is Mamba-2
 //                    (one decay per head), A [d_state, n_head] Mamba-1 (K = 1 only). src = {s, x, dt, A, B, C, ids}.
 // RWKV_WKV6:         k, v, r, td [S, H, T], tf [S, H], state [S*S*H, n_seqs] -> F32 [S*H, T + S*n_seqs]: T rows of
-//                    outputs, then the states. The T tokens are n_seqs sequences of T / n_seqs tokens each.
+//                    outputs, then the states. The T tokens are n_seqs sequences of T / n_seqs tokens each (the
+//                    kernels refuse other splits; the constructors check what upstream's check).
 // GATED_LINEAR_ATTN: k, v, q, g [S, H, T], state as RWKV_WKV6, op_params[0] = scale (f32) -> as RWKV_WKV6.
 // RWKV_WKV7:         r, w, k, v, a, b [S, H, T], state as RWKV_WKV6 -> as RWKV_WKV6.
 // SOLVE_TRI:         A F32 [n, n, B2, B3], B F32 [k, n, B2, B3] -> X F32 like B with A X = B. Upstream accepts only
@@ -27,24 +28,28 @@ using namespace switchyard::ops;
 
 namespace {
 
-// The token-major recurrences of RWKV and GLA: every listed input [S, H, T] (contiguous), the state [S*S*H, n_seqs]
-// with T a multiple of n_seqs. Returns the result [S*H, T + S*n_seqs].
-ggml_tensor * linear_attn_result(ggml_context * ctx, std::initializer_list<const ggml_tensor *> inputs,
-                                 const ggml_tensor * state, const char * name) {
-    const ggml_tensor * first = *inputs.begin();
+// The token-major recurrences of RWKV and GLA, checked as upstream checks them: every input contiguous, the
+// `shaped` ones [S, H, T] in their first three extents (S, H, T from the first), the state S*S*H values per
+// sequence (its ne[1] sequences). Returns the result [S*H, T + S*n_seqs]. Whether the T tokens split evenly into
+// the sequences, and the shapes upstream leaves unchecked, are the kernels' to refuse (supports_op).
+ggml_tensor * linear_attn_result(ggml_context * ctx, std::initializer_list<const ggml_tensor *> shaped,
+                                 std::initializer_list<const ggml_tensor *> others, const ggml_tensor * state,
+                                 const char * name) {
+    const ggml_tensor * first = *shaped.begin();
     const int64_t       S = first->ne[0], H = first->ne[1], T = first->ne[2];
-    for (const ggml_tensor * t : inputs) {
+    for (const ggml_tensor * t : shaped) {
         shape_check(ggml_is_contiguous(t), name, "input %s must be contiguous", shape(t));
-        shape_check(t->ne[0] == S && t->ne[1] == H && t->ne[2] == T && t->ne[3] == 1, name,
+        shape_check(t->ne[0] == S && t->ne[1] == H && t->ne[2] == T, name,
                     "input %s must be [S, H, T] = [%lld, %lld, %lld]", shape(t), static_cast<long long>(S),
                     static_cast<long long>(H), static_cast<long long>(T));
+    }
+    for (const ggml_tensor * t : others) {
+        shape_check(ggml_is_contiguous(t), name, "input %s must be contiguous", shape(t));
     }
     shape_check(ggml_is_contiguous(state), name, "state %s must be contiguous", shape(state));
     const int64_t n_seqs = state->ne[1];
     shape_check(ggml_nelements(state) == S * S * H * n_seqs, name, "state %s must hold S*S*H = %lld values per sequence",
                 shape(state), static_cast<long long>(S * S * H));
-    shape_check(n_seqs > 0 && divisible(T, n_seqs), name, "the %lld tokens must split evenly into the %lld sequences of state %s",
-                static_cast<long long>(T), static_cast<long long>(n_seqs), shape(state));
     return new_result(ctx, GGML_TYPE_F32, {S * H, T + S * n_seqs, 1, 1}, name);
 }
 
@@ -89,8 +94,6 @@ struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor
                 shape(s), shape(x));
     shape_check(B->ne[0] == d_state && B->ne[2] == n_t && B->ne[3] == n_s, name,
                 "B %s must be [d_state, n_group, n_t, n_s] for s %s and x %s", shape(B), shape(s), shape(x));
-    shape_check(B->ne[1] > 0 && divisible(n_head, B->ne[1]), name, "the %lld groups of B %s must divide the %lld heads",
-                static_cast<long long>(B->ne[1]), shape(B), static_cast<long long>(n_head));
     shape_check(ids->ne[0] == n_s, name, "ids %s must name one state per sequence of x %s", shape(ids), shape(x));
     shape_check(ggml_is_matrix(A) && A->ne[1] == n_head && (A->ne[0] == 1 || A->ne[0] == d_state), name,
                 "A %s must be [1, n_head] (Mamba-2) or [d_state, n_head] (Mamba-1) for s %s", shape(A), shape(s));
@@ -108,9 +111,9 @@ struct ggml_tensor * ggml_rwkv_wkv6(struct ggml_context * ctx, struct ggml_tenso
     if (!inputs_ok(name, {k, v, r, tf, td, state})) {
         return nullptr;
     }
-    shape_check(ggml_is_contiguous(tf) && ggml_nelements(tf) == k->ne[0] * k->ne[1], name,
-                "time_first tf %s must be contiguous [S, H] for k %s", shape(tf), shape(k));
-    ggml_tensor * t = linear_attn_result(ctx, {k, v, r, td}, state, name);
+    // tf's shape is unchecked, as upstream: llama.cpp asks whether a backend supports the op with its real
+    // time_first [S, H] and made-up k, v, r and td; the kernels check it
+    ggml_tensor * t = linear_attn_result(ctx, {k, v, r, td}, {tf}, state, name);
     return set_op(t, GGML_OP_RWKV_WKV6, {k, v, r, tf, td, state});
 }
 
@@ -121,7 +124,7 @@ struct ggml_tensor * ggml_gated_linear_attn(struct ggml_context * ctx, struct gg
     if (!inputs_ok(name, {k, v, q, g, state})) {
         return nullptr;
     }
-    ggml_tensor * t = linear_attn_result(ctx, {k, v, q, g}, state, name);
+    ggml_tensor * t = linear_attn_result(ctx, {k, v, q, g}, {}, state, name);
     return with_f32(set_op(t, GGML_OP_GATED_LINEAR_ATTN, {k, v, q, g, state}), {scale});
 }
 
@@ -132,7 +135,7 @@ struct ggml_tensor * ggml_rwkv_wkv7(struct ggml_context * ctx, struct ggml_tenso
     if (!inputs_ok(name, {r, w, k, v, a, b, state})) {
         return nullptr;
     }
-    ggml_tensor * t = linear_attn_result(ctx, {k, r, w, v, a, b}, state, name);
+    ggml_tensor * t = linear_attn_result(ctx, {k, w, v, a, b}, {r}, state, name);
     return set_op(t, GGML_OP_RWKV_WKV7, {r, w, k, v, a, b, state});
 }
 
@@ -169,14 +172,11 @@ struct ggml_tensor * ggml_gated_delta_net(struct ggml_context * ctx, struct ggml
                 "q %s, k %s and v %s must have adjacent elements in each row", shape(q), shape(k), shape(v));
     shape_check(ggml_is_contiguous(g) && ggml_is_contiguous(beta) && ggml_is_contiguous(state), name,
                 "g %s, beta %s and state %s must be contiguous", shape(g), shape(beta), shape(state));
+    // as upstream, only g's and beta's first extent and the state are checked here; q, k and the other extents of
+    // g and beta are the kernels' to check
     const int64_t S_v = v->ne[0], H = v->ne[1], n_t = v->ne[2], n_s = v->ne[3];
-    shape_check(ggml_are_same_shape(q, k), name, "q %s and k %s differ in shape", shape(q), shape(k));
-    shape_check(q->ne[0] == S_v && q->ne[1] > 0 && q->ne[2] == n_t && q->ne[3] > 0 && divisible(n_s, q->ne[3]), name,
-                "q %s must be [S_v, H_k, n_t, n_sq] with n_sq dividing n_s for v %s", shape(q), shape(v));
-    shape_check((g->ne[0] == 1 || g->ne[0] == S_v) && g->ne[1] == H && g->ne[2] == n_t && g->ne[3] == n_s, name,
-                "g %s must be [1 or S_v, H, n_t, n_s] for v %s", shape(g), shape(v));
-    shape_check(beta->ne[0] == 1 && beta->ne[1] == H && beta->ne[2] == n_t && beta->ne[3] == n_s, name,
-                "beta %s must be [1, H, n_t, n_s] for v %s", shape(beta), shape(v));
+    shape_check(g->ne[0] == 1 || g->ne[0] == S_v, name, "g %s must be [1 or S_v, ...] for v %s", shape(g), shape(v));
+    shape_check(beta->ne[0] == 1, name, "beta %s must be [1, ...]", shape(beta));
     shape_check(state->ne[0] == S_v && state->ne[1] == S_v && state->ne[2] == H && state->ne[3] == n_s, name,
                 "state %s must be [S_v, S_v, H, n_s] for v %s", shape(state), shape(v));
     shape_check(K >= 1 && K <= INT32_MAX, name, "the snapshot count K = %lld must be at least 1",

@@ -186,7 +186,7 @@ struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
     shape_check(a->op == GGML_OP_ROPE || a->op == GGML_OP_ROPE_BACK, name,
                 "a %s is a %s node, not ROPE or ROPE_BACK", shape(a), ggml_op_name(a->op));
     const int mode = get_op_param_i32(a, 2);
-    shape_check((mode & GGML_ROPE_TYPE_VISION) != GGML_ROPE_TYPE_VISION, name,
+    shape_check(mode != GGML_ROPE_TYPE_VISION, name,
                 "mode %d: a VISION rope rotates whole rows and takes no offset", mode);
     // an odd window, or one past the row's end, is taken as upstream takes it; no backend supports it (each
     // backend's supports_op checks the window), so computing it fails with a status

@@ -89,7 +89,9 @@ TEST_F(ConvMoreOps, Conv3dIsIm2col3dThenMulMat) {
     const ggml_tensor * mm = cont->src[0]->src[0]->src[0]; // permute <- reshape <- mul_mat
     ASSERT_EQ(mm->op, GGML_OP_MUL_MAT);
     EXPECT_EQ(mm->src[0]->src[0]->op, GGML_OP_IM2COL_3D);
-    EXPECT_EQ(mm->src[0]->src[0]->type, GGML_TYPE_F32); // the kernel's type
+    EXPECT_EQ(mm->src[0]->src[0]->type, GGML_TYPE_F16); // upstream's column type: F16 but for BF16 kernels
+    ggml_tensor * bf = ggml_conv_3d(ctx_, t(GGML_TYPE_BF16, 3, 3, 2, 12), b, 3, 1, 1, 1, 1, 1, 0, 1, 1, 1);
+    EXPECT_EQ(bf->src[0]->src[0]->src[0]->src[0]->src[0]->src[0]->type, GGML_TYPE_F32);
 }
 
 TEST_F(ConvMoreOps, Col2im1dLayout) {

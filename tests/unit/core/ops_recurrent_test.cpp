@@ -1,8 +1,10 @@
 // Constructors of the state-space and linear-attention ops: result shapes, sources and op_params (upstream's
-// layouts), and the shape errors that go through the abort callback. Expected values worked out by hand from the
+// layouts), and the shape errors that go through the abort callback (those upstream's constructors reject;
+// what they take but no kernel computes, the CPU device refuses). Expected values worked out by hand from the
 // definitions in core/ops/recurrent.cpp.
 #include "op_fixture.h"
 
+#include "ggml-backend.h"
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +17,10 @@ namespace {
 using switchyard::testing::expect_layout;
 
 class RecurrentOps : public switchyard::testing::OpFixture {};
+
+bool cpu_supports(const ggml_tensor * node) {
+    return node != nullptr && ggml_backend_dev_supports_op(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU), node);
+}
 
 TEST_F(RecurrentOps, SsmConvSlidesTheKernelOverTokens) {
     ggml_tensor * sx = t(GGML_TYPE_F32, 7, 5, 2); // d_conv - 1 + n_t = 3 + 4
@@ -54,9 +60,9 @@ TEST_F(RecurrentOps, SsmScanPacksOutputsThenStates) {
     EXPECT_NE(ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 16, 6), B, C, ids, 1), nullptr);
     EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 16, 6), B, C, ids, 2); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, t(GGML_TYPE_F32, 8, 6), B, C, ids, 1); }).empty());
-    // 4 groups do not divide 6 heads
+    // 4 groups do not divide 6 heads: taken as upstream takes it, and no CPU kernel runs it
     ggml_tensor * B4 = t(GGML_TYPE_F32, 16, 4, 3, 2);
-    EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B4, B4, ids, 1); }).empty());
+    EXPECT_FALSE(cpu_supports(ggml_ssm_scan(ctx_, s, x, dt, A, B4, B4, ids, 1)));
     EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, t(GGML_TYPE_I32, 3), 1); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_ssm_scan(ctx_, s, x, dt, A, B, C, t(GGML_TYPE_F32, 2), 1); }).empty());
 }
@@ -87,11 +93,18 @@ TEST_F(RecurrentOps, RwkvAndGlaAppendTheStatesAfterTheTokens) {
     EXPECT_EQ(w7->src[2], k);
     EXPECT_EQ(w7->src[6], state);
 
-    // 6 tokens do not split into 4 sequences; a state of the wrong size; tf of the wrong size
-    EXPECT_FALSE(fatal_message([&] { ggml_rwkv_wkv6(ctx_, k, v, r, tf, td, t(GGML_TYPE_F32, 192, 4)); }).empty());
+    EXPECT_TRUE(cpu_supports(w6));
+    EXPECT_TRUE(cpu_supports(gla));
+    EXPECT_TRUE(cpu_supports(w7));
+
+    // a state of the wrong size; an input of another shape
     EXPECT_FALSE(fatal_message([&] { ggml_gated_linear_attn(ctx_, k, v, r, td, t(GGML_TYPE_F32, 100, 2), 1.0f); }).empty());
-    EXPECT_FALSE(fatal_message([&] { ggml_rwkv_wkv6(ctx_, k, v, r, t(GGML_TYPE_F32, 8, 2), td, state); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_rwkv_wkv7(ctx_, r, td, k, t(GGML_TYPE_F32, 8, 3, 5), a, b, state); }).empty());
+    // taken as upstream takes them (llama.cpp asks with its real time_first and made-up tokens), and no CPU kernel
+    // runs them: 6 tokens in 4 sequences, tf of the wrong size, r of another shape in wkv7
+    EXPECT_FALSE(cpu_supports(ggml_rwkv_wkv6(ctx_, k, v, r, tf, td, t(GGML_TYPE_F32, 192, 4))));
+    EXPECT_FALSE(cpu_supports(ggml_rwkv_wkv6(ctx_, k, v, r, t(GGML_TYPE_F32, 8, 2), td, state)));
+    EXPECT_FALSE(cpu_supports(ggml_rwkv_wkv7(ctx_, t(GGML_TYPE_F32, 8, 3, 5), td, k, v, a, b, state)));
 }
 
 TEST_F(RecurrentOps, SolveTriAcceptsUpstreamsOneVariant) {
@@ -129,9 +142,13 @@ TEST_F(RecurrentOps, GatedDeltaNetStoresKSnapshots) {
     EXPECT_FALSE(fatal_message([&] { ggml_gated_delta_net(ctx_, q, k, v, t(GGML_TYPE_F32, 2, 4, 5, 2), beta, state, 1); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_gated_delta_net(ctx_, q, k, v, g, t(GGML_TYPE_F32, 2, 4, 5, 2), state, 1); }).empty());
     EXPECT_FALSE(fatal_message([&] { ggml_gated_delta_net(ctx_, q, k, v, g, beta, t(GGML_TYPE_F32, 8, 8, 4, 1), 1); }).empty());
-    // 3 query sequences do not divide 2 value sequences
+    EXPECT_TRUE(cpu_supports(r));
+    // 3 query sequences do not divide 2 value sequences; a gate or beta of other extents: taken as upstream takes
+    // them, and no CPU kernel runs them
     ggml_tensor * q3 = t(GGML_TYPE_F32, 8, 2, 5, 3);
-    EXPECT_FALSE(fatal_message([&] { ggml_gated_delta_net(ctx_, q3, q3, v, g, beta, state, 1); }).empty());
+    EXPECT_FALSE(cpu_supports(ggml_gated_delta_net(ctx_, q3, q3, v, g, beta, state, 1)));
+    EXPECT_FALSE(cpu_supports(ggml_gated_delta_net(ctx_, q, k, v, t(GGML_TYPE_F32, 1, 4, 5, 1), beta, state, 1)));
+    EXPECT_FALSE(cpu_supports(ggml_gated_delta_net(ctx_, q, k, v, g, t(GGML_TYPE_F32, 1, 2, 5, 2), state, 1)));
     EXPECT_FALSE(fatal_message([&] { ggml_gated_delta_net(ctx_, q, k, v, g, beta, t(GGML_TYPE_F16, 8, 8, 4, 2), 1); }).empty());
 }
 
