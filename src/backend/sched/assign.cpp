@@ -1,4 +1,4 @@
-// Backend assignment: which backend runs each node. Five named passes, in order:
+// Backend assignment: which backend runs each node. Six named passes, in order:
 //   assign_from_buffer   pre-allocated tensors run where their buffer is usable; graph inputs go to the CPU;
 //                        ops on weights run where the weights are (or are offloaded when op_offload allows);
 //                        run on each tensor as index_graph numbers it, while it is in the cache
@@ -7,6 +7,7 @@
 //                        backend that can read most of their sources directly
 //   assign_sources       views follow their source, unassigned sources follow their consumer, leftovers go to
 //                        the first backend that supports them -- or are recorded as errors (never an abort)
+//   follow_written_memory  nodes computing into memory they view run where that memory's owner runs
 // A graph that recurs (the same tensor objects, linked the same way, with the same facts: TensorFacts) takes its
 // kept assignment back instead of running the passes again.
 #include "backend/sched/sched.h"
@@ -364,6 +365,40 @@ void assign_sources(ggml_backend_sched * sched, ggml_cgraph * graph) {
     }
 }
 
+// Nodes that compute into memory they view (SET_ROWS, CPY into a view, in-place ops on a node's result) run on the
+// backend of the tensor owning that memory: the allocator places it in that backend's buffer. The expansion passes
+// may have put such a writer beside its other neighbours while the owner runs elsewhere (an op only the CPU
+// supports, such as a FILL the writer then overwrites in part). Pre-allocated memory already decided the writer's
+// backend (backend_from_buffer). A writer the owner's backend cannot run is an error, not a write into another
+// device's memory.
+void follow_written_memory(ggml_backend_sched * sched, ggml_cgraph * graph) {
+    BackendIds &       ids   = sched->backend_ids;
+    const GraphIndex & index = sched->index;
+    for (int i = 0; i < graph->n_nodes; ++i) {
+        ggml_tensor * node = graph->nodes[i];
+        if (node->view_src == nullptr || index.view_ops[static_cast<size_t>(i)] || node->op == GGML_OP_NONE ||
+            owner_buffer(node) != nullptr) {
+            continue;
+        }
+        int32_t owner = index.nodes[static_cast<size_t>(i)];
+        while (index.view_src(owner) >= 0) {
+            owner = index.view_src(owner);
+        }
+        const int owner_id = ids.at(owner);
+        int &     id       = ids.at(index.nodes[static_cast<size_t>(i)]);
+        if (owner_id < 0 || owner_id == id) {
+            continue;
+        }
+        if (node_supported(sched, owner_id, i, node)) {
+            id = owner_id;
+            continue;
+        }
+        record_error(sched, std::string("tensor '") + node->name + "' (" + ggml_op_desc(node) + ") writes into '" +
+                                node->view_src->name + "', which runs on " + ggml_backend_name(sched->backends[owner_id]) +
+                                ", and that backend cannot run it");
+    }
+}
+
 void record_fallbacks(ggml_backend_sched * sched, ggml_cgraph * graph) {
     if (sched->n_backends == 1) {
         return; // every node runs on the only backend (or is an error): nothing fell back
@@ -405,6 +440,7 @@ void assign_backends(ggml_backend_sched * sched, ggml_cgraph * graph) {
     expand(sched, graph, /*downwards=*/false, /*skip_cpu=*/false);
     upgrade(sched, graph);
     assign_sources(sched, graph);
+    follow_written_memory(sched, graph);
     record_fallbacks(sched, graph);
     // a graph whose numbering was taken back recurs (a decoder rebuilt for every token): keep its assignment
     if (numbering == Numbering::kTakenBack && sched->errors.empty()) {
