@@ -603,6 +603,39 @@ TEST(DataErrorTestDevice, FailureComesBackFromThisOrTheNextCompute) {
     test_device_release(dev);
 }
 
+// RWKV_WKV6 with a time_first of another size than S*H: supported (llama.cpp chooses the weight's buffer type by
+// asking with its real time_first beside made-up tokens, and upstream's CPU says yes), and computing it fails with a
+// status instead of reading past time_first.
+TEST(DataError, Wkv6TimeFirstOfAnotherSizeFailsWhenComputed) {
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    for (const int64_t tf_values : {int64_t{4} * 3, int64_t{4} * 2}) {
+        SCOPED_TRACE(tf_values);
+        ggml_init_params params{16 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *   ctx = ggml_init(params);
+        const int64_t    S = 4, H = 3, T = 2;
+        ggml_tensor *    k = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, S, H, T);
+        ggml_tensor *    v = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, S, H, T);
+        ggml_tensor *    r = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, S, H, T);
+        ggml_tensor *    td = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, S, H, T);
+        ggml_tensor *    tf = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, tf_values);
+        ggml_tensor *    state = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, S * S * H, 1);
+        ggml_tensor *    out   = ggml_rwkv_wkv6(ctx, k, v, r, tf, td, state);
+        ggml_cgraph *    gf    = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, out);
+        EXPECT_TRUE(ggml_backend_supports_op(backend, out));
+        Arena arena(ctx);
+        for (ggml_tensor * t : {k, v, r, td, tf, state}) {
+            fill_all(t, 0.5f);
+        }
+        CpuLogCapture log;
+        const bool    right = tf_values == S * H;
+        EXPECT_EQ(ggml_backend_graph_compute(backend, gf), right ? GGML_STATUS_SUCCESS : GGML_STATUS_FAILED);
+        EXPECT_EQ(log.contains("time_first"), !right) << log.text();
+        ggml_free(ctx);
+    }
+    ggml_backend_free(backend);
+}
+
 // A kernel run outside a graph computation (no error slot) still checks and logs.
 TEST(DataError, KernelOutsideAComputationLogs) {
     HostContext   host;

@@ -215,6 +215,11 @@ StatePair states_at(const AttnShape & a, const ggml_tensor * state, ggml_tensor 
 void wkv6_compute(const ComputeParams & p, ggml_tensor * dst) {
     const ggml_tensor * state = dst->src[5];
     const AttnShape     a     = attn_shape(dst, state);
+    if (ggml_nelements(dst->src[3]) != a.S * a.H) { // see wkv6_supports
+        report_data_error(p, "time_first src3 '%s' holds %lld values, not S*H = %lld", dst->src[3]->name,
+                          static_cast<long long>(ggml_nelements(dst->src[3])), static_cast<long long>(a.S * a.H));
+        return;
+    }
     const float *k = fptr(dst->src[0]), *v = fptr(dst->src[1]), *r = fptr(dst->src[2]);
     const float *tf = fptr(dst->src[3]), *td = fptr(dst->src[4]);
     float *      out   = static_cast<float *>(dst->data);
@@ -313,9 +318,11 @@ bool linear_attn_supports(const ggml_tensor * dst, int n_inputs, std::initialize
            dst->ne[1] == a.T + a.S * a.n_seqs;
 }
 
+// time_first's size is checked when computing (wkv6_compute), not here: llama.cpp asks whether the CPU supports
+// the op with a model's real time_first [S, H] beside made-up tokens of another S and H, to choose the buffer type
+// of that weight, and upstream's CPU says yes.
 bool wkv6_supports(const ggml_tensor * dst) {
-    return linear_attn_supports(dst, 5, {0, 1, 2, 4}) && ggml_is_contiguous(dst->src[3]) &&
-           ggml_nelements(dst->src[3]) == dst->ne[0];
+    return linear_attn_supports(dst, 5, {0, 1, 2, 4}) && ggml_is_contiguous(dst->src[3]);
 }
 
 bool gla_supports(const ggml_tensor * dst) {
