@@ -172,8 +172,10 @@ bool GraphScan::number_tensors(const ggml_cgraph * graph, const ScanConfig & con
                 node_srcs[static_cast<size_t>(i) * GGML_MAX_SRC + j] = add_tensor(node->src[j], node_ids_[i], config);
             }
         }
-        int32_t idx             = add_tensor(node, node_ids_[i], config);
-        tensors[idx].node_index = i;
+        int32_t idx = add_tensor(node, node_ids_[i], config);
+        if (tensors[idx].node_index < 0) { // a node listed again (a split input's copy, one per split using it)
+            tensors[idx].node_index = i;    // lives from its first place, where it is written, as upstream's
+        }
         set_buffer_id(idx, node_ids_[i], config);
         node_table[i] = idx;
     }

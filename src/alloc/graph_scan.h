@@ -38,7 +38,7 @@ struct TensorInfo {
     int32_t       root       = -1;  // View: table index of the tensor whose memory it aliases
     int32_t       view_src   = -1;  // table index of tensor->view_src, -1 if none
     int32_t       buffer_id  = 0;   // which gallocr buffer (node/leaf buffer ids; sources take their consumer's)
-    int32_t       node_index = -1;  // position in graph->nodes, -1 if not a node
+    int32_t       node_index = -1;  // position in graph->nodes (the first, if listed more than once), -1 if not a node
     int32_t       leaf_index = -1;  // position in graph->leafs, -1 if not a leaf
     size_t        size       = 0;   // Owned: bytes its buffer type needs for it (get_alloc_size)
     int32_t       start      = 0;   // Owned: first time its memory must hold its data

@@ -64,7 +64,7 @@ public:
                 }
             }
             note(graph->nodes[i]);
-            node_time_[graph->nodes[i]] = i + 1;
+            node_time_.emplace(graph->nodes[i], i + 1); // a node listed twice is written at its first place
         }
         lifetimes();
         expected_inplace();

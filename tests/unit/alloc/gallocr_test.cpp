@@ -180,6 +180,28 @@ TEST_F(Gallocr, InputReadLateKeepsItsMemoryUntilThen) {
     }
 }
 
+TEST_F(Gallocr, NodeListedTwiceLivesFromItsFirstPlace) {
+    // the scheduler lists a split input's copy (op NONE, written when a split starts) before every split that
+    // reads it: c is written at position 0, read at 3, listed again at 4 and read at 5. Tensors computed in between
+    // must not take its memory (gemma3n's attention mask copy was overwritten this way and the layer's attention
+    // read garbage).
+    ggml_tensor * c  = ops_.leaf(64, 4);
+    ggml_tensor * a  = input(64, 4);
+    ggml_tensor * t1 = ops_.scale(a);
+    ggml_tensor * t2 = ops_.scale(t1);
+    ggml_tensor * u  = ops_.add(t2, c);
+    ggml_tensor * w  = ops_.add(u, c);
+    ggml_set_output(w);
+    ggml_cgraph * g = ggml_new_graph(ctx_);
+    for (ggml_tensor * t : {c, t1, t2, u, c, w}) {
+        ggml_graph_add_node(g, t);
+    }
+    alloc_and_check(g);
+    for (ggml_tensor * t : {t1, t2, u}) {
+        EXPECT_FALSE(share_bytes(t, c)) << t->name << " takes c's memory before c's last reader";
+    }
+}
+
 TEST_F(Gallocr, InputViewKeepsTheMemoryItAliasesUntilItsReader) {
     // the caller writes rows 0..1 of buf through an INPUT view before the compute; the view is read last
     ggml_tensor * buf = ops_.leaf(16, 4);
