@@ -18,6 +18,7 @@
 // chunk the workgroup writes the output; with more it writes each row's running maximum, sum and unnormalised
 // output to `part` ([chunks][rows][DV + 2], rows in the output's order), and flash_attn_combine.comp merges them.
 #include "common.glsl"
+#include "activations.glsl"
 
 layout(constant_id = 1) const uint D         = 64; // head size of q and k
 layout(constant_id = 2) const uint DV        = 64; // head size of v
@@ -168,7 +169,7 @@ void score_key(Rows b, uint key, inout float s[kMaxRows]) {
         }
         float x = s[r];
         if (p.softcap != 0.0) {
-            x = p.softcap * tanh(clamp(x, -15.0, 15.0));
+            x = p.softcap * tanh_(x);
         }
         const bool hidden = (isinf(mv) && mv < 0.0) || key >= p.n_kv || !row_valid(b, r);
         s[r] = hidden ? -1.0 / 0.0 : x + mv;
