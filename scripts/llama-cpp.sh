@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # llama.cpp on Switchyard: builds llama.cpp release v0.5.0 (the release whose ggml, 0.25.1, Switchyard implements)
 # against an install of this tree, with llama.cpp's own ggml left out (LLAMA_USE_SYSTEM_GGML=ON, find_package(ggml)
-# finding ours), and puts llama-cli, llama-completion, llama-bench and test-backend-ops into PREFIX/bin beside
-# Switchyard's programs.
+# finding ours), and puts llama-cli, llama-completion, llama-bench, test-backend-ops and test-llama-archs into
+# PREFIX/bin beside Switchyard's programs. test-llama-archs runs every model architecture llama.cpp knows (random
+# weights, dense and MoE) on every device and the meta device, against the CPU, and saves and reloads each model.
 #
 #   scripts/llama-cpp.sh [--prefix DIR] [--build-dir DIR] [--jobs N]
 #
@@ -14,7 +15,7 @@
 # bundle of the v0.5.0 tree), cloned once into SWITCHYARD_LLAMA_SRC (default ~/.cache/switchyard-llama-src) and
 # reused from there: only this step needs the network, and only the first time; (2) this tree: build/release (made
 # with `cmake --preset release` if it does not exist) is built and installed into PREFIX; (3) llama.cpp is
-# configured against PREFIX and only the four programs are built, with no downloads (no OpenSSL, no prebuilt web
+# configured against PREFIX and only the five programs are built, with no downloads (no OpenSSL, no prebuilt web
 # UI, no examples, no app); llama.cpp's own libraries are linked in statically, so the programs need only
 # Switchyard's libraries, which they find at ../lib beside their folder (RUNPATH $ORIGIN/../lib): run them from
 # PREFIX/bin, not from the build folder. Exit status 1, naming the step, on a failure.
@@ -31,7 +32,7 @@ prefix=$repo/build/llama-prefix
 build_dir=$repo/build/llama.cpp
 jobs=$(nproc 2>/dev/null || echo 2)
 src_cache=${SWITCHYARD_LLAMA_SRC:-${XDG_CACHE_HOME:-$HOME/.cache}/switchyard-llama-src}
-targets=(llama-cli llama-completion llama-bench test-backend-ops)
+targets=(llama-cli llama-completion llama-bench test-backend-ops test-llama-archs)
 
 usage() { sed -n '7,11p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "llama-cpp.sh: $*" >&2; exit 1; }
@@ -130,5 +131,6 @@ cat <<EOF
   $prefix/bin/llama-bench -m MODEL.gguf                              # pp512 / tg128
   $prefix/bin/test-backend-ops support -b CPU                        # the op cases the CPU computes
   $prefix/bin/test-backend-ops perf -o MUL_MAT -b CPU -p type_a=q4_K  # (without -b it skips the CPU)
+  $prefix/bin/test-llama-archs -s 42                                 # every architecture on every device
 (a model to try: $prefix/bin/switchyard-make-model --preset 1b --type q4_K -o MODEL.gguf)
 EOF
