@@ -41,6 +41,11 @@ Record * make_record(MetaBuffer & buf, ggml_tensor * t, const SplitState & state
         if (s == nullptr) {
             return nullptr;
         }
+        if (!is_dim_split(state)) {
+            // a whole copy per device keeps t's strides (the scheduler copies a permuted view of another
+            // backend's tensor into a tensor laid out like it): its bytes mean the same on every device
+            std::memcpy(s->nb, t->nb, sizeof(s->nb));
+        }
         s->op    = t->op;
         s->flags = t->flags;
         std::memcpy(s->op_params, t->op_params, sizeof(s->op_params));
@@ -103,6 +108,11 @@ ggml_status buffer_init_tensor(ggml_backend_buffer_t buffer, ggml_tensor * t) {
     const SplitState state = resolver.raw(t);
     if (state.axis == GGML_BACKEND_SPLIT_AXIS_NONE) {
         log_error("[ggml_backend_meta] tensor '%s' (%s) has no valid split state\n", t->name, ggml_op_desc(t));
+        return GGML_STATUS_FAILED;
+    }
+    if (is_dim_split(state) && !ggml_is_contiguous(t)) {
+        log_error("[ggml_backend_meta] tensor '%s' (%s) is split along dimension %d but not packed: a split tensor "
+                  "of its own memory needs packed strides\n", t->name, ggml_op_desc(t), axis_of(state));
         return GGML_STATUS_FAILED;
     }
     Record * rec = make_record(buf, t, state);
