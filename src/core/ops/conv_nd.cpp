@@ -104,8 +104,7 @@ struct ggml_tensor * ggml_im2col_3d(struct ggml_context * ctx, struct ggml_tenso
 }
 
 // a: kernel [KW, KH, KD, OC*IC], b: data [W, H, D, N*IC] -> [OW, OH, OD, OC*N] (F32): IM2COL_3D of
-// conv_columns_type, one
-// MUL_MAT with the kernel as [KW*KH*KD*IC, OC], then the OC and N dims swapped.
+// conv_columns_type, one MUL_MAT with the kernel as [KW*KH*KD*IC, OC], then the OC and N dims swapped.
 struct ggml_tensor * ggml_conv_3d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                   int64_t IC, int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2) {
     if (!inputs_ok("ggml_conv_3d", {a, b})) {

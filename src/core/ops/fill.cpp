@@ -1,7 +1,7 @@
 // Ops that write a constant everywhere or around the values they keep: FILL, TRI and DIAG.
 //
-// FILL: a's shape and type (F32 or F16, contiguous); every element c; op_params (f32) [0] = c. `_inplace` returns a view
-//       of a. src = {a}: a gives the shape (and the memory, in place); its values are not read.
+// FILL: a's shape and type (F32 or F16, contiguous); every element c; op_params (f32) [0] = c. `_inplace` returns a
+//       view of a. src = {a}: a gives the shape (and the memory, in place); its values are not read.
 // TRI:  a F32, contiguous, square matrices (ne0 == ne1): the part `type` keeps (ggml_tri_type, op_params[0])
 //       of each matrix is copied, the rest is 0. For column i0 of row i1, UPPER_DIAG keeps i0 >= i1, UPPER
 //       i0 > i1, LOWER_DIAG i0 <= i1, LOWER i0 < i1.

@@ -109,13 +109,13 @@ inline bool divisible(int64_t n, int64_t d) {
     return d != 0 ? n % d == 0 : n == 0;
 }
 
-// Shorthands for a tensor's extents as an Ne.
 // The element type of the columns ggml_conv_1d / _2d / _3d and their depthwise forms unfold their data into
 // (upstream's rule): F32 for a BF16 kernel, F16 for any other.
 inline ggml_type conv_columns_type(const ggml_tensor * kernel) {
     return kernel->type == GGML_TYPE_BF16 ? GGML_TYPE_F32 : GGML_TYPE_F16;
 }
 
+// Shorthands for a tensor's extents as an Ne.
 inline Ne ne_of(const ggml_tensor * t) {
     return {t->ne[0], t->ne[1], t->ne[2], t->ne[3]};
 }
