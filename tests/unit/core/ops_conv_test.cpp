@@ -103,7 +103,11 @@ TEST_F(ConvOps, Conv2dIsIm2colTimesKernelPermutedToWHCN) {
     expect_layout(mm, GGML_TYPE_F32, {240, 8, 1, 1}, {4, 960, 7680, 7680});
     const ggml_tensor * cols = mm->src[0]->src[0];
     EXPECT_EQ(cols->op, GGML_OP_IM2COL);
-    EXPECT_EQ(cols->type, GGML_TYPE_F16); // the kernel's type
+    EXPECT_EQ(cols->type, GGML_TYPE_F16); // upstream's column type: F16, F32 for a BF16 kernel
+    for (const auto & [kernel, columns] : {std::pair{GGML_TYPE_F32, GGML_TYPE_F16}, std::pair{GGML_TYPE_BF16, GGML_TYPE_F32}}) {
+        ggml_tensor * rk = ggml_conv_2d(ctx_, t(kernel, 3, 3, 4, 8), b, 1, 1, 1, 1, 1, 1);
+        EXPECT_EQ(rk->src[0]->src[0]->src[0]->src[0]->src[0]->type, columns) << ggml_type_name(kernel);
+    }
     EXPECT_EQ(cols->op_params[6], 1);
     EXPECT_EQ(ggml_conv_2d(ctx_, a, nullptr, 1, 1, 0, 0, 1, 1), nullptr);
 }

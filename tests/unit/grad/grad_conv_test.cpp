@@ -27,9 +27,18 @@ TEST(GradConv, Im2col1d) {
 }
 
 TEST(GradConv, Conv2dViaIm2col) {
-    // kernel and data both trainable: the kernel's gradient goes through MUL_MAT, the data's through IM2COL_BACK
+    // kernel and data both trainable: the kernel's gradient goes through MUL_MAT, the data's through IM2COL_BACK.
+    // ggml_conv_2d's own composition with F32 columns: ggml_conv_2d unfolds an F32 kernel's data into F16 columns,
+    // as upstream's, too coarse for finite differences
     EXPECT_EQ(check_gradients([](B & b) {
-                  return ggml_conv_2d(b.ctx(), b.param(3, 3, 2, 3), b.param(6, 5, 2, 2), 1, 2, 1, 0, 1, 1);
+                  ggml_context * ctx  = b.ctx();
+                  ggml_tensor *  a    = b.param(3, 3, 2, 3);
+                  ggml_tensor *  cols = ggml_im2col(ctx, a, b.param(6, 5, 2, 2), 1, 2, 1, 0, 1, 1, true, GGML_TYPE_F32);
+                  ggml_tensor *  r    = ggml_mul_mat(
+                      ctx, ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
+                      ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2], a->ne[3]));
+                  r = ggml_reshape_4d(ctx, r, cols->ne[1], cols->ne[2], cols->ne[3], a->ne[3]);
+                  return ggml_cont(ctx, ggml_permute(ctx, r, 0, 1, 3, 2));
               }), "");
 }
 
