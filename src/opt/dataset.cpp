@@ -54,11 +54,6 @@ ggml_opt_dataset_t ggml_opt_dataset_init(enum ggml_type type_data, enum ggml_typ
                   static_cast<long long>(ndata), static_cast<long long>(ndata_shard));
         return nullptr;
     }
-    if (ndata % ndata_shard != 0) {
-        log_error("[%s] ndata %lld is not a multiple of the shard size %lld\n", kName, static_cast<long long>(ndata),
-                  static_cast<long long>(ndata_shard));
-        return nullptr;
-    }
     if (type_data < 0 || type_data >= GGML_TYPE_COUNT || type_label < 0 || type_label >= GGML_TYPE_COUNT ||
         ggml_type_size(type_data) == 0 || ggml_type_size(type_label) == 0 || ne_datapoint % ggml_blck_size(type_data) ||
         (ne_label > 0 && ne_label % ggml_blck_size(type_label))) {
@@ -97,6 +92,7 @@ ggml_opt_dataset_t ggml_opt_dataset_init(enum ggml_type type_data, enum ggml_typ
         return nullptr;
     }
     try {
+        // as upstream: ndata / ndata_shard whole shards; datapoints past the last whole shard are in no batch
         ds->permutation.resize(static_cast<size_t>(ndata / ndata_shard));
     } catch (const std::bad_alloc &) {
         log_error("[%s] out of memory\n", kName);

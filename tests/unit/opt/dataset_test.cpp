@@ -1,5 +1,6 @@
 // Data sets: layout, batches in order, reproducible shuffles of all or the first part of the shards.
 #include "opt_fixture.h"
+#include "unit/bad_input/bad_input.h"
 
 #include <algorithm>
 #include <numeric>
@@ -58,6 +59,29 @@ TEST(OptDataset, LayoutAndAccessors) {
     ASSERT_NE(unlabelled, nullptr);
     EXPECT_EQ(ggml_opt_dataset_labels(unlabelled), nullptr);
     ggml_opt_dataset_free(unlabelled);
+}
+
+// ndata need not be a multiple of the shard size (upstream's test-opt uses 6 datapoints in shards of 4): the whole
+// shards make the batches, the datapoints after them are in none.
+TEST(OptDataset, DatapointsPastTheLastWholeShardAreInNoBatch) {
+    ggml_opt_dataset_t ds = ggml_opt_dataset_init(GGML_TYPE_F32, GGML_TYPE_F32, 1, 0, 6, 4);
+    ASSERT_NE(ds, nullptr);
+    EXPECT_EQ(ggml_opt_dataset_ndata(ds), 6);
+    ggml_tensor * data = ggml_opt_dataset_data(ds);
+    for (int i = 0; i < 6; ++i) {
+        static_cast<float *>(data->data)[i] = static_cast<float>(i);
+    }
+    ContextPtr    ctx(ggml_init({2 * ggml_tensor_overhead(), nullptr, true}));
+    ggml_tensor * x = ggml_new_tensor_2d(ctx.get(), GGML_TYPE_F32, 1, 4);
+    BufferPtr     buf(ggml_backend_alloc_ctx_tensors_from_buft(ctx.get(), ggml_backend_cpu_buffer_type()));
+    ggml_opt_dataset_get_batch(ds, x, nullptr, 0);
+    std::vector<float> xv(4);
+    ggml_backend_tensor_get(x, xv.data(), 0, sizeof(float) * 4);
+    EXPECT_EQ(xv, (std::vector<float>{0, 1, 2, 3}));
+    switchyard::bad_input::LogCapture log;
+    ggml_opt_dataset_get_batch(ds, x, nullptr, 1); // datapoints 4 and 5 make no whole shard
+    EXPECT_TRUE(log.has_error("ggml_opt_dataset_get_batch")) << switchyard::bad_input::logged(log);
+    ggml_opt_dataset_free(ds);
 }
 
 TEST(OptDataset, BatchesFollowTheOrder) {
