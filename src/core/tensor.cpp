@@ -112,15 +112,16 @@ ggml_tensor * new_tensor_impl(ggml_context * ctx, ggml_type type, int n_dims, co
         view_offs = root_offs;
         view_src  = view_src->view_src;
     }
-    if (view_src && (view_offs > ggml_nbytes(view_src) || data_size > ggml_nbytes(view_src) - view_offs)) {
+    // an empty view touches no byte and may sit anywhere, as upstream's
+    if (view_src && data_size > 0 && (view_offs > ggml_nbytes(view_src) || data_size > ggml_nbytes(view_src) - view_offs)) {
         log_error("[%s] view of %zu bytes at offset %zu exceeds its source '%s' of %zu bytes\n", caller, data_size,
                   view_offs, view_src->name, ggml_nbytes(view_src));
         return nullptr;
     }
 
     void * data = view_src ? view_src->data : nullptr;
-    if (data) {
-        data = static_cast<char *>(data) + view_offs;
+    if (data) { // in integers: an empty view's offset may lie past its source
+        data = reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(data) + view_offs);
     }
     size_t obj_alloc_size = 0;
     if (!view_src && !ctx->no_alloc) {
