@@ -49,8 +49,11 @@ void ThreadSync::arrive_and_wait(int n_threads) {
     const uint32_t before     = word_.fetch_add(1, std::memory_order_acq_rel);
     const uint32_t generation = before >> 16;
     if ((before & 0xffffu) == static_cast<uint32_t>(n_threads - 1)) {
-        // last to arrive: nobody else touches the word until it moves on, so a store starts the next episode
-        word_.store(static_cast<uint32_t>((generation + 1) << 16), std::memory_order_release);
+        // last to arrive: nobody else touches the word until it moves on, so a store starts the next episode.
+        // seq_cst, not release: libstdc++'s notify_all first reads how many waiters are registered and skips the
+        // futex wake when none is; after a release store that read may happen before the store is visible
+        // (StoreLoad), while a waiter registers and still sees the old word, then sleeps for good.
+        word_.store(static_cast<uint32_t>((generation + 1) << 16), std::memory_order_seq_cst);
         word_.notify_all();
         return;
     }

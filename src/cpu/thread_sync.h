@@ -7,7 +7,7 @@
 // tiny node's cost is mostly these moves).
 //
 // Memory ordering: everything a thread wrote before arriving is visible to every thread after it leaves (the
-// arrivals are a release sequence ending at the last arriver, whose release store of the new generation the
+// arrivals are a release sequence ending at the last arriver, whose (seq_cst) store of the new generation the
 // waiters acquire). Waiters spin briefly with a CPU-relax hint, then yield, then sleep on the generation word
 // (std::atomic::wait), so an oversubscribed machine does not burn its cores. With more threads than the CPUs of
 // the affinity mask the process started with, waiters do not spin at all: a spinning thread holds the CPU that a
