@@ -4,7 +4,8 @@
 # device over the non-CPU ones, and compared with our CPU backend (logits NMSE at most 1e-4); each model is also
 # saved and reloaded, and must give the same logits bit for bit. It found the constructor checks stricter than
 # upstream's (rope_freqs, f16 fill, rope_multi, RWKV6's time_first), the meta device refusing its own tensors, and
-# a split input's copy whose memory was reused before its last reader (gemma3n).
+# a split input's copy whose memory was reused before its last reader (gemma3n). Then, on the models it writes,
+# llama.cpp's state save / load, recurrent state rollback and fragmented state restore tests, and ggml-opt's test.
 #
 #   tests/llama_cpp/archs.sh BUILD_DIR [ci|full] [WORK_DIR]
 #
@@ -63,7 +64,8 @@ if ! cmake -S src -B llama-build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -D
     echo "test-llama-archs: FAILED: llama.cpp's configure"
     exit 1
 fi
-if ! cmake --build llama-build --target test-llama-archs > build.log 2>&1; then
+if ! cmake --build llama-build --target test-llama-archs test-save-load-state test-recurrent-state-rollback \
+        test-state-restore-fragmented test-opt > build.log 2>&1; then
     tail -n 30 build.log
     echo "test-llama-archs: FAILED: building llama.cpp's test against our headers"
     exit 1
@@ -98,4 +100,29 @@ if [ -e "$lib/libggml-vulkan.so" ]; then
 else
     echo "test-llama-archs: the build has no Vulkan backend: devices other than the CPU not run"
 fi
+
+# llama.cpp's tests on the models test-llama-archs writes (as its CTest does): state save / load on every
+# architecture, the recurrent state rolled back (qwen35, nemotron_h, deepseek4, kimi-k3), a state restored into a
+# fragmented KV cache; and ggml-opt's test on every device (seconds in all)
+rm -rf models && mkdir models
+env GGML_VK_VISIBLE_DEVICES= "$tool" -s 42 -o models > models.log 2>&1 || { tail -n 5 models.log; ok=1; }
+bin=$work/llama-build/bin
+check() {
+    local label=$1 log=$2
+    shift 2
+    if "$@" > "$log" 2>&1; then
+        echo "llama.cpp $label: passed"
+    else
+        strip < "$log" | tail -n 5
+        echo "llama.cpp $label: FAILED (log: $work/$log)"
+        ok=1
+    fi
+}
+# on the CPU: with lavapipe as well it takes six minutes
+check "test-save-load-state (every architecture, CPU)" save-load.log env GGML_VK_VISIBLE_DEVICES= "$bin/test-save-load-state" --models models
+for m in qwen35-dense nemotron_h-dense deepseek4-moe kimi-k3-moe; do
+    check "test-recurrent-state-rollback ($m)" "rollback-$m.log" "$bin/test-recurrent-state-rollback" -m "models/$m.gguf"
+done
+check "test-state-restore-fragmented" state-restore.log "$bin/test-state-restore-fragmented" -m models/llama-dense.gguf
+check "test-opt (every device)" opt.log "$bin/test-opt"
 exit $ok
