@@ -3,6 +3,7 @@
 // and what the message says.
 #pragma once
 
+#include "ggml-backend.h"
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,11 @@
 #include <string>
 
 namespace switchyard::testing {
+
+// Whether the CPU device computes `node` (the constructors take some calls that no kernel runs, as upstream's do).
+inline bool cpu_supports(const ggml_tensor * node) {
+    return node != nullptr && ggml_backend_dev_supports_op(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU), node);
+}
 
 struct FatalError : std::runtime_error {
     using std::runtime_error::runtime_error;

@@ -4,7 +4,6 @@
 // definitions in core/ops/recurrent.cpp.
 #include "op_fixture.h"
 
-#include "ggml-backend.h"
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -16,11 +15,9 @@ namespace {
 
 using switchyard::testing::expect_layout;
 
-class RecurrentOps : public switchyard::testing::OpFixture {};
+using switchyard::testing::cpu_supports;
 
-bool cpu_supports(const ggml_tensor * node) {
-    return node != nullptr && ggml_backend_dev_supports_op(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU), node);
-}
+class RecurrentOps : public switchyard::testing::OpFixture {};
 
 TEST_F(RecurrentOps, SsmConvSlidesTheKernelOverTokens) {
     ggml_tensor * sx = t(GGML_TYPE_F32, 7, 5, 2); // d_conv - 1 + n_t = 3 + 4

@@ -4,7 +4,6 @@
 // supports the node. A NULL node (an earlier constructor failed) travels on.
 #include "op_fixture.h"
 
-#include "ggml-cpu.h"
 #include "ggml.h"
 
 #include <gtest/gtest.h>
@@ -83,18 +82,16 @@ TEST_F(RopeOps, SetOffsetRejects) {
 }
 
 TEST_F(RopeOps, SetOffsetTakesWindowsNoKernelRuns) {
-    ggml_backend_t cpu = ggml_backend_cpu_init();
-    ASSERT_NE(cpu, nullptr);
+    using switchyard::testing::cpu_supports;
     ggml_tensor * r = rope(32, GGML_ROPE_TYPE_NEOX);
-    EXPECT_TRUE(ggml_backend_supports_op(cpu, r));
+    EXPECT_TRUE(cpu_supports(r));
     for (int n_offs : {3, 34}) { // odd; 34 + 32 > 64
         EXPECT_EQ(ggml_rope_set_offset(r, n_offs), r);
         EXPECT_EQ(r->op_params[15], n_offs);
-        EXPECT_FALSE(ggml_backend_supports_op(cpu, r)) << n_offs;
+        EXPECT_FALSE(cpu_supports(r)) << n_offs;
     }
     EXPECT_EQ(ggml_rope_set_offset(r, 32), r); // the window ends at the row's end
-    EXPECT_TRUE(ggml_backend_supports_op(cpu, r));
-    ggml_backend_free(cpu);
+    EXPECT_TRUE(cpu_supports(r));
 }
 
 } // namespace

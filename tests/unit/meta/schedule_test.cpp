@@ -4,6 +4,7 @@
 #include "backend/meta/plan_json.h"
 
 #include "meta_models.h"
+#include "meta_run.h"
 #include "support/json_check.h"
 
 #include <cstdio>
@@ -115,11 +116,9 @@ TEST(MetaSchedule, PermutedSplitInputKeepsItsStrides) {
                 const int64_t gd = 16, r = 4, G = 4, nt = 3;
                 ModelSpec     spec;
                 spec.weights     = {{"wo_a", GGML_TYPE_F32, {gd, r, G}}};
-                spec.inputs["x"] = as_bytes(random_values(gd * G * nt, 5, -1.0f, 1.0f));
+                spec.inputs["x"] = input_bytes(gd * G * nt, 5);
                 spec.build       = [=](ggml_context * ctx, std::map<std::string, ggml_tensor *> & w) {
-                    ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, gd * G, nt);
-                    ggml_set_name(x, "x");
-                    ggml_set_input(x);
+                    ggml_tensor * x = input(ctx, "x", GGML_TYPE_F32, gd * G, nt);
                     ggml_tensor * o = ggml_permute(ctx, ggml_reshape_3d(ctx, x, gd, G, nt), 0, 2, 1, 3);
                     if (cont) {
                         o = ggml_cont(ctx, o);
