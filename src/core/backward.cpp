@@ -202,12 +202,12 @@ void Backward::layout(ggml_tensor * node, ggml_tensor * grad) {
     ggml_tensor * b = node->src[1];
     switch (node->op) {
         case GGML_OP_DUP:
-        case GGML_OP_CPY: // the copy's destination contributes nothing
             if (needs(a)) add(a, grad);
             break;
         case GGML_OP_CONT:
             if (needs(a)) add(a, ggml_are_same_shape(node, a) ? grad : ggml_reshape(ctx_, grad, a));
             break;
+        case GGML_OP_CPY: // element i of a lands at element i of the destination, which contributes nothing
         case GGML_OP_RESHAPE:
             if (needs(a)) add(a, ggml_reshape(ctx_, ggml_is_contiguous(grad) ? grad : ggml_cont(ctx_, grad), a));
             break;
@@ -313,6 +313,8 @@ void Backward::unary(ggml_tensor * node, ggml_tensor * grad) {
         case GGML_UNARY_OP_RELU: add(a, ggml_mul(ctx_, ggml_step(ctx_, a), grad)); break;
         case GGML_UNARY_OP_SILU: add(a, ggml_silu_back(ctx_, grad, a)); break;
         case GGML_UNARY_OP_EXP:  add(a, ggml_mul(ctx_, node, grad)); break;
+        case GGML_UNARY_OP_EXPM1: add(a, ggml_mul(ctx_, grad, ggml_exp(ctx_, a))); break;
+        case GGML_UNARY_OP_SOFTPLUS: add(a, ggml_mul(ctx_, grad, ggml_sigmoid(ctx_, a))); break;
         case GGML_UNARY_OP_SGN:
         case GGML_UNARY_OP_STEP: break; // piecewise constant
         default:                 unsupported(node, "the unary op");

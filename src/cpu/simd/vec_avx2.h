@@ -78,6 +78,24 @@ inline VecAvx2 select_lt(VecAvx2 a, VecAvx2 b, VecAvx2 x, VecAvx2 y) {
 inline VecAvx2 vfma(VecAvx2 a, VecAvx2 b, VecAvx2 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
 // x with the sign bit of s or-ed in (x >= 0: x with the sign of s)
 inline VecAvx2 with_sign_of(VecAvx2 x, VecAvx2 s) { return {_mm256_or_ps(x.v, _mm256_and_ps(s.v, _mm256_set1_ps(-0.0f)))}; }
+// x[0] + ... + x[n - 1] in double: four accumulators of four lanes, sixteen floats a step, then the tail.
+inline double sum_in_double(VecAvx2, const float * x, int64_t n) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i  = 0;
+    for (; i + 16 <= n; i += 16) {
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
+    }
+    const __m256d s = _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3));
+    const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    double        total = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+    for (; i < n; ++i) {
+        total += static_cast<double>(x[i]);
+    }
+    return total;
+}
 inline float hsum(VecAvx2 a) {
     const __m128 lo = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
     const __m128 sh = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));

@@ -72,6 +72,22 @@ inline VecAvx512 select_lt(VecAvx512 a, VecAvx512 b, VecAvx512 x, VecAvx512 y) {
 inline VecAvx512 vfma(VecAvx512 a, VecAvx512 b, VecAvx512 c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
 // x with the sign bit of s or-ed in (x >= 0: x with the sign of s)
 inline VecAvx512 with_sign_of(VecAvx512 x, VecAvx512 s) { return {_mm512_or_ps(x.v, _mm512_and_ps(s.v, _mm512_set1_ps(-0.0f)))}; }
+// x[0] + ... + x[n - 1] in double: four accumulators of eight lanes, thirty-two floats a step, then the tail.
+inline double sum_in_double(VecAvx512, const float * x, int64_t n) {
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i  = 0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 16)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 24)));
+    }
+    double total = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
+    for (; i < n; ++i) {
+        total += static_cast<double>(x[i]);
+    }
+    return total;
+}
 inline float hsum(VecAvx512 a) {
     const __m256 h  = _mm256_add_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
     const __m128 lo = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));

@@ -4,7 +4,7 @@
 // v.store(float *), V::load_partial(p, n) / v.store_partial(p, n) for the masked tail (the first n < kLanes lanes;
 // the rest read as 0 and are not written), the arithmetic operators, vmin/vmax/vabs/vsqrt, select_gt / select_lt
 // (lane-wise a > b ? x : y), vfma (a * b + c), hsum (the one horizontal sum), hsum4 (four sums at once, each in
-// the order hsum4 fixes per level), and the math functions of the element-wise functors (vexp, vexpm1, vtanh,
+// the order hsum4 fixes per level), sum_in_double(V{}, x, n) (n floats summed in double lanes), and the math functions of the element-wise functors (vexp, vexpm1, vtanh,
 // verf, vlog, vlog1p, vsin, vcos, vfloor, vceil, vround, vtrunc). The x86 levels add the storage formats the
 // matrix kernels read (V::load_f16 / load_bf16 and their _partial forms, V::from_bytes<signed>(16 bytes, part,
 // offset)): the kernels written once over the lanes (quants/matvec_float.h, kernels/mul_mat/dot_lanes.h,
@@ -53,6 +53,21 @@ inline void      hsum4(VecScalar a, VecScalar b, VecScalar c, VecScalar d, float
     out[3] = d.v;
 }
 inline VecScalar vfma(VecScalar a, VecScalar b, VecScalar c) { return {a.v * b.v + c.v}; }
+// x[0] + ... + x[n - 1] in double: eight accumulators (element i in i % 8), combined pairwise, then the tail.
+inline double sum_in_double(VecScalar, const float * x, int64_t n) {
+    double  acc[8] = {};
+    int64_t i      = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (int l = 0; l < 8; ++l) {
+            acc[l] += static_cast<double>(x[i + l]);
+        }
+    }
+    double rest = 0.0;
+    for (; i < n; ++i) {
+        rest += static_cast<double>(x[i]);
+    }
+    return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7])) + rest;
+}
 inline VecScalar vexp(VecScalar a) { return {std::exp(a.v)}; }
 inline VecScalar vexpm1(VecScalar a) { return {std::expm1(a.v)}; }
 inline VecScalar vtanh(VecScalar a) { return {std::tanh(a.v)}; }

@@ -51,6 +51,34 @@ TEST(ReduceKernels, SumRowsAndMeanOfAPermutedInput) {
     }
 }
 
+// Sums in double, as upstream's: 2^24 + 1 + ... + 1 - 2^24 loses every 1 in a float accumulator (2^24 + 1 rounds to
+// 2^24) and none in double. The result is exact, so the expectation is exact, for SUM, SUM_ROWS and MEAN, in
+// rows long enough for the vector loop and short enough for the tail only.
+TEST(ReduceKernels, SumsAccumulateInDouble) {
+    for (int64_t n : {int64_t{5}, int64_t{43}, int64_t{1000}}) {
+        Ctx           ctx;
+        ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, 2);
+        for (int64_t r = 0; r < 2; ++r) {
+            for (int64_t i = 0; i < n; ++i) {
+                set(a, i == 0 ? 16777216.0 : (i == n - 1 ? -16777216.0 : 1.0), i, r);
+            }
+        }
+        ggml_tensor * sum  = ggml_sum(ctx, a);
+        ggml_tensor * rows = ggml_sum_rows(ctx, a);
+        ggml_tensor * mean = ggml_mean(ctx, a);
+        for (int nt : thread_counts()) {
+            ASSERT_EQ(compute(ctx, sum, nt), GGML_STATUS_SUCCESS);
+            ASSERT_EQ(compute(ctx, rows, nt), GGML_STATUS_SUCCESS);
+            ASSERT_EQ(compute(ctx, mean, nt), GGML_STATUS_SUCCESS);
+            EXPECT_EQ(get(sum, 0), static_cast<double>(2 * (n - 2))) << n;
+            for (int64_t r = 0; r < 2; ++r) {
+                EXPECT_EQ(get(rows, 0, r), static_cast<double>(n - 2)) << n;
+                EXPECT_FLOAT_EQ(static_cast<float>(get(mean, 0, r)), static_cast<float>(n - 2) / static_cast<float>(n)) << n;
+            }
+        }
+    }
+}
+
 TEST(ReduceKernels, SumRowsF16) {
     std::mt19937  rng(3);
     Ctx           ctx;

@@ -91,6 +91,9 @@ TEST(Grad, UnaryWithRules) {
     EXPECT_EQ(check_gradients([](B & b) { return ggml_neg(b.ctx(), b.param(9, 4)); }), "");
     EXPECT_EQ(check_gradients([](B & b) { return ggml_abs(b.ctx(), b.param(9, 4, 1, 1, Values::AwayFromZero)); }), "");
     EXPECT_EQ(check_gradients([](B & b) { return ggml_relu(b.ctx(), b.param(9, 4, 1, 1, Values::AwayFromZero)); }), "");
+    // rules of ggml 0.25.1: d expm1(x) = exp(x) dx, d softplus(x) = sigmoid(x) dx
+    EXPECT_EQ(check_gradients([](B & b) { return ggml_expm1(b.ctx(), b.param(9, 4)); }), "");
+    EXPECT_EQ(check_gradients([](B & b) { return ggml_softplus(b.ctx(), b.param(9, 4)); }), "");
 }
 
 TEST(Grad, SwigluSplit) {
@@ -132,6 +135,12 @@ TEST(Grad, ReshapeViewPermuteTransposeCont) {
 TEST(Grad, CpyAndDup) {
     EXPECT_EQ(check_gradients([](B & b) { return ggml_cpy(b.ctx(), b.param(5, 3), b.constant(5, 3)); }), "");
     EXPECT_EQ(check_gradients([](B & b) { return ggml_dup(b.ctx(), b.param(5, 3)); }), "");
+    // a copy into a destination of another shape: element i lands at element i (upstream's test-backend-ops
+    // grad mode copies [5, 7, 3, 2] into [3, 5, 7, 2]; the gradient used to keep the destination's shape)
+    EXPECT_EQ(check_gradients([](B & b) { return ggml_cpy(b.ctx(), b.param(5, 7, 3, 2), b.constant(3, 5, 7, 2)); }), "");
+    EXPECT_EQ(check_gradients([](B & b) {
+                  return ggml_cpy(b.ctx(), ggml_permute(b.ctx(), b.param(4, 3, 2), 1, 2, 0, 3), b.constant(6, 4));
+              }), "");
 }
 
 TEST(Grad, AccAndSet) {

@@ -3,7 +3,7 @@
 // CUMSUM (running sums along each row: dst[i0] = src[0] + ... + src[i0], dst of src's shape).
 //
 // Types: src F32, F16 or BF16; dst of SUM / SUM_ROWS / MEAN any float type. Any strides. Sums accumulate in double
-// (in chunks of float lanes for F32 rows). SUM runs on one thread (a fixed summation order); the others split rows.
+// from the first element (as upstream's). SUM runs on one thread (a fixed summation order); the others split rows.
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/families.h"
 
