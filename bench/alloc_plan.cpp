@@ -20,6 +20,8 @@
 // Usage: alloc_plan            (prints the tables; exit status 1 if a graph exceeds 1.05 x its lower bound)
 //        alloc_plan --per-step (only the per-step table, e.g. to profile the per-token calls)
 //        alloc_plan --side-by-side N_LAYERS (one line for bench/alloc_vs_upstream.sh)
+//        alloc_plan --moved N_LAYERS STEPS (only sched alloc_graph on graphs at new addresses, all built first:
+//                   for a profiler, which then sees little else)
 // SWITCHYARD_GALLOC_PLAN=quick selects the allocator's quick plan (creation order into a free list, as
 // upstream): the table then shows its memory (the greedy column's, 1.00-1.30 x the bound) and planning time.
 #include "ggml-alloc.h"
@@ -728,6 +730,33 @@ int side_by_side(int n_layer) {
     return 0;
 }
 
+// STEPS decoders of n_layer layers, each at new addresses, all built before the first is scheduled; then the
+// scheduler's alloc_graph on each in turn. Prints the median milliseconds.
+int moved_only(int n_layer, int steps) {
+    LlamaShape s;
+    s.n_embd = 512, s.n_head = 8, s.n_head_kv = 8, s.n_ff = 1408, s.n_vocab = 1000, s.n_layer = n_layer;
+    ggml_backend_t       cpu   = ggml_backend_cpu_init();
+    ggml_backend_sched_t sched = ggml_backend_sched_new(&cpu, nullptr, 1, kGraphSize, false, true);
+    std::vector<std::unique_ptr<Built>> graphs;
+    for (int i = 0; i < steps; ++i) {
+        graphs.push_back(std::make_unique<Built>());
+        build_llama(*graphs.back(), s, 1, 96);
+    }
+    ggml_backend_sched_reserve(sched, graphs[0]->gf);
+    std::vector<double> ms;
+    for (auto & b : graphs) {
+        ggml_backend_sched_reset(sched);
+        const auto t0 = std::chrono::steady_clock::now();
+        ggml_backend_sched_alloc_graph(sched, b->gf);
+        ms.push_back(ms_since(t0));
+    }
+    std::printf("%d nodes, sched alloc_graph on moved graphs: %.3f ms (median of %d)\n", ggml_graph_n_nodes(graphs[0]->gf),
+                median(ms), steps);
+    ggml_backend_sched_free(sched);
+    ggml_backend_free(cpu);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char ** argv) {
@@ -738,6 +767,9 @@ int main(int argc, char ** argv) {
     }
     if (argc > 2 && std::string(argv[1]) == "--side-by-side") {
         return side_by_side(std::atoi(argv[2]));
+    }
+    if (argc > 3 && std::string(argv[1]) == "--moved") {
+        return moved_only(std::atoi(argv[2]), std::atoi(argv[3]));
     }
     ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
     std::printf("compute buffer planned by ggml_gallocr (CPU buffer type) vs the lower bound (most bytes alive at once)\n");
