@@ -10,6 +10,7 @@
 
 #include "ggml.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +25,20 @@ constexpr int kQK_K = 256; // elements per super-block of the K-quants
 inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
 inline constexpr int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// MXFP4's and NVFP4's code for v at scale d: the nearest kMxfp4Values[c] * d, the lower code on a tie.
+inline uint8_t nearest_fp4_code(float v, float d) {
+    uint8_t best     = 0;
+    float   best_err = std::fabs(static_cast<float>(kMxfp4Values[0]) * d - v);
+    for (uint8_t c = 1; c < 16; ++c) {
+        const float err = std::fabs(static_cast<float>(kMxfp4Values[c]) * d - v);
+        if (err < best_err) {
+            best     = c;
+            best_err = err;
+        }
+    }
+    return best;
+}
 
 // Q4_0: value = (q - 8) * d. qs[j] holds element j in its low nibble and element j + 16 in its high nibble.
 struct BlockQ4_0 {
@@ -177,6 +192,33 @@ struct BlockTQ2_0 {
     uint16_t d;
 };
 
+// Q1_0 (binary): value = +d where bit j of the 128 bits qs (byte j / 8, bit j % 8) is set, -d where it is clear.
+struct BlockQ1_0 {
+    static constexpr ggml_type kType = GGML_TYPE_Q1_0;
+
+    uint16_t d;
+    uint8_t  qs[128 / 8];
+};
+
+// Q2_0: value = (q - 1) * d with q in 0..3, element j at bit 2 (j % 4) of qs[j / 4] (64 elements).
+struct BlockQ2_0 {
+    static constexpr ggml_type kType = GGML_TYPE_Q2_0;
+
+    uint16_t d;
+    uint8_t  qs[64 / 4];
+};
+
+// NVFP4: 64 elements in four sub-blocks of 16, each with an unsigned E4M3 scale byte d[s] (ue4m3_half_scale:
+// half the E4M3 value, as the level table holds twice the E2M1 values). Element i of sub-block s is
+// kMxfp4Values[nibble] * scale: qs[8 s + i] low nibble for i < 8, qs[8 s + i - 8] high nibble otherwise.
+struct BlockNVFP4 {
+    static constexpr ggml_type kType = GGML_TYPE_NVFP4;
+    static constexpr int       kSub  = 16;
+
+    uint8_t d[64 / kSub];
+    uint8_t qs[64 / 2];
+};
+
 // MXFP4: value = kMxfp4Values[nibble] * 2^(e - 128) (the table holds twice the E2M1 values, so this is
 // E2M1 * 2^(e - 127)); nibbles placed as in Q4_0. e is an E8M0 exponent; 0xff is not a valid one.
 struct BlockMXFP4 {
@@ -207,6 +249,9 @@ static_assert(sizeof(BlockQ6_K) == 210 && offsetof(BlockQ6_K, qh) == 128 && offs
 static_assert(sizeof(BlockQ8_K) == 292 && offsetof(BlockQ8_K, qs) == 4 && offsetof(BlockQ8_K, bsums) == 260);
 static_assert(sizeof(BlockIQ4_NL) == 18 && offsetof(BlockIQ4_NL, qs) == 2);
 static_assert(sizeof(BlockMXFP4) == 17 && offsetof(BlockMXFP4, qs) == 1);
+static_assert(sizeof(BlockQ1_0) == 18 && offsetof(BlockQ1_0, qs) == 2);
+static_assert(sizeof(BlockQ2_0) == 18 && offsetof(BlockQ2_0, qs) == 2);
+static_assert(sizeof(BlockNVFP4) == 36 && offsetof(BlockNVFP4, qs) == 4);
 static_assert(sizeof(BlockIQ4_XS) == 136 && offsetof(BlockIQ4_XS, scales_h) == 2 &&
               offsetof(BlockIQ4_XS, scales_l) == 4 && offsetof(BlockIQ4_XS, qs) == 8);
 
@@ -223,7 +268,7 @@ struct FindBlock<T, B, Rest...> {
 template <ggml_type T>
 using BlockOf = typename FindBlock<T, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, BlockQ8_1, BlockQ2_K, BlockQ3_K,
                                    BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockQ8_K, BlockIQ4_NL, BlockIQ4_XS, BlockTQ2_0,
-                                   BlockMXFP4>::type;
+                                   BlockMXFP4, BlockQ1_0, BlockQ2_0, BlockNVFP4>::type;
 
 // The 16 levels of a format whose nibbles index a table (its kValues: IQ4_NL, IQ4_XS, MXFP4), nullptr for the
 // others.
@@ -234,6 +279,20 @@ constexpr const int8_t * value_table() {
     } else {
         return nullptr;
     }
+}
+
+// NVFP4's scale byte as a float: half the unsigned E4M3 value (4 exponent bits with bias 7, 3 mantissa bits,
+// subnormals below exponent 1), 0 for the bytes 0x00 and 0x7f; the top bit is not read. Upstream's definition on
+// all 256 bytes.
+inline float ue4m3_half_scale(uint8_t x) {
+    if (x == 0 || x == 0x7f) {
+        return 0.0f;
+    }
+    const int exp = (x >> 3) & 0xf;
+    const int man = x & 0x7;
+    const float raw = exp == 0 ? static_cast<float>(man) / 512.0f
+                               : (1.0f + static_cast<float>(man) / 8.0f) * static_cast<float>(1 << exp) / 128.0f;
+    return raw * 0.5f;
 }
 
 // Blocks are read and written through memcpy: tensors and user buffers need not be aligned for the structs.

@@ -16,7 +16,7 @@ const std::array<const Format *, GGML_TYPE_COUNT> & format_table() {
                                 &kFormatQ2_K, &kFormatQ3_K, &kFormatQ4_K, &kFormatQ5_K, &kFormatQ6_K,
                                 &kFormatQ8_K, &kFormatIQ4_NL, &kFormatIQ4_XS, &kFormatMXFP4, &kFormatTQ1_0, &kFormatTQ2_0,
                                 &kFormatIQ2_XXS, &kFormatIQ2_XS, &kFormatIQ2_S, &kFormatIQ3_XXS, &kFormatIQ3_S,
-                                &kFormatIQ1_S, &kFormatIQ1_M, &kFormatI8,
+                                &kFormatIQ1_S, &kFormatIQ1_M, &kFormatNVFP4, &kFormatQ1_0, &kFormatQ2_0, &kFormatI8,
                                 &kFormatI16,  &kFormatI32,  &kFormatI64};
         for (const Format * f : all) {
             t[f->type] = f;

@@ -44,8 +44,8 @@ struct Format {
     ScaleField        scales[2];     // fields validated per block (kind kNone: unused slot)
 };
 
-// The format table entry for `type`, or nullptr for types without conversions (formats not implemented here:
-// NVFP4, Q1_0, Q2_0; the IQ2 / IQ3 / IQ1 grid formats convert to floats but have no quantizer).
+// The format table entry for `type`, or nullptr for types without conversions (the IQ2 / IQ3 / IQ1 grid formats
+// convert to floats but have no quantizer).
 const Format * find_format(ggml_type type);
 
 // Runs quantize_one(x, y, n_per_row, imatrix) on each row; y advances by row_bytes. Returns nrows * row_bytes.
@@ -60,11 +60,12 @@ size_t quantize_each_row(const float * src, void * dst, int64_t nrows, int64_t n
 }
 
 // The formats, one object per type, defined in the family files (plain.cpp, q4_q5_q8.cpp, kquants_*.cpp,
-// iq4.cpp, mxfp4.cpp, tq1_0.cpp, tq2_0.cpp, iq_grid_formats.cpp).
+// iq4.cpp, mxfp4.cpp, nvfp4.cpp, q1_q2.cpp, tq1_0.cpp, tq2_0.cpp, iq_grid_formats.cpp).
 extern const Format kFormatF32, kFormatF16, kFormatBF16, kFormatF64, kFormatI8, kFormatI16, kFormatI32, kFormatI64;
 extern const Format kFormatQ4_0, kFormatQ4_1, kFormatQ5_0, kFormatQ5_1, kFormatQ8_0, kFormatQ8_1;
 extern const Format kFormatQ2_K, kFormatQ3_K, kFormatQ4_K, kFormatQ5_K, kFormatQ6_K, kFormatQ8_K;
-extern const Format kFormatIQ4_NL, kFormatIQ4_XS, kFormatMXFP4, kFormatTQ1_0, kFormatTQ2_0;
+extern const Format kFormatIQ4_NL, kFormatIQ4_XS, kFormatMXFP4, kFormatNVFP4, kFormatQ1_0, kFormatQ2_0;
+extern const Format kFormatTQ1_0, kFormatTQ2_0;
 extern const Format kFormatIQ2_XXS, kFormatIQ2_XS, kFormatIQ2_S, kFormatIQ3_XXS, kFormatIQ3_S, kFormatIQ1_S, kFormatIQ1_M;
 
 } // namespace switchyard::quant

@@ -18,20 +18,6 @@ float e8m0_half_scale(uint8_t e) {
     return std::ldexp(1.0f, static_cast<int>(e) - 128);
 }
 
-// The code whose value is nearest to v at scale d; on a tie the lower code wins.
-uint8_t nearest_code(float v, float d) {
-    uint8_t best     = 0;
-    float   best_err = std::fabs(static_cast<float>(kMxfp4Values[0]) * d - v);
-    for (uint8_t c = 1; c < 16; ++c) {
-        const float err = std::fabs(static_cast<float>(kMxfp4Values[c]) * d - v);
-        if (err < best_err) {
-            best     = c;
-            best_err = err;
-        }
-    }
-    return best;
-}
-
 // The reference exponent: floor(log2(amax)) - 2 + 127, clamped to the valid range 0..254.
 uint8_t reference_exponent(const float * x) {
     float amax = 0.0f;
@@ -49,7 +35,7 @@ void encode(const float * x, uint8_t e, BlockMXFP4 & b) {
     const float d = e8m0_half_scale(e);
     b.e           = e;
     for (int j = 0; j < kQK32 / 2; ++j) {
-        b.qs[j] = static_cast<uint8_t>(nearest_code(x[j], d) | (nearest_code(x[j + kQK32 / 2], d) << 4));
+        b.qs[j] = static_cast<uint8_t>(nearest_fp4_code(x[j], d) | (nearest_fp4_code(x[j + kQK32 / 2], d) << 4));
     }
 }
 

@@ -9,9 +9,6 @@
 //       The reference quantizer of <type>: k floats (a multiple of the block size) into k / block_size blocks,
 //       the same bytes as ggml_get_type_traits(type)->from_float_ref. The block pointer is opaque to the linker,
 //       so it is void * here. Upstream asserts on a bad k; we log an error naming the function and write nothing.
-//       For a type this library does not implement (NVFP4, Q1_0, Q2_0) upstream's result cannot
-//       be produced: the call logs an error naming the function and leaves y untouched, so a module that needs
-//       those formats loads but must not be used for them.
 //   size_t quantize_iq4_xs(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float * imatrix)
 //       nrows rows of n_per_row floats (a multiple of 256) into IQ4_XS rows, as ggml_quantize_chunk; returns the
 //       bytes written. Bad sizes or a NULL buffer: an error naming the function, 0, nothing written.

@@ -2,8 +2,8 @@
 # llama.cpp's own library on Switchyard's: the prebuilt libllama of llama.cpp release v0.5.0 (npm package
 # @node-llama-cpp/linux-x64@3.22.1, ggml 0.25.1), run with our libggml / libggml-base in place of its own, must
 # generate switchyard-run's greedy tokens on models from switchyard-make-model (f16, q8_0, q4_K, iq4_xs, tq1_0, tq2_0,
-# iq2_xxs, iq3_s, iq1_m, and q6_K with a tied output, which GET_ROWS and MUL_MAT both read; weights in the CPU's
-# repacked buffer type and not).
+# iq2_xxs, iq3_s, iq1_m, ggml 0.25.1's q1_0, q2_0 and nvfp4, and q6_K with a tied output, which GET_ROWS and MUL_MAT
+# both read; weights in the CPU's repacked buffer type and not).
 #
 #   tests/llama_cpp/run.sh BUILD_DIR [WORK_DIR]
 #
@@ -59,7 +59,7 @@ cc -std=c11 -O1 -Wall -Wextra -I include -I "$here/../../include" "$here/greedy.
     -L "$lib" -l:libllama.v0.5.0.so -Wl,-rpath,'$ORIGIN/lib'
 
 status=0
-for spec in f16 q8_0 q4_K iq4_xs tq1_0 tq2_0 iq2_xxs iq3_s iq1_m q6_K+tied; do
+for spec in f16 q8_0 q4_K iq4_xs tq1_0 tq2_0 iq2_xxs iq3_s iq1_m q1_0 q2_0 nvfp4 q6_K+tied; do
     type=${spec%+tied}
     tied=()
     [ "$type" = "$spec" ] || tied=(--tied-output)

@@ -151,6 +151,88 @@ struct Iq1Dot {
     }
 };
 
+// The formats of ggml 0.25.1 against q8_0, each in the order of upstream's x86 kernel for it (AVX2 for q1_0 and
+// nvfp4; the portable C for q2_0, whose scale steps the compiler fuses into FMAs in upstream's builds for CPUs with
+// FMA: the haswell, skylakex and zen4 variants of llama.cpp's release binaries). Lane l of a 32-element
+// activation block holds the products of elements 4 l .. 4 l + 3.
+
+// q1_0: a block spans four q8_0 blocks; per block lane l = d_a0 * sums_0, then fma(d_aK, sums_K, lane) for K = 1..3,
+// then acc = fma(d_w, lane, acc). A clear bit negates the activation byte (as a byte: -(-128) stays -128).
+struct Q1Dot {
+    static float dot(const void * w, const void * y, int64_t k) {
+        float acc[8] = {};
+        for (int64_t i = 0; i < k / 128; ++i) {
+            const auto b = quant::load_block<quant::BlockQ1_0>(w, i);
+            float      block[8];
+            for (int kb = 0; kb < 4; ++kb) {
+                const auto q  = load_block<BlockQ8_0>(y, 4 * i + kb);
+                const float da = fp16_to_fp32(q.d);
+                for (int l = 0; l < 8; ++l) {
+                    int32_t lane = 0;
+                    for (int e = 4 * l; e < 4 * l + 4; ++e) {
+                        const bool set = (b.qs[4 * kb + e / 8] >> (e % 8)) & 1;
+                        lane += set ? q.qs[e] : static_cast<int8_t>(-q.qs[e]);
+                    }
+                    block[l] = kb == 0 ? da * static_cast<float>(lane) : std::fma(da, static_cast<float>(lane), block[l]);
+                }
+            }
+            const float d = fp16_to_fp32(b.d);
+            for (int l = 0; l < 8; ++l) {
+                acc[l] = std::fma(d, block[l], acc[l]);
+            }
+        }
+        return sum_lanes8(acc);
+    }
+};
+
+// q2_0: a block spans two q8_0 blocks; sum = fma(d_aK, sum_K, sum) over the two, total = fma(d_w, sum, total).
+struct Q2Dot {
+    static float dot(const void * w, const void * y, int64_t k) {
+        float total = 0.0f;
+        for (int64_t i = 0; i < k / 64; ++i) {
+            const auto b   = quant::load_block<quant::BlockQ2_0>(w, i);
+            float      sum = 0.0f;
+            for (int kb = 0; kb < 2; ++kb) {
+                const auto q    = load_block<BlockQ8_0>(y, 2 * i + kb);
+                int32_t    ints = 0;
+                for (int e = 0; e < 32; ++e) {
+                    const int j = 32 * kb + e;
+                    ints += (((b.qs[j / 4] >> (2 * (j % 4))) & 3) - 1) * q.qs[e];
+                }
+                sum = std::fma(fp16_to_fp32(q.d), static_cast<float>(ints), sum);
+            }
+            total = std::fma(fp16_to_fp32(b.d), sum, total);
+        }
+        return total;
+    }
+};
+
+// nvfp4: a block spans two q8_0 blocks, each two sub-blocks of 16; lanes 0-3 of activation block K belong to sub-block
+// 2 K, lanes 4-7 to 2 K + 1, and acc_l = fma(scale * d_aK, lane_l, acc_l).
+struct Fp4Dot {
+    static float dot(const void * w, const void * y, int64_t k) {
+        float acc[8] = {};
+        for (int64_t i = 0; i < k / 64; ++i) {
+            const auto b = quant::load_block<quant::BlockNVFP4>(w, i);
+            for (int kb = 0; kb < 2; ++kb) {
+                const auto  q  = load_block<BlockQ8_0>(y, 2 * i + kb);
+                const float da = fp16_to_fp32(q.d);
+                for (int l = 0; l < 8; ++l) {
+                    const int s    = 2 * kb + l / 4; // sub-block
+                    int32_t   lane = 0;
+                    for (int e = 4 * l; e < 4 * l + 4; ++e) {
+                        const int     j    = e % 16; // element of the sub-block
+                        const uint8_t byte = b.qs[8 * s + j % 8];
+                        lane += quant::kMxfp4Values[j < 8 ? byte & 0xf : byte >> 4] * q.qs[e];
+                    }
+                    acc[l] = std::fma(quant::ue4m3_half_scale(b.d[s]) * da, static_cast<float>(lane), acc[l]);
+                }
+            }
+        }
+        return sum_lanes8(acc);
+    }
+};
+
 // Plain float formats: both operands as floats, eight partial sums.
 template <float (*kLoadW)(const void *, int64_t), float (*kLoadY)(const void *, int64_t)>
 struct FloatDot {
@@ -209,6 +291,12 @@ MatVecFn matvec_scalar(ggml_type weight) {
             f = dot_kernel<Iq1Dot<TernaryBlockOf<T>>>; // ternary_levels.h: a grid value and a shift
         } else if constexpr (kTernaryLevels<T>) {
             f = dot_kernel<KQ8_K<TernaryBlockOf<T>>>; // ternary_levels.h: trits, q6_K's offset term
+        } else if constexpr (T == GGML_TYPE_Q1_0) {
+            f = dot_kernel<Q1Dot>;
+        } else if constexpr (T == GGML_TYPE_Q2_0) {
+            f = dot_kernel<Q2Dot>;
+        } else if constexpr (T == GGML_TYPE_NVFP4) {
+            f = dot_kernel<Fp4Dot>;
         } else if constexpr (row.gemm_group == 0) {
             return; // no levels form: the generic path (vec_dot through to_float)
         } else if constexpr (kTypeTable[T].blck_size == quant::kQK_K) {

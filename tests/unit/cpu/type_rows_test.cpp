@@ -155,7 +155,7 @@ TEST(CpuTypeRows, BlockOfEveryTypeIsItsStruct) {
             }
         });
     }
-    EXPECT_EQ(checked, 16); // q4_0, q4_1, q5_0, q5_1, q8_0, q8_1, q2_K .. q8_K, iq4_nl, iq4_xs, tq2_0, mxfp4
+    EXPECT_EQ(checked, 19); // q4_0, q4_1, q5_0, q5_1, q8_0, q8_1, q2_K .. q8_K, iq4_nl, iq4_xs, tq2_0, mxfp4, nvfp4, q1_0, q2_0
     EXPECT_EQ(switchyard::quant::value_table<switchyard::quant::BlockIQ4_NL>()[0], -127);
     EXPECT_EQ(switchyard::quant::value_table<switchyard::quant::BlockMXFP4>()[15], -12);
     EXPECT_FALSE(with_type_row(GGML_TYPE_COUNT, []<ggml_type>() {}));

@@ -726,3 +726,55 @@ TEST(UpstreamBits, KnownAnswersOfTheTernaryFormats) {
         expect_known_answer(ka, a, out, x);
     }
 }
+
+namespace {
+
+// Known answers of ggml 0.25.1's formats, as kUpstream's (the same generator, weights by ggml_quantize_chunk) with
+// k = 256; the values computed by upstream ggml 0.25.1's CPU backend as llama.cpp v0.5.0's release binaries ship it
+// (node-llama-cpp 3.22.1's linux-x64 build: its haswell, skylakex and zen4 variants agree). nvfp4 and q1_0 run
+// upstream's AVX2 vec_dot; q2_0 its portable one, whose scale steps those builds fuse into FMAs (a build tuned to
+// avoid FMA chains, GCC's for Zen, gives the last bit differently in two of the eight).
+const KnownAnswer kUpstreamGgml0_25_1[] = {
+    {GGML_TYPE_NVFP4,
+     {0x4062b866u, 0x4030f525u, 0x3e61cdf0u, 0x4037bed6u,
+      0xbffff06cu, 0x401d6a4bu, 0x3ff5db2au, 0xbe516ce0u}},
+    {GGML_TYPE_Q1_0,
+     {0x3fc3dfa2u, 0xbe92ef70u, 0x3f4df2b6u, 0x3fa50978u,
+      0x3eafd23cu, 0xc08491dcu, 0xbe323640u, 0x3ee515feu}},
+    {GGML_TYPE_Q2_0,
+     {0xbfab2b34u, 0x40817b20u, 0x3fc59a5bu, 0xc099f8b7u,
+      0xbf3a2c67u, 0xc05e6a6du, 0xbfe4add8u, 0xbfe1eed4u}},
+};
+
+} // namespace
+
+// The two columns give upstream's bits alone and among 37 (these types take the matrix-vector kernel at every
+// batch size, as upstream's vec_dot does), on 1 and 2 threads.
+TEST(UpstreamBits, KnownAnswersOfGgml0_25_1Formats) {
+    constexpr int64_t kRows = 4, kCols = 2, kWide = 37, k = 256;
+    for (const KnownAnswer & ka : kUpstreamGgml0_25_1) {
+        Generator          gen{12345u + static_cast<uint32_t>(ka.type)};
+        std::vector<float> w(static_cast<size_t>(k * kRows)), x(static_cast<size_t>(k * kCols));
+        for (size_t i = 0; i < w.size(); ++i) w[i] = gen.next(i % 5 == 0 ? 0.5f : 0.05f);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = gen.next(i % 3 == 0 ? 4.0f : 1.0f);
+        for (int64_t cols : {kCols, kWide}) {
+            for (int nt : {1, 2}) {
+                Ctx           ctx;
+                ggml_tensor * a = ggml_new_tensor_2d(ctx, ka.type, k, kRows);
+                ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, cols);
+                ggml_quantize_chunk(ka.type, w.data(), a->data, 0, kRows, k, nullptr);
+                auto * bd = static_cast<float *>(b->data);
+                for (int64_t i = 0; i < k * cols; ++i) {
+                    bd[i] = i < k * kCols ? x[static_cast<size_t>(i)] : 0.25f * static_cast<float>(i % 7) - 0.5f;
+                }
+                ggml_tensor * out = ggml_mul_mat(ctx, a, b);
+                ASSERT_EQ(compute(ctx, out, nt), GGML_STATUS_SUCCESS);
+                for (size_t i = 0; i < ka.bits.size(); ++i) {
+                    const float got = static_cast<const float *>(out->data)[i];
+                    EXPECT_EQ(bits(got), ka.bits[i]) << ggml_type_name(ka.type) << " output " << i << ", " << cols
+                                                     << " columns, " << nt << " threads: " << got;
+                }
+            }
+        }
+    }
+}

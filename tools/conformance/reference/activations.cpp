@@ -43,7 +43,10 @@ ggml_type activation_type(ggml_type weight) {
         case GGML_TYPE_Q5_0:
         case GGML_TYPE_Q8_0:
         case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_MXFP4:  return GGML_TYPE_Q8_0;
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_NVFP4:
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q2_0:   return GGML_TYPE_Q8_0;
         case GGML_TYPE_Q4_1:
         case GGML_TYPE_Q5_1:   return GGML_TYPE_Q8_1;
         case GGML_TYPE_Q2_K:

@@ -3,6 +3,7 @@
 #include "cpu/kernels/common.h"
 #include "cpu/kernels/mul_mat/expert_pairs.h"
 #include "cpu/quants/matvec.h"
+#include "cpu/quants/type_rows.h"
 
 #include <algorithm>
 #include <cstring>
@@ -115,8 +116,13 @@ void run_columns(const MatVecKernel & k, const ggml_tensor * src0, const char * 
 }
 
 // q4_1 / q5_1 take this path for any number of columns: upstream adds their min term through the q8_1 blocks'
-// s = fp16(d * sum q), which the float path (dequantized weights times rounded activations) has no place for.
-bool always_matvec(ggml_type type) { return type == GGML_TYPE_Q4_1 || type == GGML_TYPE_Q5_1; }
+// s = fp16(d * sum q), which the float path (dequantized weights times rounded activations) has no place for. So do
+// the quantized types without an integer GEMM form (q1_0, q2_0, nvfp4): upstream multiplies them by vec_dot at
+// every batch size, and so their logits do not depend on the batch here either.
+bool always_matvec(ggml_type type) {
+    return type == GGML_TYPE_Q4_1 || type == GGML_TYPE_Q5_1 ||
+           (ggml_is_quantized(type) && quants::cpu_type_row(type).gemm_group == 0);
+}
 
 } // namespace
 
