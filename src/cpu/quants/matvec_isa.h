@@ -13,6 +13,7 @@ MatVecFn matvec_scalar(ggml_type weight);
 
 MatVecFn matvec_avx2(ggml_type weight);       // matvec_avx2.cpp: f32, f16, bf16, then the two below
 MatVecFn legacy_avx2(ggml_type weight);       // legacy_avx2.cpp: q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, mxfp4
+MatVecFn lowbit_avx2(ggml_type weight);       // lowbit_avx2.cpp: q1_0, q2_0, nvfp4
 MatVecFn kquants_avx2(ggml_type weight);      // kquants_avx2.cpp: q2_K .. q6_K, the IQ grid and -1/0/+1 formats
 MatVecFn matvec_avx512(ggml_type weight);     // matvec_avx512.cpp: f32, f16
 MatVecFn matvec_avx512vnni(ggml_type weight); // matvec_avx512vnni.cpp: the one below

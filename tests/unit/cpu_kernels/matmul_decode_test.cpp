@@ -66,7 +66,7 @@ void expect_upstream_products(const ggml_tensor * out, const ggml_tensor * a, co
 TEST(MatMulDecode, EveryTypeAndColumnCountIsUpstreamsProduct) {
     std::mt19937 rng(31);
     for (ggml_type type : weight_types()) {
-        const int64_t k = ggml_blck_size(type) == 256 ? 512 : 320;
+        const int64_t k = ggml_blck_size(type) == 256 ? 512 : (ggml_blck_size(type) >= 64 ? 5 * ggml_blck_size(type) : 320);
         for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{5}, int64_t{8}, kMatVecMaxCols + 3}) {
             Ctx           ctx;
             ggml_tensor * a = ggml_new_tensor_2d(ctx, type, k, 37);
@@ -86,7 +86,7 @@ TEST(MatMulDecode, EveryTypeAndColumnCountIsUpstreamsProduct) {
 TEST(MatMulDecode, BroadcastAndF16Activations) {
     std::mt19937 rng(32);
     for (ggml_type type : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q6_K, GGML_TYPE_F16, GGML_TYPE_BF16}) {
-        const int64_t k = ggml_blck_size(type) == 256 ? 256 : 64;
+        const int64_t k = ggml_blck_size(type) >= 64 ? ggml_blck_size(type) : 64;
         for (ggml_type b_type : {GGML_TYPE_F32, GGML_TYPE_F16}) {
             Ctx           ctx;
             ggml_tensor * a = ggml_new_tensor_4d(ctx, type, k, 19, 2, 3);
@@ -149,7 +149,7 @@ TEST(MatMulDecode, ColumnsGiveTheSameBitsInEveryBatchUpToTheMatVecLimit) {
 TEST(MatMulDecode, MulMatIdIsUpstreamsProduct) {
     std::mt19937 rng(33);
     for (ggml_type type : weight_types()) {
-        const int64_t k   = ggml_blck_size(type) == 256 ? 256 : 96;
+        const int64_t k   = ggml_blck_size(type) >= 64 ? ggml_blck_size(type) : 96;
         Ctx           ctx;
         ggml_tensor * as  = ggml_new_tensor_3d(ctx, type, k, 21, 4);
         ggml_tensor * b   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, k, 2, 3);

@@ -38,6 +38,10 @@ std::vector<int64_t> lengths(ggml_type type) {
     if (ggml_blck_size(type) == 32) {
         return {32, 96, 160, 4096, 4192, 8224};
     }
+    if (ggml_is_quantized(type)) { // q1_0 (128), q2_0 and nvfp4 (64)
+        const int64_t b = ggml_blck_size(type);
+        return {b, 3 * b, 4096, 4096 + b, 8192 + 3 * b};
+    }
     return {1, 7, 64, 100, 4096, 4111};
 }
 
@@ -180,7 +184,7 @@ TEST(MatVecKernels, RowsAtTheEndOfTheirMemory) {
     for (ggml_type type : weight_types()) {
         for (Isa isa : levels_with_kernel(type)) {
             const MatVecKernel k   = switchyard::cpu::quants::matvec_entry(type, isa);
-            const int64_t      len = ggml_blck_size(type) == 256 ? 512 : 96;
+            const int64_t      len = ggml_blck_size(type) >= 64 ? 2 * ggml_blck_size(type) : 96;
             const auto         w   = quantized_rows(type, 1, len, rng);
             const auto         x   = normal_floats(rng, len);
             std::vector<uint8_t> act(k.act_row_bytes(len));
