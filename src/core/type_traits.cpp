@@ -22,9 +22,42 @@ double ggml_type_sizef(enum ggml_type type) {
     return static_cast<double>(info.type_size) / static_cast<double>(info.blck_size);
 }
 
+namespace {
+
+// What upstream's table names the enum values it removed (its ggml_type_name returns these too).
+const char * removed_type_name(int type) {
+    switch (type) {
+        case 31: return "TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking";
+        case 32: return "TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking";
+        case 33: return "TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking";
+        case 36: return "TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking";
+        case 37: return "TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking";
+        case 38: return "TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking";
+        default: return "DEPRECATED";
+    }
+}
+
+// Types whose conversions upstream's table leaves out although this library has them (the kernels use them through
+// quant/formats.h): F32 and the integers convert nothing there, q8_1 and q8_K (activation formats) do not decode,
+// and q8_K does not encode either (its quantizer is the CPU backend's from_float).
+bool upstream_has_to_float(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_F32: case GGML_TYPE_Q8_1: case GGML_TYPE_Q8_K: case GGML_TYPE_I8: case GGML_TYPE_I16:
+        case GGML_TYPE_I32: case GGML_TYPE_I64: case GGML_TYPE_F64: return false;
+        default: return true;
+    }
+}
+
+bool upstream_has_from_float_ref(ggml_type t) { return t == GGML_TYPE_Q8_1 || upstream_has_to_float(t); }
+
+} // namespace
+
 const char * ggml_type_name(enum ggml_type type) {
+    if (type < 0 || type >= GGML_TYPE_COUNT) {
+        return "NONE";
+    }
     const char * name = type_info(type).name;
-    return name ? name : "NONE";
+    return name ? name : removed_type_name(type);
 }
 
 bool ggml_is_quantized(enum ggml_type type) { return type_info(type).is_quantized; }
@@ -35,8 +68,11 @@ const struct ggml_type_traits * ggml_get_type_traits(enum ggml_type type) {
         for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
             const auto       type_i = static_cast<ggml_type>(i);
             const TypeInfo & info   = type_info(type_i);
-            t[i] = ggml_type_traits{info.name ? info.name : "DEPRECATED", info.blck_size, 0, info.type_size,
-                                    info.is_quantized, quant::to_float_fn(type_i), quant::from_float_ref_fn(type_i)};
+            const ggml_to_float_t   to_float = upstream_has_to_float(type_i) ? quant::to_float_fn(type_i) : nullptr;
+            const ggml_from_float_t from_ref =
+                upstream_has_from_float_ref(type_i) ? quant::from_float_ref_fn(type_i) : nullptr;
+            t[i] = ggml_type_traits{ggml_type_name(type_i), info.name ? info.blck_size : 0, 0, info.type_size,
+                                    info.is_quantized, to_float, from_ref};
         }
         return t;
     }();

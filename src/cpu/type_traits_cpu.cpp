@@ -3,14 +3,17 @@
 // vec_dot_type's own entry) and the dot product itself (vec_dot). The activation formats convert with the kernels'
 // converters (upstream's bytes), the other types with their reference quantizer. Types with a matrix-vector
 // kernel (cpu/quants/matvec.h) get that kernel as vec_dot; the others a generic dot product (both operands
-// converted to floats, a chunk at a time on the stack: nothing is allocated).
+// converted to floats, a chunk at a time on the stack: nothing is allocated). As upstream's table: I8, I16, I64 and
+// F64 get nothing, I32 only a from_float (truncating), q8_1 and q8_K (activation formats) no dot product.
 #include "ggml-cpu.h"
 
+#include "cpu/kernels/common.h"
 #include "cpu/kernels/mul_mat/dot.h"
 #include "cpu/quants/act_quant.h"
 #include "cpu/quants/matvec.h"
 
 #include "base/fp16.h"
+#include "quant/formats.h"
 
 #include <algorithm>
 #include <array>
@@ -34,7 +37,14 @@ void to_floats(ggml_type type, const void * x, float * y, int n) {
         for (int i = 0; i < n; ++i) y[i] = switchyard::bf16_to_fp32(static_cast<const uint16_t *>(x)[i]);
         return;
     }
-    ggml_get_type_traits(type)->to_float(x, y, n);
+    switchyard::quant::to_float_fn(type)(x, y, n);
+}
+
+// I32's from_float, as upstream's: each float truncated toward zero, as a C cast and as CPY to I32 does.
+void fp32_to_i32(const float * x, void * y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        switchyard::cpu::kernels::store_value(GGML_TYPE_I32, static_cast<char *>(y) + i * 4, x[i]);
+    }
 }
 
 // Elements converted at a time: a whole number of blocks of every format.
@@ -118,21 +128,34 @@ extern "C" const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggm
         constexpr auto kernel_dots = make_kernel_dots(std::make_index_sequence<GGML_TYPE_COUNT>{});
         std::array<ggml_type_traits_cpu, GGML_TYPE_COUNT> t{};
         for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
-            const auto               type_i = static_cast<ggml_type>(i);
-            const ggml_type_traits * tt     = ggml_get_type_traits(type_i);
+            const auto type_i = static_cast<ggml_type>(i);
+            switch (type_i) {
+                case GGML_TYPE_I32: t[i].from_float = fp32_to_i32; continue; // upstream's only I32 entry
+                case GGML_TYPE_Q8_1: // activation formats: their converter, no dot product of their own
+                case GGML_TYPE_Q8_K:
+                    t[i] = ggml_type_traits_cpu{switchyard::cpu::quants::act_converter(type_i), nullptr,
+                                                type_i == GGML_TYPE_Q8_1 ? type_i : GGML_TYPE_F32,
+                                                type_i == GGML_TYPE_Q8_1 ? 1 : 0};
+                    continue;
+                default: break;
+            }
+            if (!ggml_is_quantized(type_i) && type_i != GGML_TYPE_F32 && type_i != GGML_TYPE_F16 &&
+                type_i != GGML_TYPE_BF16) {
+                continue; // I8, I16, I64, F64 and the removed values: nothing, as upstream
+            }
             // from_float converts floats into this type itself, as upstream's does (its mul_mat converts
             // activations with the entry of the weight's vec_dot_type): the activation formats with the kernels'
             // own converter (upstream's bytes), the others with their reference quantizer
             ggml_from_float_t from_float = switchyard::cpu::quants::act_converter(type_i);
-            if (from_float == nullptr && tt != nullptr) {
-                from_float = tt->from_float_ref;
+            if (from_float == nullptr) {
+                from_float = switchyard::quant::from_float_ref_fn(type_i);
             }
             const auto & kernel = switchyard::cpu::quants::matvec_kernel(type_i);
             if (kernel.fn != nullptr) {
                 t[i] = ggml_type_traits_cpu{from_float, kernel_dots[i], kernel.act_type, 1};
                 continue;
             }
-            if (!tt || (!tt->to_float && type_i != GGML_TYPE_F32)) {
+            if (switchyard::quant::to_float_fn(type_i) == nullptr) {
                 t[i].from_float = from_float;
                 continue; // no float conversion: no dot product
             }

@@ -18,6 +18,7 @@
 #include "ggml.h"
 
 #include "base/fp16.h"
+#include "quant/formats.h"
 #include "cpu/kernel.h"
 
 #include <algorithm>
@@ -284,15 +285,9 @@ inline bool is_f32_rows(const ggml_tensor * t) {
 }
 
 // A block format that can be decoded (to_float) / encoded (from_float_ref) by the reference converters.
-inline bool can_decode(ggml_type t) {
-    const ggml_type_traits * tt = ggml_get_type_traits(t);
-    return tt && tt->is_quantized && tt->to_float != nullptr;
-}
+inline bool can_decode(ggml_type t) { return ggml_is_quantized(t) && quant::to_float_fn(t) != nullptr; }
 
-inline bool can_encode(ggml_type t) {
-    const ggml_type_traits * tt = ggml_get_type_traits(t);
-    return tt && tt->is_quantized && tt->from_float_ref != nullptr;
-}
+inline bool can_encode(ggml_type t) { return ggml_is_quantized(t) && quant::from_float_ref_fn(t) != nullptr; }
 
 // t's elements can be read as floats by read_chunk / written by write_chunk: the scalar-convertible types at any
 // stride, block formats with the needed converter and adjacent blocks.
@@ -309,7 +304,7 @@ inline bool can_write_floats(const ggml_tensor * t) {
 inline void read_chunk(const ggml_tensor * t, const char * row, int64_t i0, int64_t n, float * out) {
     if (ggml_is_quantized(t->type)) {
         const int64_t bs = ggml_blck_size(t->type);
-        ggml_get_type_traits(t->type)->to_float(row + (i0 / bs) * static_cast<int64_t>(t->nb[0]), out, n);
+        quant::to_float_fn(t->type)(row + (i0 / bs) * static_cast<int64_t>(t->nb[0]), out, n);
         return;
     }
     load_row(t->type, row + i0 * static_cast<int64_t>(t->nb[0]), t->nb[0], out, n);
@@ -320,7 +315,7 @@ inline void read_chunk(const ggml_tensor * t, const char * row, int64_t i0, int6
 inline void write_chunk(const ggml_tensor * t, char * row, int64_t i0, int64_t n, const float * in) {
     if (ggml_is_quantized(t->type)) {
         const int64_t bs = ggml_blck_size(t->type);
-        ggml_get_type_traits(t->type)->from_float_ref(in, row + (i0 / bs) * static_cast<int64_t>(t->nb[0]), n);
+        quant::from_float_ref_fn(t->type)(in, row + (i0 / bs) * static_cast<int64_t>(t->nb[0]), n);
         return;
     }
     store_row(t->type, in, row + i0 * static_cast<int64_t>(t->nb[0]), t->nb[0], n);

@@ -5,6 +5,7 @@
 // loader's RTLD_DEEPBIND). The module under test is tests/support/upstream_like_module.cpp, found through the
 // compile definition or environment variable SWITCHYARD_UPSTREAM_LIKE_MODULE; the tests skip without it.
 #include "backend_test_util.h"
+#include "quant/formats.h"
 
 #include <dlfcn.h>
 
@@ -153,7 +154,7 @@ TEST_F(UpstreamModule, ProbeRunsEveryInternalSymbol) {
     EXPECT_TRUE(log.contains("[ggml_aligned_malloc]")) << log.text(); // the size-0 warning
     EXPECT_FALSE(log.contains("[quantize_iq4_xs]")) << log.text();
     std::vector<uint8_t> iq4_xs(kOutStride, kUntouched);
-    ggml_get_type_traits(GGML_TYPE_IQ4_XS)->from_float_ref(x.data(), iq4_xs.data(), kProbeElements);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_IQ4_XS)(x.data(), iq4_xs.data(), kProbeElements);
     EXPECT_EQ(std::memcmp(out.data() + names.size() * kOutStride, iq4_xs.data(), kOutStride), 0);
 
     std::vector<std::string> unimplemented;
@@ -162,7 +163,7 @@ TEST_F(UpstreamModule, ProbeRunsEveryInternalSymbol) {
         const ggml_type type = type_of_row_function(names[i]);
         ASSERT_NE(type, GGML_TYPE_COUNT) << "no type named like " << names[i];
         const uint8_t *   got      = out.data() + i * kOutStride;
-        ggml_from_float_t from_ref = ggml_get_type_traits(type)->from_float_ref;
+        ggml_from_float_t from_ref = switchyard::quant::from_float_ref_fn(type);
         if (from_ref == nullptr) {
             unimplemented.push_back(names[i]);
             EXPECT_TRUE(log.contains(std::string("[") + names[i] + "]")) << log.text();
@@ -197,7 +198,7 @@ TEST(UpstreamAbi, QuantizeRowRefMatchesFromFloatRef) {
     const std::vector<float> x = probe_input();
     std::vector<uint8_t>     got(kOutStride, kUntouched), expected(kOutStride, kUntouched);
     quantize_row_q4_0_ref(x.data(), got.data(), kProbeElements);
-    ggml_get_type_traits(GGML_TYPE_Q4_0)->from_float_ref(x.data(), expected.data(), kProbeElements);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_Q4_0)(x.data(), expected.data(), kProbeElements);
     EXPECT_EQ(got, expected);
 }
 
@@ -218,7 +219,7 @@ TEST(UpstreamAbi, NewFormatsOfGgml0_25_1Quantize) {
                             std::pair{&quantize_row_q2_0_ref, GGML_TYPE_Q2_0}}) {
         std::vector<uint8_t> got(kOutStride, kUntouched), expected(kOutStride, kUntouched);
         fn(x.data(), got.data(), 128);
-        ggml_get_type_traits(type)->from_float_ref(x.data(), expected.data(), 128);
+        switchyard::quant::from_float_ref_fn(type)(x.data(), expected.data(), 128);
         EXPECT_EQ(got, expected) << ggml_type_name(type);
         EXPECT_NE(got[0], kUntouched) << ggml_type_name(type);
     }

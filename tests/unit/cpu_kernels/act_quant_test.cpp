@@ -3,6 +3,7 @@
 // exactly our src/quant reference quantizer, and q8_0 / q8_1 apart from that reference only where upstream's x86
 // rounding differs from its reference rounding (a level one apart, at a rounding tie).
 #include "matvec_test_util.h"
+#include "quant/formats.h"
 
 #include "cpu/quants/act_quant.h"
 #include "cpu/simd/isa.h"
@@ -64,7 +65,7 @@ TEST(ActivationQuant, Q8KIsTheReferenceQuantizer) {
     const std::vector<float>   x = activations(rng, k);
     std::vector<uint8_t>       got(ggml_row_size(GGML_TYPE_Q8_K, k)), want(got.size());
     act_converter(GGML_TYPE_Q8_K)(x.data(), got.data(), k);
-    ggml_get_type_traits(GGML_TYPE_Q8_K)->from_float_ref(x.data(), want.data(), k);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_Q8_K)(x.data(), want.data(), k);
     EXPECT_EQ(got, want);
 }
 
@@ -115,7 +116,7 @@ TEST(ActivationQuant, Q8KVectorQuantizerIsTheReferenceOnEdgeBlocks) {
     const int64_t        k = static_cast<int64_t>(x.size());
     std::vector<uint8_t> got(ggml_row_size(GGML_TYPE_Q8_K, k)), want(got.size());
     switchyard::cpu::quants::act_quantize_q8_K_avx512(x.data(), got.data(), k);
-    ggml_get_type_traits(GGML_TYPE_Q8_K)->from_float_ref(x.data(), want.data(), k);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_Q8_K)(x.data(), want.data(), k);
     const size_t bb = ggml_type_size(GGML_TYPE_Q8_K);
     for (size_t i = 0; i < blocks.size(); ++i) {
         EXPECT_EQ(std::memcmp(got.data() + i * bb, want.data() + i * bb, bb), 0) << "block " << i;
@@ -134,7 +135,7 @@ TEST(ActivationQuant, Q8_0DiffersFromTheReferenceOnlyAtTies) {
     const std::vector<float> x = activations(rng, k);
     std::vector<uint8_t>     got(ggml_row_size(GGML_TYPE_Q8_0, k)), ref(got.size());
     act_converter(GGML_TYPE_Q8_0)(x.data(), got.data(), k);
-    ggml_get_type_traits(GGML_TYPE_Q8_0)->from_float_ref(x.data(), ref.data(), k);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_Q8_0)(x.data(), ref.data(), k);
     int64_t differing = 0;
     for (int64_t b = 0; b < k / 32; ++b) {
         const uint8_t * g = got.data() + b * 34;

@@ -6,6 +6,7 @@
 // passes are expanded equals the GEMM's tiles exactly, supports_op refuses what the kernel does not handle, tensors
 // that are not repackable are stored plainly, and the scheduler runs the product on the CPU.
 #include "kernel_test_util.h"
+#include "quant/formats.h"
 #include "matvec_test_util.h"
 
 #include "cpu/kernels/mul_mat/vec.h"
@@ -653,7 +654,7 @@ TEST(RepackBuffer, GetRowsReadsTheRowsSet) {
                         const uint8_t * src = bytes.data() + (e * m + pick[static_cast<size_t>(i)]) * row;
                         EXPECT_TRUE(std::equal(src, src + row, got.begin() + (e * n + i) * row))
                             << "row " << pick[static_cast<size_t>(i)] << " of expert " << e << ", " << nt << " threads";
-                        ggml_get_type_traits(type)->to_float(src, want.data(), k);
+                        switchyard::quant::to_float_fn(type)(src, want.data(), k);
                         EXPECT_EQ(0, std::memcmp(want.data(), gotf.data() + (e * n + i) * k, k * sizeof(float)))
                             << "row " << pick[static_cast<size_t>(i)] << " of expert " << e << " as f32, " << nt << " threads";
                     }

@@ -4,6 +4,7 @@
 // follows the documented bit positions; scales are powers of two and small integers so every expected value
 // is exact whatever the order of the float operations.
 #include "quant_test_util.h"
+#include "quant/formats.h"
 
 #include <algorithm>
 #include <array>
@@ -333,7 +334,7 @@ TEST(ReferenceQuantizer, Tq2_0RoundsToTernaryLevelsOfTheLargestMagnitude) {
     x[130] = -3.0f;  // -0.75 -> -1, in the second half (h = 1, l = 0, m = 2)
     x[255] = 2.5f;   // 0.625 -> 1 (h = 1, l = 3, m = 31)
     std::vector<uint8_t> y(66, 0xee);
-    ggml_get_type_traits(GGML_TYPE_TQ2_0)->from_float_ref(x.data(), y.data(), 256);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_TQ2_0)(x.data(), y.data(), 256);
     EXPECT_EQ(y[64] | (y[65] << 8), 0x4400); // 4.0 in fp16
     const auto code = [&](int i) { return (y[static_cast<size_t>(32 * (i / 128) + i % 32)] >> (2 * ((i / 32) % 4))) & 3; };
     const int expected[][2] = {{0, 2}, {1, 0}, {2, 2}, {3, 0}, {4, 1}, {130, 0}, {255, 2}, {5, 1}, {100, 1}};
@@ -342,7 +343,7 @@ TEST(ReferenceQuantizer, Tq2_0RoundsToTernaryLevelsOfTheLargestMagnitude) {
     }
     // an all-zero block: d = 0 and every code 1 (level 0)
     std::vector<float> zeros(256, 0.0f);
-    ggml_get_type_traits(GGML_TYPE_TQ2_0)->from_float_ref(zeros.data(), y.data(), 256);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_TQ2_0)(zeros.data(), y.data(), 256);
     EXPECT_EQ(y[64] | (y[65] << 8), 0);
     for (int j = 0; j < 64; ++j) {
         ASSERT_EQ(y[static_cast<size_t>(j)], 0x55) << "byte " << j;
@@ -373,63 +374,63 @@ TEST(KnownAnswer, MXFP4) {
     }
 }
 
-// ---- plain types through the traits ----------------------------------------------------------------------
+// ---- plain types through their formats -------------------------------------------------------------------
 
-TEST(KnownAnswer, PlainTypesThroughTraits) {
+TEST(KnownAnswer, PlainTypesThroughTheirFormats) {
     const float  src[4] = {1.0f, -2.5f, 65504.0f, 1e-8f};
     uint16_t     h[4];
     ggml_bf16_t  bf[4];
     double       f64[4];
     float        back[4];
-    ggml_get_type_traits(GGML_TYPE_F16)->from_float_ref(src, h, 4);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_F16)(src, h, 4);
     EXPECT_EQ(h[0], 0x3c00);
     EXPECT_EQ(h[1], 0xc100);
     EXPECT_EQ(h[2], 0x7bff);
     EXPECT_EQ(h[3], 0x0000); // 1e-8 < 2^-25: rounds to zero
-    ggml_get_type_traits(GGML_TYPE_BF16)->from_float_ref(src, bf, 4);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_BF16)(src, bf, 4);
     EXPECT_EQ(bf[0].bits, 0x3f80);
     EXPECT_EQ(bf[1].bits, 0xc020);
-    ggml_get_type_traits(GGML_TYPE_BF16)->to_float(bf, back, 2);
+    switchyard::quant::to_float_fn(GGML_TYPE_BF16)(bf, back, 2);
     EXPECT_EQ(back[1], -2.5f);
-    ggml_get_type_traits(GGML_TYPE_F64)->from_float_ref(src, f64, 4);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_F64)(src, f64, 4);
     EXPECT_EQ(f64[1], -2.5);
-    ggml_get_type_traits(GGML_TYPE_F64)->to_float(f64, back, 4);
+    switchyard::quant::to_float_fn(GGML_TYPE_F64)(f64, back, 4);
     EXPECT_EQ(back[3], 1e-8f);
 }
 
 // Integers: nearest integer (ties to even), saturated to the type's range, NaN as 0; back to float exactly.
-TEST(KnownAnswer, IntegerTypesThroughTraits) {
+TEST(KnownAnswer, IntegerTypesThroughTheirFormats) {
     const float nan    = std::numeric_limits<float>::quiet_NaN();
     const float src[8] = {1.0f, -2.5f, 3.5f, 200.0f, -1e30f, nan, 0.49f, -129.0f};
     int8_t      i8[8];
-    ggml_get_type_traits(GGML_TYPE_I8)->from_float_ref(src, i8, 8);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_I8)(src, i8, 8);
     const int8_t want8[8] = {1, -2, 4, 127, -128, 0, 0, -128};
     for (int i = 0; i < 8; ++i) {
         EXPECT_EQ(i8[i], want8[i]) << i;
     }
     int16_t i16[8];
-    ggml_get_type_traits(GGML_TYPE_I16)->from_float_ref(src, i16, 8);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_I16)(src, i16, 8);
     const int16_t want16[8] = {1, -2, 4, 200, -32768, 0, 0, -129};
     for (int i = 0; i < 8; ++i) {
         EXPECT_EQ(i16[i], want16[i]) << i;
     }
     int32_t i32[8];
-    ggml_get_type_traits(GGML_TYPE_I32)->from_float_ref(src, i32, 8);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_I32)(src, i32, 8);
     EXPECT_EQ(i32[3], 200);
     EXPECT_EQ(i32[4], INT32_MIN);
     int64_t i64[3];
     const float big[3] = {1e30f, -1e30f, 16777216.0f};
-    ggml_get_type_traits(GGML_TYPE_I64)->from_float_ref(big, i64, 3);
+    switchyard::quant::from_float_ref_fn(GGML_TYPE_I64)(big, i64, 3);
     EXPECT_EQ(i64[0], INT64_MAX);
     EXPECT_EQ(i64[1], INT64_MIN);
     EXPECT_EQ(i64[2], 16777216);
     float back[8];
-    ggml_get_type_traits(GGML_TYPE_I16)->to_float(i16, back, 8);
+    switchyard::quant::to_float_fn(GGML_TYPE_I16)(i16, back, 8);
     for (int i = 0; i < 8; ++i) {
         EXPECT_EQ(back[i], static_cast<float>(want16[i])) << i;
     }
     const int32_t ints[2] = {-7, 16777217}; // the second is not a float: rounds to the nearest even, 2^24
-    ggml_get_type_traits(GGML_TYPE_I32)->to_float(ints, back, 2);
+    switchyard::quant::to_float_fn(GGML_TYPE_I32)(ints, back, 2);
     EXPECT_EQ(back[0], -7.0f);
     EXPECT_EQ(back[1], 16777216.0f);
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_I32, src, i32, 0, 2, 4, nullptr), 2u * 4u * sizeof(int32_t));

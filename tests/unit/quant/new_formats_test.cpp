@@ -2,6 +2,7 @@
 // and the reference quantizer's bytes for inputs whose encoding can be worked out by hand, including the edges of
 // NVFP4's E4M3 scale byte (subnormal steps, rounding up into the next exponent, saturation at 448, 0x7f).
 #include "quant_test_util.h"
+#include "quant/formats.h"
 
 #include <cmath>
 #include <vector>
@@ -14,7 +15,7 @@ std::vector<float> decode(ggml_type type, const Bytes & b, int64_t n) { return d
 
 std::vector<uint8_t> encode(ggml_type type, const std::vector<float> & x) {
     std::vector<uint8_t> y(ggml_row_size(type, static_cast<int64_t>(x.size())), 0xee);
-    ggml_get_type_traits(type)->from_float_ref(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    switchyard::quant::from_float_ref_fn(type)(x.data(), y.data(), static_cast<int64_t>(x.size()));
     return y;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ggml.h"
+#include "quant/formats.h"
 
 #include <gtest/gtest.h>
 
@@ -62,13 +63,13 @@ class Bytes {
 
 inline std::vector<float> dequantize(ggml_type type, const void * data, int64_t n) {
     std::vector<float> y(static_cast<size_t>(n));
-    ggml_get_type_traits(type)->to_float(data, y.data(), n);
+    switchyard::quant::to_float_fn(type)(data, y.data(), n);
     return y;
 }
 
 inline std::vector<uint8_t> quantize_ref(ggml_type type, const std::vector<float> & x) {
     std::vector<uint8_t> q(ggml_row_size(type, static_cast<int64_t>(x.size())));
-    ggml_get_type_traits(type)->from_float_ref(x.data(), q.data(), static_cast<int64_t>(x.size()));
+    switchyard::quant::from_float_ref_fn(type)(x.data(), q.data(), static_cast<int64_t>(x.size()));
     return q;
 }
 

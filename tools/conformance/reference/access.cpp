@@ -1,3 +1,4 @@
+#include "conformance/reference/activations.h"
 #include "conformance/reference/reference.h"
 #include "conformance/reference/util.h"
 
@@ -35,7 +36,11 @@ float get(const ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
         const char * row = static_cast<const char *>(t->data) + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
         const char * blk = row + (i0 / blck) * ggml_type_size(t->type);
         std::vector<float> vals(static_cast<size_t>(blck));
-        ggml_get_type_traits(t->type)->to_float(blk, vals.data(), blck);
+        if (const ggml_to_float_t to_float = ggml_get_type_traits(t->type)->to_float) {
+            to_float(blk, vals.data(), blck);
+        } else {
+            decode_q8(t->type, reinterpret_cast<const uint8_t *>(blk), vals.data(), blck); // q8_1, q8_K
+        }
         return vals[static_cast<size_t>(i0 % blck)];
     }
     const char * p = element_ptr(t, i0, i1, i2, i3);

@@ -1,5 +1,7 @@
 #include "conformance/reference/activations.h"
 
+#include "ggml-cpu.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -90,7 +92,7 @@ std::vector<uint8_t> convert_activations(ggml_type act, const float * x, int64_t
             }
             break;
         }
-        case GGML_TYPE_Q8_K: ggml_get_type_traits(act)->from_float_ref(x, out.data(), k); break;
+        case GGML_TYPE_Q8_K: ggml_get_type_traits_cpu(act)->from_float(x, out.data(), k); break; // upstream's bytes
         case GGML_TYPE_F16:
             for (int64_t i = 0; i < k; ++i) {
                 const ggml_fp16_t h = ggml_fp32_to_fp16(x[i]);
@@ -124,7 +126,7 @@ ConvertedActivations converted_activations(ggml_type weight, const float * x, in
         }
         return c;
     }
-    ggml_get_type_traits(act)->to_float(bytes.data(), c.values.data(), k);
+    decode_q8(act, bytes.data(), c.values.data(), k);
     if (act == GGML_TYPE_Q8_1) {
         for (int64_t b = 0; b < k / kQ8Block; ++b) {
             const uint8_t * blk = bytes.data() + static_cast<size_t>(b) * kQ8_1Bytes;
@@ -137,6 +139,25 @@ ConvertedActivations converted_activations(ggml_type weight, const float * x, in
         }
     }
     return c;
+}
+
+// q8_0: fp16 d, 32 levels; q8_1: fp16 d and s, 32 levels; q8_K: float d, 256 levels, then the sums (not read).
+void decode_q8(ggml_type act, const uint8_t * bytes, float * out, int64_t k) {
+    const int64_t block = act == GGML_TYPE_Q8_K ? 256 : kQ8Block;
+    const size_t  size  = ggml_type_size(act);
+    const size_t  qs    = act == GGML_TYPE_Q8_0 ? 2 : 4;
+    for (int64_t b = 0; b < k / block; ++b) {
+        const uint8_t * blk = bytes + static_cast<size_t>(b) * size;
+        float           d;
+        if (act == GGML_TYPE_Q8_K) {
+            std::memcpy(&d, blk, sizeof(d));
+        } else {
+            d = half(blk);
+        }
+        for (int64_t j = 0; j < block; ++j) {
+            out[b * block + j] = d * static_cast<float>(static_cast<int8_t>(blk[qs + static_cast<size_t>(j)]));
+        }
+    }
 }
 
 double upstream_product(ggml_type weight, const void * w_row, const float * x, int64_t k) {

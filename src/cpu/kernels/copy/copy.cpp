@@ -41,7 +41,7 @@ private:
 
     // Whole blocks go straight to out; a partial block is decoded once into block_ and served from there.
     int64_t read_blocks(float * out, int64_t n) {
-        const ggml_to_float_t to_float = ggml_get_type_traits(t_->type)->to_float;
+        const ggml_to_float_t to_float = quant::to_float_fn(t_->type);
         if (within_ == 0 && n >= bs_) {
             const int64_t k = std::min(n / bs_, cur_.left_in_row());
             to_float(cur_.ptr(), out, k * bs_);

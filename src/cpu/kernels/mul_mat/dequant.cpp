@@ -4,6 +4,7 @@
 #include "cpu/kernel_registry.h"
 
 #include "base/fp16.h"
+#include "quant/formats.h"
 
 #include <cstring>
 
@@ -27,8 +28,7 @@ bool row_convertible(ggml_type type) {
     if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16) {
         return true;
     }
-    const ggml_type_traits * tt = ggml_get_type_traits(type);
-    return tt && tt->is_quantized && tt->to_float;
+    return ggml_is_quantized(type) && quant::to_float_fn(type) != nullptr;
 }
 
 void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
@@ -42,7 +42,7 @@ void row_to_float(ggml_type type, const void * src, float * dst, int64_t n) {
         fast(src, dst, n);
         return;
     }
-    ggml_get_type_traits(type)->to_float(src, dst, n);
+    quant::to_float_fn(type)(src, dst, n);
 }
 
 } // namespace switchyard::cpu::kernels
