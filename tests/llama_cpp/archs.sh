@@ -5,7 +5,9 @@
 # saved and reloaded, and must give the same logits bit for bit. It found the constructor checks stricter than
 # upstream's (rope_freqs, f16 fill, rope_multi, RWKV6's time_first), the meta device refusing its own tensors, and
 # a split input's copy whose memory was reused before its last reader (gemma3n). Then, on the models it writes,
-# llama.cpp's state save / load, recurrent state rollback and fragmented state restore tests, and ggml-opt's test.
+# llama.cpp's state save / load, recurrent state rollback and fragmented state restore tests, and ggml-opt's test;
+# last, the tests of ggml's CPU backend that llama.cpp's CTest runs (test-quantize-fns, test-rope, test-col2im-1d,
+# test-barrier; GGML_CPU=ON defines them against a system ggml).
 #
 #   tests/llama_cpp/archs.sh BUILD_DIR [ci|full] [WORK_DIR]
 #
@@ -59,13 +61,13 @@ if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 if ! cmake -S src -B llama-build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLLAMA_USE_SYSTEM_GGML=ON \
         -DCMAKE_PREFIX_PATH="$work/install" -Dggml_DIR="$(dirname "$config")" -DLLAMA_BUILD_TESTS=ON \
         -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
-        -DLLAMA_OPENSSL=OFF -DLLAMA_LLGUIDANCE=OFF > configure.log 2>&1; then
+        -DLLAMA_OPENSSL=OFF -DLLAMA_LLGUIDANCE=OFF -DGGML_CPU=ON > configure.log 2>&1; then
     tail -n 20 configure.log
     echo "test-llama-archs: FAILED: llama.cpp's configure"
     exit 1
 fi
 if ! cmake --build llama-build --target test-llama-archs test-save-load-state test-recurrent-state-rollback \
-        test-state-restore-fragmented test-opt > build.log 2>&1; then
+        test-state-restore-fragmented test-opt test-quantize-fns test-rope test-col2im-1d test-barrier > build.log 2>&1; then
     tail -n 30 build.log
     echo "test-llama-archs: FAILED: building llama.cpp's test against our headers"
     exit 1
@@ -125,4 +127,10 @@ for m in qwen35-dense nemotron_h-dense deepseek4-moe kimi-k3-moe; do
 done
 check "test-state-restore-fragmented" state-restore.log "$bin/test-state-restore-fragmented" -m models/llama-dense.gguf
 check "test-opt (every device)" opt.log "$bin/test-opt"
+# the tests of ggml's CPU backend in llama.cpp's CTest (its CPU helpers and kernels through ggml-cpu.h): every
+# type's conversions and dot products against its float reference, rope against its own rotations, col2im_1d, and
+# the CPU thread pool's barrier
+for t in test-quantize-fns test-rope test-col2im-1d test-barrier; do
+    check "$t" "$t.log" "$bin/$t"
+done
 exit $ok
