@@ -30,7 +30,9 @@ bool valid_buffer_id(int id, const ScanConfig & config, const char * caller, con
     return false;
 }
 
-constexpr int32_t kNoReuseFlags = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;
+// An OUTPUT tensor's memory is never taken over in place (the caller reads it after the compute). An INPUT's may be,
+// by its last reader, as upstream 0.25.1 does (its test-alloc expects it): the caller sets inputs before each compute.
+constexpr int32_t kNoReuseFlags = GGML_TENSOR_FLAG_OUTPUT;
 
 void record_ids(std::vector<int32_t> & out, const int * ids, int n) {
     out.assign(static_cast<size_t>(n), 0);
@@ -362,8 +364,8 @@ int32_t GraphScan::inplace_candidate(int32_t node_idx, int slot, const ScanConfi
         return -1;
     }
     const Block & block = blocks[own.block];
-    if (align_up(info.size, config.group_align[block.group]) != block.size) {
-        return -1;
+    if (align_up(info.size, config.group_align[block.group]) > block.size) {
+        return -1; // (a smaller result takes the block as it is: a view's result in place of the whole source)
     }
     return owner;
 }

@@ -9,7 +9,8 @@
 //
 // Roles: leafs, INPUT tensors and sources from outside the graph are busy from time 0 (their data is set
 // before the graph runs, so nothing computed may overlap them). INPUT tensors (and the tensor an INPUT view
-// aliases) stay busy until their last reader, as upstream frees them there; they are never taken over in place.
+// aliases) stay busy until their last reader, as upstream frees them there; that reader may take one over in place,
+// as upstream's does (not an OUTPUT's).
 // OUTPUT tensors and results no node consumes are busy until end_time().
 // A view's uses (and a view node's own position) extend its root.
 #pragma once

@@ -17,18 +17,15 @@ bool VBuffer::fits(const std::vector<size_t> & sizes) const {
 bool VBuffer::ensure(ggml_backend_buffer_type_t buft, const std::vector<size_t> & sizes, const char * caller,
                      bool * grown) {
     *grown = false;
-    if (chunks_.size() < sizes.size()) {
-        chunks_.resize(sizes.size(), nullptr);
+    if (fits(sizes)) {
+        return true;
     }
+    // a chunk must grow: every chunk is allocated anew at this plan's size, as upstream does (so a plan that needs
+    // less in one chunk and more in another ends with the memory it needs, not the larger of both); the old ones
+    // are freed first, as the old and the new buffers may not fit in device memory together
+    release();
+    chunks_.assign(sizes.size(), nullptr);
     for (size_t c = 0; c < sizes.size(); ++c) {
-        if (chunks_[c] != nullptr && ggml_backend_buffer_get_size(chunks_[c]) >= sizes[c]) {
-            continue;
-        }
-        // free first: the old and the new buffer may not fit in device memory together
-        if (chunks_[c] != nullptr) {
-            ggml_backend_buffer_free(chunks_[c]);
-            chunks_[c] = nullptr;
-        }
         ggml_backend_buffer_t buffer = ggml_backend_buft_alloc_buffer(buft, sizes[c]);
         if (buffer == nullptr) {
             log_error("[%s] failed to allocate a %s buffer of %zu bytes (chunk %zu)\n", caller,

@@ -1,5 +1,6 @@
 // A virtual buffer: the backend buffers holding one allocator group's planned chunks, chunk c in buffer c.
-// Owned by the graph allocator; buffers are reallocated only when a plan needs a chunk to be larger.
+// Owned by the graph allocator; buffers are reallocated only when a plan needs a chunk to be larger (then all of
+// them, at the plan's sizes).
 #pragma once
 
 #include "ggml-backend.h"
@@ -11,9 +12,10 @@ namespace switchyard::alloc {
 
 class VBuffer {
 public:
-    // Makes chunk c at least sizes[c] bytes for every c (a zero-size buffer for size 0). Larger or extra chunks
-    // from earlier plans are kept. False, with a logged message naming `caller`, when an allocation fails
-    // (the failed chunk is then absent). *grown tells whether any buffer was (re)allocated.
+    // Makes chunk c at least sizes[c] bytes for every c (a zero-size buffer for size 0). Chunks that already fit
+    // are kept, larger or extra ones included; when one must grow, every chunk is allocated anew at exactly
+    // sizes[c], as upstream does. False, with a logged message naming `caller`, when an allocation fails (the
+    // failed chunk is then absent). *grown tells whether any buffer was (re)allocated.
     bool ensure(ggml_backend_buffer_type_t buft, const std::vector<size_t> & sizes, const char * caller,
                 bool * grown);
 

@@ -245,6 +245,37 @@ TEST(GallocrReserve, ATensorLargerThanTheMaxSizeGetsItsOwnChunk) {
     ggml_gallocr_free(galloc);
 }
 
+// A plan that needs one chunk larger reallocates every chunk at the plan's sizes, as upstream does (its
+// test-alloc's test_reallocation): chunks 24 + 16 bytes, then a graph needing 20 + 20 ends with 40 bytes, not 44.
+TEST(GallocrReserve, AGrowingChunkReallocatesEveryChunkAtThePlansSizes) {
+    TestBuft                   test;
+    ggml_backend_buffer_type_t buft   = init_test_buft(test, {4, 32, 0});
+    ggml_gallocr_t             galloc = ggml_gallocr_new(buft);
+    const auto two_inputs = [&](int64_t a, int64_t b, bool through_view) {
+        ggml_context * ctx = ggml_init({ggml_tensor_overhead() * 8 + ggml_graph_overhead(), nullptr, true});
+        ManualOps      ops{ctx};
+        ggml_tensor *  x = ops.leaf(a, 1);
+        ggml_tensor *  y = ops.leaf(b, 1);
+        ggml_set_input(x);
+        ggml_set_input(y);
+        ggml_tensor * out = ops.add(through_view ? ggml_view_1d(ctx, x, b, 0) : x, y);
+        ggml_set_output(out);
+        ggml_cgraph * g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, out);
+        AllocCheck check(g, buft);
+        EXPECT_TRUE(ggml_gallocr_alloc_graph(galloc, g));
+        check.verify();
+        ggml_free(ctx);
+    };
+    two_inputs(6, 4, true); // 24 and 16 bytes: two chunks (together over the 32-byte maximum)
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc, 0), 40u);
+    two_inputs(5, 5, false); // 20 and 20: the second chunk must grow
+    EXPECT_EQ(ggml_gallocr_get_buffer_size(galloc, 0), 40u);
+    EXPECT_EQ(test.allocations, (std::vector<size_t>{24, 16, 20, 20}));
+    EXPECT_EQ(test.live_buffers, 2);
+    ggml_gallocr_free(galloc);
+}
+
 TEST(GallocrReserve, AllocationFailureIsReported) {
     TestBuft       test;
     ggml_gallocr_t galloc = ggml_gallocr_new(init_test_buft(test, {32, SIZE_MAX, 0, true}));
