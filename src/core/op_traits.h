@@ -80,7 +80,7 @@ inline constexpr std::array<OpInfo, GGML_OP_COUNT> kOpTable = {{
     {GGML_OP_SOFT_MAX_BACK,           "SOFT_MAX_BACK",           "soft_max_back(x)",                     2, true,  false},
     {GGML_OP_ROPE,                    "ROPE",                    "rope(x)",                              3, true,  false},
     {GGML_OP_ROPE_BACK,               "ROPE_BACK",               "rope_back(x)",                         3, true,  false},
-    {GGML_OP_CLAMP,                   "CLAMP",                   "clamp(x)",                             1, false, false},
+    {GGML_OP_CLAMP,                   "CLAMP",                   "clamp(x)",                             1, true,  false},
     {GGML_OP_CONV_TRANSPOSE_1D,       "CONV_TRANSPOSE_1D",       "conv_transpose_1d(x)",                 2, false, false},
     {GGML_OP_IM2COL,                  "IM2COL",                  "im2col(x)",                            2, false, false},
     {GGML_OP_IM2COL_BACK,             "IM2COL_BACK",             "im2col_back(x)",                       2, false, false},

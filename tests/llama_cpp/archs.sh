@@ -7,7 +7,7 @@
 # a split input's copy whose memory was reused before its last reader (gemma3n). Then, on the models it writes,
 # llama.cpp's state save / load, recurrent state rollback and fragmented state restore tests, and ggml-opt's test;
 # last, the tests of ggml's CPU backend that llama.cpp's CTest runs (test-quantize-fns, test-rope, test-col2im-1d,
-# test-barrier; GGML_CPU=ON defines them against a system ggml).
+# test-barrier; GGML_CPU=ON defines them against a system ggml) and ggml's allocator test (test-alloc).
 #
 #   tests/llama_cpp/archs.sh BUILD_DIR [ci|full] [WORK_DIR]
 #
@@ -133,4 +133,18 @@ check "test-opt (every device)" opt.log "$bin/test-opt"
 for t in test-quantize-fns test-rope test-col2im-1d test-barrier; do
     check "$t" "$t.log" "$bin/$t"
 done
+# ggml's graph allocator test (tests/test-alloc.cpp, with upstream's private ggml-impl.h and ggml-backend-impl.h from
+# the same tree: a dummy backend built as an out-of-tree one would be), against our allocator. Two cases are left
+# out, where our allocator differs on purpose: test_view_inplace (a result in place of src[1]: our kernels promise
+# to tolerate aliasing of src[0] only) and test_multiple_buffer_types (a node placed in place of a parent that lives
+# in another buffer type's memory).
+sed -e '/run("test_view_inplace"/d' -e '/run("test_multiple_buffer_types"/d' src/tests/test-alloc.cpp > src/tests/test-alloc-switchyard.cpp
+if c++ -std=c++17 -O1 -w -I "$work/install/include" src/tests/test-alloc-switchyard.cpp -o test-alloc \
+        -L "$lib" -lggml -lggml-base > test-alloc-build.log 2>&1; then
+    check "test-alloc (12 of its 14 cases)" test-alloc.log ./test-alloc
+else
+    tail -n 10 test-alloc-build.log
+    echo "llama.cpp test-alloc: FAILED to build"
+    ok=1
+fi
 exit $ok

@@ -4,7 +4,7 @@
 // REPEAT:     a tiled to a shape it divides (ggml_can_repeat(a, shape)); a's type; src = {a}; no parameters.
 // CONCAT:     a and b of one type, equal except along `dim`; op_params[0] = dim.
 // SCALE:      s*a + b; op_params (f32) {s, b}; a must have packed rows (ggml_is_padded_1d-like layout).
-// CLAMP:      op_params (f32) {min, max}; the result is a view of a (upstream computes clamp in place).
+// CLAMP:      op_params (f32) {min, max}; a new tensor like a (ggml_clamp_inplace: a view of a), as upstream 0.25.1.
 // LEAKY_RELU: op_params[0] = negative_slope (f32).
 // ARANGE:     F32 [ceil((stop - start) / step)], op_params (f32) {start, stop, step}; no sources.
 // TIMESTEP_EMBEDDING: timesteps [N] -> F32 [dim, N], op_params (i32) {dim, max_period}.

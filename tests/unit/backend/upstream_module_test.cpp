@@ -5,6 +5,7 @@
 // loader's RTLD_DEEPBIND). The module under test is tests/support/upstream_like_module.cpp, found through the
 // compile definition or environment variable SWITCHYARD_UPSTREAM_LIKE_MODULE; the tests skip without it.
 #include "backend_test_util.h"
+#include "core/op_traits.h"
 #include "quant/formats.h"
 
 #include <dlfcn.h>
@@ -26,6 +27,7 @@ void   ggml_aligned_free(void * ptr, size_t size);
 void   ggml_critical_section_start(void);
 void   ggml_critical_section_end(void);
 void   ggml_log_internal(enum ggml_log_level level, const char * format, ...);
+bool   ggml_op_can_inplace(enum ggml_op op);
 void   quantize_row_q4_0_ref(const float * x, void * y, int64_t k);
 void   quantize_row_nvfp4_ref(const float * x, void * y, int64_t k);
 void   quantize_row_q1_0_ref(const float * x, void * y, int64_t k);
@@ -209,6 +211,18 @@ TEST(UpstreamAbi, QuantizeRowRefRejectsPartialBlocks) {
     quantize_row_q4_0_ref(x.data(), y.data(), 33);
     EXPECT_TRUE(log.contains("[quantize_row_q4_0_ref] k = 33 is not a multiple of the block size 32")) << log.text();
     EXPECT_EQ(y, std::vector<uint8_t>(kOutStride, kUntouched));
+}
+
+// ggml_op_can_inplace answers from the op table's can_inplace column (which OpTraits.InplaceListIsUpstreams pins to
+// upstream's list), and false outside the enum: upstream's test-alloc relies on it.
+TEST(UpstreamAbi, OpCanInplaceIsTheOpTablesColumn) {
+    for (int op = 0; op < GGML_OP_COUNT; ++op) {
+        const auto o = static_cast<ggml_op>(op);
+        EXPECT_EQ(ggml_op_can_inplace(o), switchyard::op_info(o).can_inplace) << ggml_op_name(o);
+    }
+    EXPECT_TRUE(ggml_op_can_inplace(GGML_OP_CLAMP));
+    EXPECT_FALSE(ggml_op_can_inplace(GGML_OP_MUL_MAT));
+    EXPECT_FALSE(ggml_op_can_inplace(GGML_OP_COUNT));
 }
 
 // ggml 0.25.1's formats: the row functions write what the traits' reference quantizer writes, with no error.
