@@ -32,7 +32,7 @@ constexpr std::array<OpInfo, GGML_OP_COUNT> make_table() {
     set(GGML_OP_SET_ROWS, ops::supports_set_rows, ops::record_set_rows);
     set(GGML_OP_MUL_MAT, ops::supports_mul_mat, ops::record_mul_mat, ops::map_mul_mat);
     set(GGML_OP_MUL_MAT_ID, ops::supports_mul_mat_id, ops::record_mul_mat_id, ops::map_mul_mat_id);
-    for (ggml_op op : {GGML_OP_SUM_ROWS, GGML_OP_ARGMAX}) {
+    for (ggml_op op : {GGML_OP_SUM_ROWS, GGML_OP_MEAN, GGML_OP_SUM, GGML_OP_ARGMAX}) {
         set(op, ops::supports_reduce, ops::record_reduce, ops::map_reduce);
     }
     for (ggml_op op : {GGML_OP_ARGSORT, GGML_OP_TOP_K}) {

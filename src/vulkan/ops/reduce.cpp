@@ -1,5 +1,6 @@
-// Row reductions (shaders/reduce.comp): SUM_ROWS (float types, the result in the source's type) and ARGMAX (of
-// the rows of a float matrix, i32 indices).
+// Reductions (shaders/reduce.comp): SUM_ROWS and MEAN (float types, one result per row in a float type), SUM
+// (every element into a one-element float tensor, any strides) and ARGMAX (of the rows of a float matrix, i32
+// indices).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
@@ -24,16 +25,23 @@ bool supports_reduce(const Device &, const ggml_tensor * node) {
     if (!is_float_type(src->type) || !fits_u32(src) || !fits_u32(node)) {
         return false;
     }
-    if (node->op == GGML_OP_SUM_ROWS) {
+    if (node->op == GGML_OP_SUM_ROWS || node->op == GGML_OP_MEAN) {
         return is_float_type(node->type) && node->ne[0] == 1 && node->ne[1] == src->ne[1] &&
                node->ne[2] == src->ne[2] && node->ne[3] == src->ne[3];
+    }
+    if (node->op == GGML_OP_SUM) {
+        return is_float_type(node->type) && ggml_nelements(node) == 1;
     }
     return node->type == GGML_TYPE_I32 && src->ne[2] == 1 && src->ne[3] == 1 && node->ne[0] == src->ne[1] &&
            node->ne[1] == 1 && node->ne[2] == 1 && node->ne[3] == 1;
 }
 
-// rows are independent: SUM_ROWS keeps them where they are, ARGMAX makes row i1 element i1 of its result
+// rows are independent: SUM_ROWS and MEAN keep them where they are, ARGMAX makes row i1 element i1 of its result;
+// SUM is recorded in one piece
 bool map_reduce(const ggml_tensor * node, SplitMap & map) {
+    if (node->op == GGML_OP_SUM) {
+        return false;
+    }
     if (node->op == GGML_OP_ARGMAX) {
         map.splits[0] = true;
         map.src[0][1] = {Follow::Same, 0};
@@ -58,12 +66,13 @@ bool record_reduce(Recorder & rec, const ggml_tensor * node) {
     }
     p.off_s  = elements(os.residual, ggml_type_size(src->type));
     p.off_d  = elements(od.residual, ggml_type_size(node->type));
-    p.n_rows = static_cast<uint32_t>(ggml_nrows(src));
+    p.n_rows = node->op == GGML_OP_SUM ? 1u : static_cast<uint32_t>(ggml_nrows(src));
     uint32_t gx, gy;
     rec.groups_for(p.n_rows, 1, gx, gy);
     const uint32_t td = argmax ? 0u : float_type_code(node->type);
-    return rec.dispatch("reduce", {kReduceWorkgroup, argmax ? 1u : 0u, float_type_code(src->type), td}, {os, od}, &p,
-                        sizeof p, gx, gy);
+    const uint32_t op = node->op == GGML_OP_SUM_ROWS ? 0u : argmax ? 1u : node->op == GGML_OP_MEAN ? 2u : 3u;
+    return rec.dispatch("reduce", {kReduceWorkgroup, op, float_type_code(src->type), td}, {os, od}, &p, sizeof p, gx,
+                        gy);
 }
 
 } // namespace switchyard::vulkan::ops

@@ -1,12 +1,12 @@
 #version 450
-// Row reductions, one workgroup per row: SUM_ROWS (the sum of each row, in the destination's float type) and
-// ARGMAX (the index of the first maximum of each row, i32; NaNs never win, a row without a value above -inf
-// gives 0).
+// Reductions, one workgroup per row: SUM_ROWS (the sum of each row, in the destination's float type), MEAN (that
+// sum over the row's length), ARGMAX (the index of the first maximum of each row, i32; NaNs never win, a row
+// without a value above -inf gives 0); and SUM, one workgroup over every element of the source (any strides).
 #include "common.glsl"
 
-layout(constant_id = 1) const uint OP = 0; // 0 sum_rows, 1 argmax
+layout(constant_id = 1) const uint OP = 0; // 0 sum_rows, 1 argmax, 2 mean, 3 sum of every element
 layout(constant_id = 2) const uint TS = 0;
-layout(constant_id = 3) const uint TD = 0; // sum_rows only
+layout(constant_id = 3) const uint TD = 0; // not argmax
 
 TYPED_BUFFER(0, s, readonly)
 TYPED_BUFFER(1, d, )
@@ -34,15 +34,24 @@ void main() {
     const uint base_s = p.off_s + i1 * p.nb_s.y + i2 * p.nb_s.z + i3 * p.nb_s.w;
     const uint t      = gl_LocalInvocationID.x;
 
-    float acc = OP == 0 ? 0.0 : uintBitsToFloat(0xff800000u); // -inf
+    float acc = OP == 1 ? uintBitsToFloat(0xff800000u) : 0.0; // -inf for argmax
     uint  idx = 0;
-    for (uint i = t; i < p.ne.x; i += gl_WorkGroupSize.x) {
-        const float v = LOAD(s, TS, base_s + i * p.nb_s.x);
-        if (OP == 0) {
-            acc += v;
-        } else if (v > acc) {
-            acc = v;
-            idx = i;
+    if (OP == 3) {
+        const uint n = p.ne.x * p.ne.y * p.ne.z * p.ne.w;
+        for (uint e = t; e < n; e += gl_WorkGroupSize.x) {
+            const uint j0 = e % p.ne.x, r = e / p.ne.x;
+            const uint j1 = r % p.ne.y, j2 = (r / p.ne.y) % p.ne.z, j3 = r / (p.ne.y * p.ne.z);
+            acc += LOAD(s, TS, p.off_s + j0 * p.nb_s.x + j1 * p.nb_s.y + j2 * p.nb_s.z + j3 * p.nb_s.w);
+        }
+    } else {
+        for (uint i = t; i < p.ne.x; i += gl_WorkGroupSize.x) {
+            const float v = LOAD(s, TS, base_s + i * p.nb_s.x);
+            if (OP != 1) {
+                acc += v;
+            } else if (v > acc) {
+                acc = v;
+                idx = i;
+            }
         }
     }
     best_v[t] = acc;
@@ -50,7 +59,7 @@ void main() {
     barrier();
     for (uint h = gl_WorkGroupSize.x / 2; h > 0; h >>= 1) {
         if (t < h) {
-            if (OP == 0) {
+            if (OP != 1) {
                 best_v[t] += best_v[t + h];
             } else if (beats(best_v[t + h], best_i[t + h], best_v[t], best_i[t])) {
                 best_v[t] = best_v[t + h];
@@ -63,9 +72,9 @@ void main() {
         return;
     }
     const uint di = p.off_d + i1 * p.nb_d.y + i2 * p.nb_d.z + i3 * p.nb_d.w;
-    if (OP == 0) {
-        STORE(d, TD, di, best_v[0])
-    } else {
+    if (OP == 1) {
         d_i[di] = int(best_i[0]);
+    } else {
+        STORE(d, TD, di, OP == 2 ? best_v[0] / float(p.ne.x) : best_v[0])
     }
 }
