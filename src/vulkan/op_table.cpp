@@ -38,7 +38,8 @@ constexpr std::array<OpInfo, GGML_OP_COUNT> make_table() {
     for (ggml_op op : {GGML_OP_ARGSORT, GGML_OP_TOP_K}) {
         set(op, ops::supports_sort, ops::record_sort, ops::map_sort);
     }
-    for (ggml_op op : {GGML_OP_CONCAT, GGML_OP_PAD, GGML_OP_REPEAT, GGML_OP_ARANGE}) {
+    for (ggml_op op : {GGML_OP_CONCAT, GGML_OP_PAD, GGML_OP_REPEAT, GGML_OP_ARANGE, GGML_OP_ROLL, GGML_OP_FILL,
+                       GGML_OP_DIAG_MASK_INF, GGML_OP_DIAG_MASK_ZERO, GGML_OP_TRI, GGML_OP_DIAG}) {
         set(op, ops::supports_layout, ops::record_layout);
     }
     set(GGML_OP_ADD_ID, ops::supports_add_id, ops::record_add_id, ops::map_add_id);

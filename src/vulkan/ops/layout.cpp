@@ -1,8 +1,9 @@
-// Layout ops on shaders/layout.comp: CONCAT (any dim), PAD (zero or circular), REPEAT, for f32, f16, bf16 and
-// i32 (bits copied), and ARANGE (f32).
+// Layout ops on shaders/layout.comp: CONCAT (any dim), PAD (zero or circular), REPEAT and ROLL for f32, f16, bf16
+// and i32 (bits copied); FILL (f32, f16), TRI (f32, f16); DIAG_MASK_INF / _ZERO and DIAG (f32); ARANGE (f32).
 #include "vulkan/ops.h"
 #include "vulkan/ops/types.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace switchyard::vulkan::ops {
@@ -19,11 +20,27 @@ static_assert(sizeof(LayoutParams) <= 128);
 
 uint32_t op_code(ggml_op op) {
     switch (op) {
-        case GGML_OP_CONCAT: return 0;
-        case GGML_OP_PAD:    return 1;
-        case GGML_OP_REPEAT: return 2;
-        default:             return 3; // ARANGE
+        case GGML_OP_CONCAT:         return 0;
+        case GGML_OP_PAD:            return 1;
+        case GGML_OP_REPEAT:         return 2;
+        case GGML_OP_ROLL:           return 4;
+        case GGML_OP_FILL:           return 5;
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO: return 6;
+        case GGML_OP_TRI:            return 7;
+        case GGML_OP_DIAG:           return 8;
+        default:                     return 3; // ARANGE
     }
+}
+
+// The bits of v in the destination's type (f32 or f16).
+uint32_t value_bits(ggml_type t, float v) {
+    if (t == GGML_TYPE_F16) {
+        return ggml_fp32_to_fp16(v);
+    }
+    uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
 }
 
 bool copyable_type(ggml_type t) {
@@ -67,6 +84,9 @@ bool supports_layout(const Device &, const ggml_tensor * node) {
     if (node->op == GGML_OP_ARANGE) {
         return node->type == GGML_TYPE_F32 && ggml_nrows(node) == 1;
     }
+    if (node->op == GGML_OP_FILL) {
+        return node->type == GGML_TYPE_F32 || node->type == GGML_TYPE_F16;
+    }
     const ggml_tensor * a = node->src[0];
     if (!copyable_type(node->type) || a->type != node->type || !fits_u32(a)) {
         return false;
@@ -74,12 +94,21 @@ bool supports_layout(const Device &, const ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_CONCAT: return supports_concat(node);
         case GGML_OP_PAD:    return supports_pad(node);
+        case GGML_OP_ROLL:   return ggml_are_same_shape(a, node);
+        case GGML_OP_TRI:
+            return (node->type == GGML_TYPE_F32 || node->type == GGML_TYPE_F16) && ggml_are_same_shape(a, node) &&
+                   op_i32(node, 0) >= GGML_TRI_TYPE_UPPER_DIAG && op_i32(node, 0) <= GGML_TRI_TYPE_LOWER;
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO: return node->type == GGML_TYPE_F32 && ggml_are_same_shape(a, node);
+        case GGML_OP_DIAG:
+            return node->type == GGML_TYPE_F32 && a->ne[1] == 1 && node->ne[0] == a->ne[0] && node->ne[1] == a->ne[0] &&
+                   node->ne[2] == a->ne[2] && node->ne[3] == a->ne[3];
         default:             return ggml_can_repeat(a, node);
     }
 }
 
 bool record_layout(Recorder & rec, const ggml_tensor * node) {
-    const bool          arange = node->op == GGML_OP_ARANGE;
+    const bool          arange = node->op == GGML_OP_ARANGE || node->op == GGML_OP_FILL; // read nothing
     const ggml_tensor * a      = arange ? node : node->src[0];
     const ggml_tensor * b      = node->op == GGML_OP_CONCAT ? node->src[1] : a;
     const size_t        es     = ggml_type_size(node->type);
@@ -108,12 +137,29 @@ bool record_layout(Recorder & rec, const ggml_tensor * node) {
             std::memcpy(&p.x[0], &node->op_params[0], 4); // start
             std::memcpy(&p.x[1], &node->op_params[2], 4); // step
             break;
+        case GGML_OP_ROLL:
+            for (int k = 0; k < 4; ++k) {
+                p.x[k] = static_cast<uint32_t>(op_i32(node, k));
+            }
+            break;
+        case GGML_OP_FILL: {
+            float c;
+            std::memcpy(&c, &node->op_params[0], sizeof c);
+            p.x[0] = value_bits(node->type, c);
+            break;
+        }
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO:
+            p.x[0] = static_cast<uint32_t>(op_i32(node, 0)); // n_past
+            p.x[1] = value_bits(GGML_TYPE_F32, node->op == GGML_OP_DIAG_MASK_INF ? -INFINITY : 0.0f);
+            break;
+        case GGML_OP_TRI: p.x[0] = static_cast<uint32_t>(op_i32(node, 0)); break;
         default: break;
     }
     uint32_t gx, gy;
     rec.groups_for(p.n, kWorkgroup, gx, gy);
     const uint32_t width = static_cast<uint32_t>(es);
-    if (arange) { // nothing is read: every binding is the destination
+    if (arange) { // ARANGE and FILL read nothing: every binding is the destination
         return rec.dispatch("layout", {kWorkgroup, op_code(node->op), width}, {od, od, od}, &p, sizeof p, gx, gy);
     }
     return rec.dispatch("layout", {kWorkgroup, op_code(node->op), width}, {oa, ob, od}, &p, sizeof p, gx, gy);

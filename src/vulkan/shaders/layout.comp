@@ -1,11 +1,14 @@
 #version 450
 // Layout ops that move elements without arithmetic, one invocation per destination element, copying bits of
 // 4-byte (f32, i32) or 2-byte (f16, bf16) elements: CONCAT (a followed by b along dim x.x), PAD (zeros around a
-// with x = left padding, or a repeated around it when circular), REPEAT (a tiled). ARANGE writes
-// start + step * i (f32) and reads nothing.
+// with x = left padding, or a repeated around it when circular), REPEAT (a tiled), ROLL (a shifted by x, as i32,
+// circularly in every dimension), DIAG_MASK_INF / _ZERO (bits x.y where i0 > x.x + i1, a elsewhere), TRI (a where
+// the triangle x.x keeps (i0, i1), zero elsewhere), DIAG (row 0 of each matrix of a on the diagonal). ARANGE writes
+// start + step * i (f32) and FILL the bits x.x (the constant in the destination's type); neither reads anything.
 #include "common.glsl"
 
-layout(constant_id = 1) const uint OP    = 0; // 0 concat, 1 pad, 2 repeat, 3 arange
+layout(constant_id = 1) const uint OP    = 0; // 0 concat, 1 pad, 2 repeat, 3 arange, 4 roll, 5 fill, 6 diag_mask,
+                                              // 7 tri, 8 diag
 layout(constant_id = 2) const uint WIDTH = 4; // element bytes: 4 or 2
 
 layout(binding = 0) readonly buffer A32 { uint a32[]; };
@@ -58,6 +61,23 @@ uint value(uint i, uvec4 c) {
     }
     if (OP == 2) {
         return load_a(c % p.ne_a);
+    }
+    if (OP == 4) {
+        const ivec4 n = ivec4(p.ne_a);
+        return load_a(uvec4(((ivec4(c) - ivec4(p.x)) % n + n) % n));
+    }
+    if (OP == 5) {
+        return p.x.x;
+    }
+    if (OP == 6) {
+        return int(c.x) > int(p.x.x) + int(c.y) ? p.x.y : load_a(c);
+    }
+    if (OP == 7) {
+        const bool keep = p.x.x == 0 ? c.x >= c.y : p.x.x == 1 ? c.x > c.y : p.x.x == 2 ? c.x <= c.y : c.x < c.y;
+        return keep ? load_a(c) : 0u;
+    }
+    if (OP == 8) {
+        return c.x == c.y ? load_a(uvec4(c.x, 0, c.z, c.w)) : 0u;
     }
     precise float v = uintBitsToFloat(p.x.x) + uintBitsToFloat(p.x.y) * float(i);
     return floatBitsToUint(v);
