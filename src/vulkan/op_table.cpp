@@ -42,6 +42,9 @@ constexpr std::array<OpInfo, GGML_OP_COUNT> make_table() {
                        GGML_OP_DIAG_MASK_INF, GGML_OP_DIAG_MASK_ZERO, GGML_OP_TRI, GGML_OP_DIAG}) {
         set(op, ops::supports_layout, ops::record_layout);
     }
+    for (ggml_op op : {GGML_OP_SSM_CONV, GGML_OP_CUMSUM, GGML_OP_PAD_REFLECT_1D, GGML_OP_TIMESTEP_EMBEDDING}) {
+        set(op, ops::supports_misc, ops::record_misc);
+    }
     set(GGML_OP_ADD_ID, ops::supports_add_id, ops::record_add_id, ops::map_add_id);
     set(GGML_OP_IM2COL, ops::supports_im2col, ops::record_im2col);
     set(GGML_OP_FLASH_ATTN_EXT, ops::supports_flash_attn, ops::record_flash_attn);

@@ -85,6 +85,8 @@ bool record_sort(Recorder &, const ggml_tensor *);
 bool map_sort(const ggml_tensor *, SplitMap &);
 bool supports_layout(const Device &, const ggml_tensor *);
 bool record_layout(Recorder &, const ggml_tensor *);
+bool supports_misc(const Device &, const ggml_tensor *);
+bool record_misc(Recorder &, const ggml_tensor *);
 bool supports_add_id(const Device &, const ggml_tensor *);
 bool record_add_id(Recorder &, const ggml_tensor *);
 bool map_add_id(const ggml_tensor *, SplitMap &);
