@@ -32,17 +32,8 @@ inline const uint8_t * act_block(const MatVecArgs & a, int c, int64_t i) {
     return static_cast<const uint8_t *>(a.act) + static_cast<size_t>(c) * a.act_col + static_cast<size_t>(i) * kQ8Bytes;
 }
 
-// q1_0: the 32 bits for activation block K as a byte mask, 0xff where the bit is clear (the level is -1); the
-// signed activations are then (y ^ clear) - clear, their sums of four a pair-sum with ones.
-inline __m256i q1_clear(const uint8_t * qs) {
-    uint32_t bits;
-    std::memcpy(&bits, qs, sizeof(bits));
-    const __m256i byte_of = _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
-    const __m256i which   = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), byte_of);
-    const __m256i mask    = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-    return _mm256_cmpeq_epi8(_mm256_and_si256(which, mask), _mm256_setzero_si256());
-}
-
+// q1_0: with the 32 bits for an activation block as a byte mask, 0xff where the bit is clear (the level is -1:
+// clear_bits32), the signed activations are (y ^ clear) - clear, their sums of four a pair-sum with ones.
 inline __m256i q1_sums(__m256i clear, __m256i y) {
     const __m256i sy = _mm256_sub_epi8(_mm256_xor_si256(y, clear), clear);
     return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), sy), _mm256_set1_epi16(1));
@@ -63,7 +54,7 @@ struct Q1Rows {
             prefetch_block<sizeof(quant::BlockQ1_0)>(wb);
             __m256 block[C];
             for (int kb = 0; kb < 4; ++kb) {
-                const __m256i clear = q1_clear(wb + 2 + 4 * kb);
+                const __m256i clear = clear_bits32(wb + 2 + 4 * kb);
                 for (int c = 0; c < C; ++c) {
                     const uint8_t * ab = act_block(a, c, 4 * i + kb);
                     const __m256    s  = _mm256_cvtepi32_ps(q1_sums(clear, load256(ab + 2)));

@@ -42,8 +42,10 @@ inline __m256i nibbles32(const void * qs) {
     return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(b, 4), b), _mm256_set1_epi8(0x0f));
 }
 
-// Byte j of the result is 0xff when bit j of the 32 bits at p is set, else 0.
-inline __m256i bits32(const void * p) {
+// Byte j of the result is 0xff when bit j of the 32 bits at p equals kSet, else 0 (bits32: the set bits;
+// clear_bits32: the clear ones, one compare either way).
+template <bool kSet>
+inline __m256i bit_bytes32(const void * p) {
     uint32_t bits;
     std::memcpy(&bits, p, sizeof(bits));
     // each byte takes the byte of `bits` that holds its bit (shuffles stay inside 128-bit lanes; the broadcast
@@ -51,8 +53,11 @@ inline __m256i bits32(const void * p) {
     const __m256i byte_of = _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
     const __m256i which   = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), byte_of);
     const __m256i mask    = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-    return _mm256_cmpeq_epi8(_mm256_and_si256(which, mask), mask);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(which, mask), kSet ? mask : _mm256_setzero_si256());
 }
+
+inline __m256i bits32(const void * p) { return bit_bytes32<true>(p); }
+inline __m256i clear_bits32(const void * p) { return bit_bytes32<false>(p); }
 
 // Pair sums of x * y for signed bytes (|x| <= 128, y > -128): 8 int32 lanes, each the sum of 4 products.
 inline __m256i dot_i8(__m256i x, __m256i y) {

@@ -632,6 +632,16 @@ struct Generator {
     }
 };
 
+// The known answers' inputs for `type`: rows x k weights and cols x k activations from the generator (seeded by
+// the type), the weights mostly small with every fifth larger, the activations every third larger.
+void known_inputs(ggml_type type, int64_t k, int64_t rows, int64_t cols, std::vector<float> & w, std::vector<float> & x) {
+    Generator gen{12345u + static_cast<uint32_t>(type)};
+    w.resize(static_cast<size_t>(k * rows));
+    x.resize(static_cast<size_t>(k * cols));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = gen.next(i % 5 == 0 ? 0.5f : 0.05f);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = gen.next(i % 3 == 0 ? 4.0f : 1.0f);
+}
+
 // MUL_MAT's outputs (out = a x, a of 4 rows, x of 2 columns of a's k) and the oracle on a's bytes both give ka's bits.
 void expect_known_answer(const KnownAnswer & ka, const ggml_tensor * a, const ggml_tensor * out,
                          const std::vector<float> & x) {
@@ -651,10 +661,8 @@ TEST(UpstreamBits, KnownAnswersOfUpstreamsCpuBackend) {
     constexpr int64_t kRows = 4, kCols = 2;
     for (const KnownAnswer & ka : kUpstream) {
         const int64_t      k = ggml_blck_size(ka.type) == 256 ? 512 : 96;
-        Generator          gen{12345u + static_cast<uint32_t>(ka.type)};
-        std::vector<float> w(static_cast<size_t>(k * kRows)), x(static_cast<size_t>(k * kCols));
-        for (size_t i = 0; i < w.size(); ++i) w[i] = gen.next(i % 5 == 0 ? 0.5f : 0.05f);
-        for (size_t i = 0; i < x.size(); ++i) x[i] = gen.next(i % 3 == 0 ? 4.0f : 1.0f);
+        std::vector<float> w, x;
+        known_inputs(ka.type, k, kRows, kCols, w, x);
         Ctx           ctx;
         ggml_tensor * a = ggml_new_tensor_2d(ctx, ka.type, k, kRows);
         ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, kCols);
@@ -753,10 +761,8 @@ const KnownAnswer kUpstreamGgml0_25_1[] = {
 TEST(UpstreamBits, KnownAnswersOfGgml0_25_1Formats) {
     constexpr int64_t kRows = 4, kCols = 2, kWide = 37, k = 256;
     for (const KnownAnswer & ka : kUpstreamGgml0_25_1) {
-        Generator          gen{12345u + static_cast<uint32_t>(ka.type)};
-        std::vector<float> w(static_cast<size_t>(k * kRows)), x(static_cast<size_t>(k * kCols));
-        for (size_t i = 0; i < w.size(); ++i) w[i] = gen.next(i % 5 == 0 ? 0.5f : 0.05f);
-        for (size_t i = 0; i < x.size(); ++i) x[i] = gen.next(i % 3 == 0 ? 4.0f : 1.0f);
+        std::vector<float> w, x;
+        known_inputs(ka.type, k, kRows, kCols, w, x);
         for (int64_t cols : {kCols, kWide}) {
             for (int nt : {1, 2}) {
                 Ctx           ctx;
