@@ -59,6 +59,14 @@ size_t quantize_each_row(const float * src, void * dst, int64_t nrows, int64_t n
     return static_cast<size_t>(nrows) * row_bytes;
 }
 
+// The row quantizer of a format whose quantization has no choice to weigh: the reference quantizer on all nrows
+// rows at once (rows are whole blocks of kBlock elements, Block's bytes each), the importance matrix unused.
+template <typename Block, ggml_from_float_t kRef, int64_t kBlock>
+size_t quantize_rows_by_ref(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float *) {
+    kRef(src, dst, nrows * n_per_row);
+    return static_cast<size_t>(nrows) * static_cast<size_t>(n_per_row / kBlock) * sizeof(Block);
+}
+
 // The formats, one object per type, defined in the family files (plain.cpp, q4_q5_q8.cpp, kquants_*.cpp,
 // iq4.cpp, mxfp4.cpp, nvfp4.cpp, q1_q2.cpp, tq1_0.cpp, tq2_0.cpp, iq_grid_formats.cpp).
 extern const Format kFormatF32, kFormatF16, kFormatBF16, kFormatF64, kFormatI8, kFormatI16, kFormatI32, kFormatI64;

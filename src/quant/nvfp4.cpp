@@ -73,21 +73,18 @@ void quantize_nvfp4_ref(const float * x, void * y, int64_t k) {
             b.d[s]        = ue4m3_from_scale(amax / 6.0f);
             const float d = ue4m3_half_scale(b.d[s]);
             for (int j = 0; j < kSub / 2; ++j) {
-                b.qs[s * kSub / 2 + j] = static_cast<uint8_t>(nearest_fp4_code(in[j], d) | (nearest_fp4_code(in[j + kSub / 2], d) << 4));
+                const uint8_t lo = nearest_fp4_code(in[j], d), hi = nearest_fp4_code(in[j + kSub / 2], d);
+                b.qs[s * kSub / 2 + j] = static_cast<uint8_t>(lo | (hi << 4));
             }
         }
         store_block(y, i, b);
     }
 }
 
-size_t quantize_rows_nvfp4(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float *) {
-    quantize_nvfp4_ref(src, dst, nrows * n_per_row);
-    return static_cast<size_t>(nrows * (n_per_row / kQK)) * sizeof(BlockNVFP4);
-}
-
 } // namespace
 
 // every scale byte is valid data (ggml_validate_row_data checks none)
-const Format kFormatNVFP4{GGML_TYPE_NVFP4, dequantize_nvfp4, quantize_nvfp4_ref, quantize_rows_nvfp4, false, {{}, {}}};
+const Format kFormatNVFP4{GGML_TYPE_NVFP4, dequantize_nvfp4, quantize_nvfp4_ref,
+                          quantize_rows_by_ref<BlockNVFP4, quantize_nvfp4_ref, kQK>, false, {{}, {}}};
 
 } // namespace switchyard::quant

@@ -87,19 +87,13 @@ void quantize_q2_0_ref(const float * x, void * y, int64_t k) {
     }
 }
 
-template <void (*Ref)(const float *, void *, int64_t), size_t kBlockBytes, int kBlock>
-size_t quantize_rows(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float *) {
-    Ref(src, dst, nrows * n_per_row);
-    return static_cast<size_t>(nrows * (n_per_row / kBlock)) * kBlockBytes;
-}
-
 } // namespace
 
 const Format kFormatQ1_0{GGML_TYPE_Q1_0, dequantize_q1_0, quantize_q1_0_ref,
-                         quantize_rows<quantize_q1_0_ref, sizeof(BlockQ1_0), kQK1>, false,
+                         quantize_rows_by_ref<BlockQ1_0, quantize_q1_0_ref, kQK1>, false,
                          {{ScaleKind::kHalf, offsetof(BlockQ1_0, d), "d"}, {}}};
 const Format kFormatQ2_0{GGML_TYPE_Q2_0, dequantize_q2_0, quantize_q2_0_ref,
-                         quantize_rows<quantize_q2_0_ref, sizeof(BlockQ2_0), kQK2>, false,
+                         quantize_rows_by_ref<BlockQ2_0, quantize_q2_0_ref, kQK2>, false,
                          {{ScaleKind::kHalf, offsetof(BlockQ2_0, d), "d"}, {}}};
 
 } // namespace switchyard::quant

@@ -344,12 +344,6 @@ void quantize_q8_1_ref(const float * x, void * y, int64_t k) {
     }
 }
 
-template <typename Block, ggml_from_float_t kRef>
-size_t quantize_rows_plain_ref(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float *) {
-    kRef(src, dst, nrows * n_per_row);
-    return static_cast<size_t>(nrows) * static_cast<size_t>(n_per_row / kQK32) * sizeof(Block);
-}
-
 } // namespace
 
 const Format kFormatQ4_0{GGML_TYPE_Q4_0, dequantize_q4_0, quantize_q4_0_ref, quantize_rows_q4_0, true,
@@ -363,10 +357,10 @@ const Format kFormatQ5_1{GGML_TYPE_Q5_1, dequantize_q5_1, quantize_q5_1_ref, qua
                          {{ScaleKind::kHalf, offsetof(BlockQ5_1, d), "d"},
                           {ScaleKind::kHalf, offsetof(BlockQ5_1, m), "m"}}};
 const Format kFormatQ8_0{GGML_TYPE_Q8_0, dequantize_q8_0, quantize_q8_0_ref,
-                         quantize_rows_plain_ref<BlockQ8_0, quantize_q8_0_ref>, false,
+                         quantize_rows_by_ref<BlockQ8_0, quantize_q8_0_ref, kQK32>, false,
                          {{ScaleKind::kHalf, offsetof(BlockQ8_0, d), "d"}, {}}};
 const Format kFormatQ8_1{GGML_TYPE_Q8_1, dequantize_q8_1, quantize_q8_1_ref,
-                         quantize_rows_plain_ref<BlockQ8_1, quantize_q8_1_ref>, false,
+                         quantize_rows_by_ref<BlockQ8_1, quantize_q8_1_ref, kQK32>, false,
                          {{ScaleKind::kHalf, offsetof(BlockQ8_1, d), "d"},
                           {ScaleKind::kHalf, offsetof(BlockQ8_1, s), "s"}}};
 

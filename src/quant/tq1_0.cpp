@@ -88,14 +88,10 @@ void quantize_tq1_0_ref(const float * x, void * y, int64_t k) {
     }
 }
 
-size_t quantize_rows_tq1_0(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float *) {
-    quantize_tq1_0_ref(src, dst, nrows * n_per_row);
-    return static_cast<size_t>(nrows) * static_cast<size_t>(n_per_row / kQK_K) * sizeof(BlockTQ1_0);
-}
-
 } // namespace
 
-const Format kFormatTQ1_0{GGML_TYPE_TQ1_0, dequantize_tq1_0, quantize_tq1_0_ref, quantize_rows_tq1_0, false,
+const Format kFormatTQ1_0{GGML_TYPE_TQ1_0, dequantize_tq1_0, quantize_tq1_0_ref,
+                          quantize_rows_by_ref<BlockTQ1_0, quantize_tq1_0_ref, kQK_K>, false,
                           {{ScaleKind::kHalf, offsetof(BlockTQ1_0, d), "d"}, {}}};
 
 } // namespace switchyard::quant

@@ -59,14 +59,10 @@ void quantize_tq2_0_ref(const float * x, void * y, int64_t k) {
     }
 }
 
-size_t quantize_rows_tq2_0(const float * src, void * dst, int64_t nrows, int64_t n_per_row, const float *) {
-    quantize_tq2_0_ref(src, dst, nrows * n_per_row);
-    return static_cast<size_t>(nrows) * static_cast<size_t>(n_per_row / kQK_K) * sizeof(BlockTQ2_0);
-}
-
 } // namespace
 
-const Format kFormatTQ2_0{GGML_TYPE_TQ2_0, dequantize_tq2_0, quantize_tq2_0_ref, quantize_rows_tq2_0, false,
+const Format kFormatTQ2_0{GGML_TYPE_TQ2_0, dequantize_tq2_0, quantize_tq2_0_ref,
+                          quantize_rows_by_ref<BlockTQ2_0, quantize_tq2_0_ref, kQK_K>, false,
                           {{ScaleKind::kHalf, offsetof(BlockTQ2_0, d), "d"}, {}}};
 
 } // namespace switchyard::quant

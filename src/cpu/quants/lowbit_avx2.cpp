@@ -97,7 +97,7 @@ struct Q2Rows {
                 for (int c = 0; c < C; ++c) {
                     const uint8_t * ab = act_block(a, c, 2 * i + kb);
                     const int       ints = hsum_i32x8(dot_i8(v, load256(ab + 2)));
-                sum[c] = fma_ss(half_to_float(ab), static_cast<float>(ints), sum[c]);
+                    sum[c]               = fma_ss(half_to_float(ab), static_cast<float>(ints), sum[c]);
                 }
             }
             const float dw = half_to_float(wb);

@@ -173,7 +173,8 @@ struct Q1Dot {
                         const bool set = (b.qs[4 * kb + e / 8] >> (e % 8)) & 1;
                         lane += set ? q.qs[e] : static_cast<int8_t>(-q.qs[e]);
                     }
-                    block[l] = kb == 0 ? da * static_cast<float>(lane) : std::fma(da, static_cast<float>(lane), block[l]);
+                    const float sum = static_cast<float>(lane);
+                    block[l]        = kb == 0 ? da * sum : std::fma(da, sum, block[l]);
                 }
             }
             const float d = fp16_to_fp32(b.d);
@@ -214,6 +215,10 @@ struct Fp4Dot {
         float acc[8] = {};
         for (int64_t i = 0; i < k / 64; ++i) {
             const auto b = quant::load_block<quant::BlockNVFP4>(w, i);
+            float      scale[4];
+            for (int s = 0; s < 4; ++s) {
+                scale[s] = quant::ue4m3_half_scale(b.d[s]);
+            }
             for (int kb = 0; kb < 2; ++kb) {
                 const auto  q  = load_block<BlockQ8_0>(y, 2 * i + kb);
                 const float da = fp16_to_fp32(q.d);
@@ -225,7 +230,7 @@ struct Fp4Dot {
                         const uint8_t byte = b.qs[8 * s + j % 8];
                         lane += quant::kMxfp4Values[j < 8 ? byte & 0xf : byte >> 4] * q.qs[e];
                     }
-                    acc[l] = std::fma(quant::ue4m3_half_scale(b.d[s]) * da, static_cast<float>(lane), acc[l]);
+                    acc[l] = std::fma(scale[s] * da, static_cast<float>(lane), acc[l]);
                 }
             }
         }

@@ -4,8 +4,9 @@
 // v.store(float *), V::load_partial(p, n) / v.store_partial(p, n) for the masked tail (the first n < kLanes lanes;
 // the rest read as 0 and are not written), the arithmetic operators, vmin/vmax/vabs/vsqrt, select_gt / select_lt
 // (lane-wise a > b ? x : y), vfma (a * b + c), hsum (the one horizontal sum), hsum4 (four sums at once, each in
-// the order hsum4 fixes per level), sum_in_double(V{}, x, n) (n floats summed in double lanes), and the math functions of the element-wise functors (vexp, vexpm1, vtanh,
-// verf, vlog, vlog1p, vsin, vcos, vfloor, vceil, vround, vtrunc). The x86 levels add the storage formats the
+// the order hsum4 fixes per level), sum_in_double(V{}, x, n) (n floats summed in double lanes), and the math
+// functions of the element-wise functors (vexp, vexpm1, vtanh, verf, vlog, vlog1p, vsin, vcos, vfloor, vceil,
+// vround, vtrunc). The x86 levels add the storage formats the
 // matrix kernels read (V::load_f16 / load_bf16 and their _partial forms, V::from_bytes<signed>(16 bytes, part,
 // offset)): the kernels written once over the lanes (quants/matvec_float.h, kernels/mul_mat/dot_lanes.h,
 // dequant_lanes.h) use them.

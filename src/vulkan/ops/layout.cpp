@@ -108,12 +108,12 @@ bool supports_layout(const Device &, const ggml_tensor * node) {
 }
 
 bool record_layout(Recorder & rec, const ggml_tensor * node) {
-    const bool          arange = node->op == GGML_OP_ARANGE || node->op == GGML_OP_FILL; // read nothing
-    const ggml_tensor * a      = arange ? node : node->src[0];
+    const bool          reads_nothing = node->op == GGML_OP_ARANGE || node->op == GGML_OP_FILL;
+    const ggml_tensor * a             = reads_nothing ? node : node->src[0];
     const ggml_tensor * b      = node->op == GGML_OP_CONCAT ? node->src[1] : a;
     const size_t        es     = ggml_type_size(node->type);
     const Operand       od = rec.out(node);
-    const Operand       oa = arange ? od : rec.in(a), ob = b == a ? oa : rec.in(b);
+    const Operand       oa = reads_nothing ? od : rec.in(a), ob = b == a ? oa : rec.in(b);
     const Shape         sd = shape_of(node), sa = shape_of(a), sb = shape_of(b);
     LayoutParams        p{};
     std::memcpy(p.ne_d, sd.ne, sizeof p.ne_d);
@@ -159,7 +159,7 @@ bool record_layout(Recorder & rec, const ggml_tensor * node) {
     uint32_t gx, gy;
     rec.groups_for(p.n, kWorkgroup, gx, gy);
     const uint32_t width = static_cast<uint32_t>(es);
-    if (arange) { // ARANGE and FILL read nothing: every binding is the destination
+    if (reads_nothing) { // every binding is the destination
         return rec.dispatch("layout", {kWorkgroup, op_code(node->op), width}, {od, od, od}, &p, sizeof p, gx, gy);
     }
     return rec.dispatch("layout", {kWorkgroup, op_code(node->op), width}, {oa, ob, od}, &p, sizeof p, gx, gy);

@@ -25,8 +25,8 @@ ggml_type activation_type(ggml_type weight);
 // backend writes them.
 std::vector<uint8_t> convert_activations(ggml_type act, const float * x, int64_t k);
 
-// The values of k elements of q8_0 / q8_1 / q8_K bytes (d * level per block): ggml_get_type_traits gives these
-// activation formats no to_float, as upstream's does.
+// The values of k elements of q8_0 / q8_1 / q8_K bytes (d * level per block): ggml_get_type_traits gives q8_1 and
+// q8_K no to_float, as upstream's does.
 void decode_q8(ggml_type act, const uint8_t * bytes, float * out, int64_t k);
 
 // The product of one weight row (k elements of `weight`, blocks adjacent) with k activations, as upstream defines
